@@ -1,0 +1,107 @@
+// buildApp: the one Fastify instance, with the same options, hooks and handlers in production and in tests.
+import cors from '@fastify/cors'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
+import type { Config } from './config.js'
+import type { DatabaseConnection } from './db/connect.js'
+import { loadOrCreateSecret } from './db/secret.repository.js'
+import { requireApiKey, authenticateRequest } from './http/auth.js'
+import { handleClientError } from './http/client-errors.js'
+import { registerDocs, registerOpenApi } from './http/docs.js'
+import { registerErrorHandler } from './http/error-handler.js'
+import { ApiError } from './http/errors.js'
+import { registerHealthRoutes } from './http/health.js'
+import { registerJsonBodyParser } from './http/json-body.js'
+import { createMetrics, registerMetrics } from './http/metrics.js'
+import { API_PREFIX } from './http/openapi-info.js'
+import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
+import { registerSecurityHeaders } from './http/security-headers.js'
+import { registerShutdownGuard } from './http/shutdown-guard.js'
+import { createValidatorCompiler } from './http/validation.js'
+import { createAuthenticator } from './keys/authenticator.js'
+import { createCursorCodec } from './pets/cursor.js'
+import { petRoutes } from './pets/pet.routes.js'
+
+export interface AppDependencies {
+  database: DatabaseConnection
+  /** Where logs go; standard output when absent. Tests pass a stream to read them. */
+  logStream?: DestinationStream
+}
+
+export const BODY_LIMIT_BYTES = 16 * 1024
+
+/** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
+export const TIMEOUTS = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  // Longer than the idle time-out of common load balancers (60 s), so they close idle connections first.
+  keepAliveMs: 72_000,
+  connectionIdleMs: 60_000,
+}
+
+export async function buildApp(config: Config, { database, logStream }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Keys must never reach the logs, whatever a serializer or a log call decides to include.
+      redact: { paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'], censor: '[redacted]' },
+      ...(logStream ? { stream: logStream } : {}),
+    },
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: false,
+    requestTimeout: TIMEOUTS.requestMs,
+    keepAliveTimeout: TIMEOUTS.keepAliveMs,
+    connectionTimeout: TIMEOUTS.connectionIdleMs,
+    clientErrorHandler: handleClientError,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.server.headersTimeout = TIMEOUTS.headersMs
+
+  app.setValidatorCompiler(createValidatorCompiler())
+  registerJsonBodyParser(app)
+  registerErrorHandler(app)
+  registerRequestIdHeader(app)
+  registerSecurityHeaders(app)
+  registerShutdownGuard(app)
+  app.decorateRequest('principal', undefined)
+  app.addHook('onClose', async () => {
+    await database.close()
+  })
+
+  const metrics = createMetrics()
+  const authenticator = createAuthenticator({
+    db: database.db,
+    staticKeys: config.staticApiKeys,
+    onError: (error) => app.log.warn({ err: error }, 'could not record key use'),
+  })
+  const cursors = createCursorCodec(await loadOrCreateSecret(database.db, 'cursor-hmac'), 'pets')
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After'],
+    strictPreflight: false,
+    maxAge: 600,
+  })
+  registerMetrics(app, metrics)
+  registerHealthRoutes(app, database)
+  await registerOpenApi(app)
+  await registerDocs(app, config.publicBaseUrl)
+
+  await app.register(async (api) => {
+    requireApiKey(api, authenticator)
+    await api.register(petRoutes, { db: database.db, cursors, metrics, publicBaseUrl: config.publicBaseUrl })
+  }, { prefix: API_PREFIX })
+
+  app.setNotFoundHandler(async (request) => {
+    // Under the API prefix, authentication comes first even for routes that do not exist.
+    if (request.url.startsWith(`${API_PREFIX}/`)) await authenticateRequest(request, authenticator)
+    const path = request.url.split('?')[0] ?? ''
+    throw new ApiError('not_found', `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`)
+  })
+
+  return app
+}

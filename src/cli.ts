@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// The petstore command: serve, migrate and manage API keys. One line of output per action; errors go to
+// stderr with a non-zero exit code.
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, type Config, type DatabaseConfig } from './config.js'
+import { connectDatabase, UnsupportedDatabaseError, type DatabaseConnection } from './db/connect.js'
+import { migrateToLatest } from './db/migrate.js'
+import { issueApiKey } from './keys/issue-key.js'
+import { listApiKeys, revokeApiKey } from './keys/key.repository.js'
+import { serve } from './server.js'
+
+const USAGE = `Usage:
+  petstore serve                     run the API server
+  petstore migrate                   bring the database schema up to date
+  petstore keys create --name NAME   create an API key (printed once)
+  petstore keys list                 list keys (never the keys themselves)
+  petstore keys revoke ID            revoke a key`
+
+class UsageError extends Error {}
+
+function describe(database: DatabaseConfig): string {
+  if (database.kind === 'sqlite') return `sqlite:${database.path}`
+  const url = new URL(database.url)
+  if (url.password) url.password = '***'
+  return url.toString()
+}
+
+async function withDatabase<T>(config: Config, work: (database: DatabaseConnection) => Promise<T>): Promise<T> {
+  const database = connectDatabase(config.database)
+  try {
+    await migrateToLatest(database.db)
+    return await work(database)
+  } finally {
+    await database.close()
+  }
+}
+
+async function run(args: string[], config: Config): Promise<void> {
+  const [command, subcommand, ...rest] = args
+  if (command === 'serve' && subcommand === undefined) return serve(config)
+  if (command === 'migrate' && subcommand === undefined) {
+    const database = connectDatabase(config.database)
+    try {
+      const { applied } = await migrateToLatest(database.db)
+      console.log(applied.length > 0
+        ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describe(config.database)}.`
+        : `The database at ${describe(config.database)} is up to date.`)
+    } finally {
+      await database.close()
+    }
+    return
+  }
+  if (command === 'keys' && subcommand === 'create') {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } }, strict: true, allowPositionals: false })
+    const name = values.name?.trim()
+    if (!name || name.length > 100) throw new UsageError('keys create needs --name NAME (1 to 100 characters)')
+    const { key, row } = await withDatabase(config, (database) => issueApiKey(database.db, name))
+    console.log(`Created key ${row.id} (${row.name}): ${key}  (shown only now; store it safely)`)
+    return
+  }
+  if (command === 'keys' && subcommand === 'list' && rest.length === 0) {
+    const rows = await withDatabase(config, (database) => listApiKeys(database.db))
+    if (rows.length === 0) {
+      console.log('No stored keys.')
+      return
+    }
+    console.log(['id', 'name', 'prefix', 'created', 'last used', 'state'].join('\t'))
+    for (const row of rows) {
+      console.log([row.id, row.name, `${row.key_prefix}…`, row.created_at, row.last_used_at ?? 'never', row.revoked_at ? `revoked ${row.revoked_at}` : 'active'].join('\t'))
+    }
+    return
+  }
+  if (command === 'keys' && subcommand === 'revoke' && rest.length === 1) {
+    const id = /^[1-9][0-9]{0,15}$/.test(rest[0] ?? '') ? Number(rest[0]) : NaN
+    if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(rest[0])}`)
+    const row = await withDatabase(config, (database) => revokeApiKey(database.db, id, new Date().toISOString()))
+    if (!row) throw new Error(`No key has id ${id}.`)
+    console.log(`Revoked key ${row.id} (${row.name}); it is refused from now on.`)
+    return
+  }
+  throw new UsageError(command === undefined ? 'a command is required' : `unknown command: ${args.join(' ')}`)
+}
+
+async function main(): Promise<void> {
+  try {
+    await run(process.argv.slice(2), loadConfig())
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`petstore: ${error.message}\n${USAGE}`)
+      process.exitCode = 2
+    } else if (error instanceof ConfigError || error instanceof UnsupportedDatabaseError) {
+      console.error(`petstore: ${error.message}`)
+      process.exitCode = 1
+    } else {
+      console.error(`petstore: ${error instanceof Error ? error.message : String(error)}`)
+      process.exitCode = 1
+    }
+  }
+}
+
+await main()

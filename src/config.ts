@@ -1,0 +1,108 @@
+// The only module that reads process.env (an ESLint rule enforces it). Every variable is parsed once, at
+// start-up, into a typed Config; a bad value stops the process with one line naming the variable.
+import { resolve } from 'node:path'
+
+export class ConfigError extends Error {
+  constructor(variable: string, allowed: string, value: string) {
+    super(`${variable}=${JSON.stringify(value)} is not valid: ${allowed}`)
+    this.name = 'ConfigError'
+  }
+}
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string }
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+type Parser<T> = (value: string | undefined, name: string) => T
+
+function port(fallback: number): Parser<number> {
+  return (value, name) => {
+    if (value === undefined || value === '') return fallback
+    const parsed = /^(0|[1-9][0-9]{0,4})$/.test(value) ? Number(value) : NaN
+    if (!(parsed >= 0 && parsed <= 65535)) throw new ConfigError(name, 'an integer from 0 to 65535', value)
+    return parsed
+  }
+}
+
+function host(fallback: string): Parser<string> {
+  return (value, name) => {
+    if (value === undefined || value === '') return fallback
+    if (!/^[A-Za-z0-9.:\-[\]]+$/.test(value)) throw new ConfigError(name, 'a host name or IP address', value)
+    return value
+  }
+}
+
+const database: Parser<DatabaseConfig> = (value, name) => {
+  if (value === undefined || value === '') return { kind: 'sqlite', path: resolve('data/petstore.db') }
+  const sqlite = /^(?:file|sqlite):(.+)$/.exec(value)
+  if (sqlite?.[1]) {
+    const path = sqlite[1].replace(/^\/\/(?=\/)/, '')
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
+  }
+  if (/^postgres(?:ql)?:\/\/./.test(value)) return { kind: 'postgres', url: value }
+  throw new ConfigError(name, 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)', value)
+}
+
+const apiKeys: Parser<string[]> = (value, name) => {
+  if (value === undefined || value.trim() === '') return []
+  const keys = value.split(',').map((key) => key.trim())
+  for (const key of keys) {
+    if (key.length < 16 || /\s/.test(key)) {
+      throw new ConfigError(name, 'comma-separated keys, each at least 16 characters without white space', '<redacted>')
+    }
+  }
+  return [...new Set(keys)]
+}
+
+const publicBaseUrl: Parser<string | undefined> = (value, name) => {
+  if (value === undefined || value === '') return undefined
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
+    throw new ConfigError(name, 'an http(s) origin such as https://petstore.example.com (no path, query or credentials)', value)
+  }
+  return url.origin
+}
+
+const logLevel: Parser<LogLevel> = (value, name) => {
+  if (value === undefined || value === '') return 'info'
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(name, `one of ${LOG_LEVELS.join(', ')}`, value)
+  return value as LogLevel
+}
+
+const redisUrl: Parser<string | undefined> = (value, name) => {
+  if (value === undefined || value === '') return undefined
+  if (!/^rediss?:\/\/./.test(value)) throw new ConfigError(name, 'a redis:// or rediss:// URL', value)
+  return value
+}
+
+// The schema of the configuration: variable name → parser. Config's type is derived from it.
+const variables = {
+  PORT: ['port', port(8080)],
+  HOST: ['host', host('127.0.0.1')],
+  DATABASE_URL: ['database', database],
+  PETSTORE_API_KEYS: ['staticApiKeys', apiKeys],
+  PUBLIC_BASE_URL: ['publicBaseUrl', publicBaseUrl],
+  LOG_LEVEL: ['logLevel', logLevel],
+  REDIS_URL: ['redisUrl', redisUrl],
+} as const
+
+type Variables = typeof variables
+export type Config = {
+  [K in keyof Variables as Variables[K][0]]: ReturnType<Variables[K][1]>
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const config: Record<string, unknown> = {}
+  for (const [variable, [field, parse]] of Object.entries(variables)) {
+    config[field] = parse(env[variable], variable)
+  }
+  return config as Config
+}

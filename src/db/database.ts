@@ -1,0 +1,38 @@
+// The one Database type both dialects share. Column names are snake_case in the database; rows are mapped
+// to API objects by one mapper per resource, so these types never reach the HTTP layer.
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+
+export interface PetTable {
+  id: Generated<number>
+  name: string
+  category_id: number
+  status: 'available' | 'pending' | 'sold'
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>
+  name: string
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  key_hash: string
+  /** The first characters of the key (e.g. `pst_AbC1`), so an operator can tell keys apart. */
+  key_prefix: string
+  created_at: ColumnType<string, string, never>
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export interface ServiceSecretTable {
+  name: string
+  value: string
+}
+
+export interface Database {
+  pets: PetTable
+  api_keys: ApiKeyTable
+  service_secrets: ServiceSecretTable
+}
+
+export type Db = Kysely<Database>
+export type DbTransaction = Transaction<Database>
+/** What repositories accept: the database, or a transaction on it. */
+export type DbExecutor = Db | DbTransaction

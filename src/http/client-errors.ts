@@ -1,0 +1,31 @@
+// Errors Node's HTTP parser raises before Fastify sees a request (oversized headers, a malformed request
+// line, a request that took too long to arrive). Fastify's default answers them in its own shape; these get
+// the Error body too.
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { STATUS_CODES } from 'node:http'
+import { errorBody, type ErrorCode } from './errors.js'
+
+const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: { code: 'request_header_fields_too_large', message: 'The request line and headers are larger than the 16 KiB limit.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request was not received in time.' },
+}
+
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const { code, message } = RESPONSES[error.code ?? ''] ?? { code: 'invalid_request' as const, message: 'The request could not be parsed as HTTP/1.1.' }
+  const body = JSON.stringify(errorBody(code, message))
+  const status = errorBody(code, message).status
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
+      '\r\n' +
+      body,
+  )
+}

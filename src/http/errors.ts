@@ -1,0 +1,52 @@
+// Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
+// error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
+
+export const ERROR_CODES = {
+  invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read.' },
+  unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown or revoked.' },
+  not_found: { status: 404, meaning: 'No resource or route exists at this address.' },
+  method_not_allowed: { status: 405, meaning: 'The route exists but not with this HTTP method; see the Allow header.' },
+  request_timeout: { status: 408, meaning: 'The request was not received completely in time.' },
+  payload_too_large: { status: 413, meaning: 'The request body is larger than 16 KiB.' },
+  unsupported_media_type: { status: 415, meaning: 'The request body is not application/json.' },
+  request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
+  rate_limited: { status: 429, meaning: 'Too many requests; retry after the time given in Retry-After.' },
+  internal_error: { status: 500, meaning: 'The service failed unexpectedly; the request id identifies the failure in the logs.' },
+  unavailable: { status: 503, meaning: 'The service is shutting down or its database cannot be reached; retry later.' },
+} as const satisfies Record<string, { status: number; meaning: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorDetail {
+  /** Where the problem is: the request part and a JSON pointer inside it, e.g. `body/categoryId`. */
+  path: string
+  message: string
+}
+
+/** An error the client should see as it is: code, message and status go into the Error body unchanged. */
+export class ApiError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly details: ErrorDetail[] | undefined
+  readonly headers: Record<string, string>
+
+  constructor(code: ErrorCode, message: string, options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    super(message)
+    this.name = 'ApiError'
+    this.code = code
+    this.statusCode = ERROR_CODES[code].status
+    this.details = options.details
+    this.headers = options.headers ?? {}
+  }
+}
+
+/** The Error body for a code: the shape every error response has. */
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+  return { code, message, status: ERROR_CODES[code].status, ...(details ? { details } : {}) }
+}
+
+export function errorCodeForStatus(status: number): ErrorCode {
+  const match = Object.entries(ERROR_CODES).find(([, entry]) => entry.status === status)
+  if (match) return match[0] as ErrorCode
+  return status >= 500 ? 'internal_error' : 'invalid_request'
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify'
+import type { DatabaseConnection } from '../db/connect.js'
+import { ApiError } from './errors.js'
+
+const READINESS_TIMEOUT_MS = 2000
+
+/** /healthz: the process answers. /readyz: the database answers too, within two seconds. */
+export function registerHealthRoutes(app: FastifyInstance, database: DatabaseConnection): void {
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+
+  app.get('/readyz', { schema: { hide: true } }, async (request) => {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('database ping timed out')), READINESS_TIMEOUT_MS)
+    })
+    try {
+      await Promise.race([database.ping(), timeout])
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed')
+      throw new ApiError('unavailable', 'The database cannot be reached.')
+    } finally {
+      clearTimeout(timer)
+    }
+    return { status: 'ready' }
+  })
+}

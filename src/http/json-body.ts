@@ -1,0 +1,37 @@
+// The application/json body parser. Fastify's own parser (secure-json-parse: refuses __proto__ and
+// constructor.prototype keys) reads the text; then every number in it is checked, because JSON.parse
+// rounds silently: 9007199254740993 would become 9007199254740992 and 1.0000000000000001 would become 1.
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from './errors.js'
+
+// Strings are matched first so that digits inside them are skipped.
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
+const PLAIN_INTEGER = /^-?\d+$/
+
+/** Returns the first number literal that would not be read exactly as written, if any. */
+export function findInexactNumber(json: string): string | undefined {
+  for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
+    if (token.startsWith('"')) continue
+    const value = Number(token)
+    if (!Number.isFinite(value)) return token
+    if (Number.isInteger(value) && !(PLAIN_INTEGER.test(token) && Number.isSafeInteger(value))) return token
+  }
+  return undefined
+}
+
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parse(request, body as string, (error, value) => {
+      if (error) return done(error, undefined)
+      const inexact = findInexactNumber(body as string)
+      if (inexact !== undefined) {
+        const shown = inexact.length > 40 ? `${inexact.slice(0, 40)}…` : inexact
+        return done(new ApiError('invalid_request',
+          `The number ${shown} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`), undefined)
+      }
+      done(null, value)
+    })
+  })
+}

@@ -1,0 +1,52 @@
+// The parts of the OpenAPI document that are not derived from route schemas: who, where, how to authenticate.
+import { ERROR_CODES } from './errors.js'
+
+export const API_PREFIX = '/v1'
+
+const errorTable = Object.entries(ERROR_CODES)
+  .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
+  .join('\n')
+
+const description = `An animal catalogue: list, add and fetch pets.
+
+**Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the request is looked at.
+
+**Pagination.** \`GET /pets\` returns pets in ascending \`id\` order. When more exist, the response carries \`Link: <…/v1/pets?limit=…&status=…&cursor=…>; rel="next"\` (RFC 8288). The cursor is opaque, signed, and bound to the \`status\` filter it was issued for; pages stay complete and duplicate-free while others insert.
+
+**Numbers.** Ids and \`categoryId\` are integers from 1 to 2^53−1 (9007199254740991), the range every JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where an integer is expected) is refused with 400, never rounded.
+
+**Defaults.** \`status\` omitted at creation means \`available\`. \`limit\` defaults to 20 (1 to 100).
+
+**Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
+
+**Errors.** Every error has the body \`{code, message, status}\` (plus \`details\` for invalid requests):
+
+| code | status | meaning |
+|---|---|---|
+${errorTable}
+`
+
+export const openapiBase = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Petstore API',
+    version: '1.0.0',
+    description,
+    contact: { name: 'Petstore API team', url: 'https://petstore.example.com/support' },
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  servers: [
+    { url: 'https://petstore.example.com/v1', description: 'Production' },
+    { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
+  ],
+  tags: [
+    { name: 'Pets', description: 'The animals in the catalogue.' },
+    { name: 'Store', description: 'Orders for animals. `GET /store/orders` is announced by the specification; its operations arrive in a later release.' },
+  ],
+  components: {
+    securitySchemes: {
+      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'An API key (`pst_…`) sent as a bearer token.' },
+    },
+  },
+  security: [{ bearerAuth: [] }],
+}

@@ -1,0 +1,57 @@
+// How requests are validated. JSON bodies are checked exactly as they are: nothing is coerced, no unknown
+// property is dropped. Query and path parameters arrive as text and are parsed strictly before the same
+// schema checks them: `limit=05`, `limit=2.5`, `limit=1e1`, a repeated or an unknown parameter are all refused.
+import { Ajv, type ErrorObject } from 'ajv'
+import type { FastifySchemaCompiler } from 'fastify'
+
+const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/
+
+interface ObjectSchema {
+  properties?: Record<string, { type?: string }>
+}
+
+export function createAjv(): Ajv {
+  const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: true })
+  // OpenAPI's integer formats: the schema's minimum and maximum carry the actual range.
+  ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
+  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && Math.abs(value) <= 2 ** 31 })
+  return ajv
+}
+
+function problem(name: string, message: string, keyword: string): ErrorObject {
+  return { instancePath: `/${name}`, schemaPath: '#', keyword, params: {}, message }
+}
+
+function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
+  const properties = schema.properties ?? {}
+  const validate = ajv.compile(schema)
+  return (data: unknown) => {
+    const errors: ErrorObject[] = []
+    const parsed: Record<string, unknown> = {}
+    for (const [name, raw] of Object.entries((data ?? {}) as Record<string, unknown>)) {
+      const property = Object.hasOwn(properties, name) ? properties[name] : undefined
+      if (!property) {
+        errors.push(problem(name, 'is not a known parameter', 'additionalProperties'))
+      } else if (typeof raw !== 'string') {
+        errors.push(problem(name, 'must be given at most once', 'type'))
+      } else if (property.type === 'integer') {
+        // Anything but a plain decimal integer stays text, so the schema reports "must be integer".
+        parsed[name] = CANONICAL_INTEGER.test(raw) ? Number(raw) : raw
+      } else {
+        parsed[name] = raw
+      }
+    }
+    if (errors.length > 0) return { error: errors }
+    if (!validate(parsed)) return { error: validate.errors ?? [] }
+    return { value: parsed }
+  }
+}
+
+export function createValidatorCompiler(ajv: Ajv = createAjv()): FastifySchemaCompiler<unknown> {
+  return ({ schema, httpPart }) => {
+    if (httpPart === 'querystring' || httpPart === 'params') {
+      return compileTextParameters(ajv, schema as ObjectSchema)
+    }
+    return ajv.compile(schema as object)
+  }
+}

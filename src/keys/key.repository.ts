@@ -1,0 +1,38 @@
+import type { Selectable } from 'kysely'
+import type { ApiKeyTable, DbExecutor } from '../db/database.js'
+
+export type ApiKeyRow = Selectable<ApiKeyTable>
+
+export async function insertApiKey(
+  db: DbExecutor,
+  key: { name: string; keyHash: string; keyPrefix: string; createdAt: string },
+): Promise<ApiKeyRow> {
+  return db
+    .insertInto('api_keys')
+    .values({ name: key.name, key_hash: key.keyHash, key_prefix: key.keyPrefix, created_at: key.createdAt })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export async function findActiveApiKeyByHash(db: DbExecutor, keyHash: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst()
+}
+
+export async function listApiKeys(db: DbExecutor): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().orderBy('id').execute()
+}
+
+export async function countApiKeys(db: DbExecutor): Promise<number> {
+  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Marks a key revoked. Returns the row as it is now, or undefined when no key has that id. */
+export async function revokeApiKey(db: DbExecutor, id: number, revokedAt: string): Promise<ApiKeyRow | undefined> {
+  await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function touchApiKey(db: DbExecutor, id: number, usedAt: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', id).execute()
+}

@@ -1,0 +1,51 @@
+// The opaque pagination cursor: the last id of a page and the filter it belongs to, signed with HMAC-SHA256
+// so that a client can neither forge a position nor carry a cursor over to another filter.
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { ApiError } from '../http/errors.js'
+import type { PetStatus } from './pet.repository.js'
+
+const SIGNATURE_BYTES = 16
+
+export interface CursorPosition {
+  afterId: number
+  status: PetStatus | undefined
+}
+
+export interface CursorCodec {
+  encode(position: CursorPosition): string
+  /** The id to continue after, for a cursor issued for this same filter; a 400 ApiError otherwise. */
+  decode(cursor: string, status: PetStatus | undefined): number
+}
+
+export function createCursorCodec(secret: Buffer, scope: string): CursorCodec {
+  const sign = (payload: string) =>
+    createHmac('sha256', secret).update(`${scope}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
+
+  const invalid = () => new ApiError('invalid_request', 'The cursor is not valid: use the Link header of a previous page unchanged.', {
+    details: [{ path: 'query/cursor', message: 'is not a cursor this service issued' }],
+  })
+
+  return {
+    encode({ afterId, status }) {
+      const payload = `${afterId}.${status ?? ''}`
+      return `${Buffer.from(payload).toString('base64url')}.${sign(payload).toString('base64url')}`
+    },
+    decode(cursor, status) {
+      const [encodedPayload, encodedSignature, extra] = cursor.split('.')
+      if (encodedPayload === undefined || encodedSignature === undefined || extra !== undefined) throw invalid()
+      const payload = Buffer.from(encodedPayload, 'base64url').toString()
+      const signature = Buffer.from(encodedSignature, 'base64url')
+      const expected = sign(payload)
+      if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
+      const match = /^([1-9][0-9]{0,15})\.([a-z]*)$/.exec(payload)
+      const afterId = Number(match?.[1])
+      if (!match || !Number.isSafeInteger(afterId)) throw invalid()
+      if ((match[2] || undefined) !== status) {
+        throw new ApiError('invalid_request', `The cursor was issued for ${match[2] ? `status=${match[2]}` : 'no status filter'}; repeat that filter or start without a cursor.`, {
+          details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
+        })
+      }
+      return afterId
+    },
+  }
+}

@@ -1,0 +1,15 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Metrics } from '../http/metrics.js'
+
+// RFC 9745: deprecated since 2026-01-01T00:00:00Z (version 1.0.0), as an epoch-seconds Structured Field Date.
+const DEPRECATION = '@1767225600'
+// RFC 8594: removal on 5 December 2030.
+const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
+
+/** Marks every authenticated response of a deprecated operation, and counts the call against its key. */
+export function markDeprecated(options: { operation: string; successor: (request: FastifyRequest) => string; metrics: Metrics }) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.headers({ deprecation: DEPRECATION, sunset: SUNSET, link: `<${options.successor(request)}>; rel="successor-version"` })
+    options.metrics.deprecatedCalls.inc({ operation: options.operation, key_id: request.principal?.keyId ?? 'unknown' })
+  }
+}

@@ -1,0 +1,34 @@
+import type { Selectable } from 'kysely'
+import type { DbExecutor, PetTable } from '../db/database.js'
+
+export type PetRow = Selectable<PetTable>
+export type PetStatus = PetTable['status']
+
+export interface NewPetRow {
+  name: string
+  category_id: number
+  status: PetStatus
+}
+
+export async function insertPet(db: DbExecutor, pet: NewPetRow): Promise<PetRow> {
+  return db.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findPetById(db: DbExecutor, id: number): Promise<PetRow | undefined> {
+  return db.selectFrom('pets').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export interface PetPageQuery {
+  status: PetStatus | undefined
+  /** Only pets with a greater id: the keyset cursor. */
+  afterId: number | undefined
+  limit: number
+}
+
+/** Pets in ascending id order. Served by the primary key, or by the (status, id) index when filtered. */
+export async function listPets(db: DbExecutor, query: PetPageQuery): Promise<PetRow[]> {
+  let select = db.selectFrom('pets').selectAll().orderBy('id').limit(query.limit)
+  if (query.status !== undefined) select = select.where('status', '=', query.status)
+  if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
+  return select.execute()
+}

@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox'
+
+/**
+ * int64 ids are limited to 1 … 2^53−1: the range every JSON client (JavaScript included) reads exactly.
+ * A larger literal would be rounded by most parsers, so the service refuses it instead of storing a neighbour.
+ */
+export const MAX_INT64_ID = Number.MAX_SAFE_INTEGER
+
+export const Int64Id = Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT64_ID })
+
+export const PetStatus = Type.Enum(['available', 'pending', 'sold'], {
+  description: 'Availability: `available` (can be ordered), `pending` (an order is open), `sold`.',
+})
+
+// Control characters and unpaired UTF-16 surrogates cannot be stored and read back unchanged by every
+// database and client, so a name is printable Unicode text.
+const PetName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\p{Cc}\\p{Cs}]*$',
+  description: 'The animal\'s name: 1 to 200 Unicode characters, no control characters.',
+})
+
+export const NewPetSchema = Type.Object(
+  {
+    name: PetName,
+    categoryId: { ...Int64Id, description: 'Identifier of the category the animal belongs to (1 to 2^53−1).' },
+    status: Type.Optional({ ...PetStatus, default: 'available', description: 'Availability status; `available` when omitted.' }),
+  },
+  { additionalProperties: false, description: 'An animal to add. Properties not listed here (a client-chosen `id` included) are refused.' },
+)
+
+export const PetSchema = Type.Object(
+  {
+    id: { ...Int64Id, description: 'Unique identifier assigned by the service on creation (1 to 2^53−1); never reused.' },
+    name: PetName,
+    categoryId: Int64Id,
+    status: PetStatus,
+  },
+  { additionalProperties: false, description: 'An animal in the catalogue.' },
+)
+
+export const PetsSchema = Type.Array(PetSchema, { description: 'A page of animals in ascending id order.' })
+
+export const ListPetsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned (1 to 100, default 20).' })),
+    status: Type.Optional({ ...PetStatus, description: 'Only animals with this status.' }),
+    cursor: Type.Optional(Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'Opaque position from a previous page\'s `Link: rel="next"`. Bound to the `status` filter it was issued for.',
+    })),
+  },
+  { additionalProperties: false },
+)
+
+export const PetIdParams = Type.Object(
+  { petId: { ...Int64Id, description: 'The identifier of the animal (1 to 2^53−1).' } },
+  { additionalProperties: false },
+)
+
+export const NoQuery = Type.Object({}, { additionalProperties: false })
+
+export type Pet = Static<typeof PetSchema>
+export type NewPet = Static<typeof NewPetSchema>
