@@ -12,9 +12,10 @@ interface ObjectSchema {
 
 export function createAjv(): Ajv {
   const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: true })
-  // OpenAPI's integer formats: the schema's minimum and maximum carry the actual range.
-  ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
-  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && Math.abs(value) <= 2 ** 31 })
+  // OpenAPI's integer formats. A fraction is already reported by `type: integer`, and the schema's minimum
+  // and maximum carry the documented range, so the formats only add what JSON numbers cannot hold exactly.
+  ajv.addFormat('int64', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Number.isSafeInteger(value) })
+  ajv.addFormat('int32', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Math.abs(value) <= 2 ** 31 })
   return ajv
 }
 

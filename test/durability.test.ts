@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
+import { makeTempDir } from './helpers/server.js'
+import { spawnServer } from './helpers/process.js'
+
+const KEY = 'durability-key-0123456789'
+
+interface Pet { id: number; name: string; categoryId: number; status: string }
+
+describe('durability on SQLite (WAL, synchronous=FULL)', () => {
+  const directory = makeTempDir()
+  const env = { DATABASE_URL: `file:${join(directory, 'petstore.db')}`, PETSTORE_API_KEYS: KEY }
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  it('keeps every acknowledged pet through kill -9, and never reuses an id', async () => {
+    const acknowledged: Pet[] = []
+    for (let round = 0; round < 3; round++) {
+      const server = await spawnServer(env)
+      let stop = false
+      const clients = Array.from({ length: 20 }, async (_, client) => {
+        for (let index = 0; !stop; index++) {
+          try {
+            const response = await fetch(`${server.baseUrl}/v1/pets`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: `r${round}-c${client}-${index}`, categoryId: client + 1 }),
+            })
+            if (response.status === 201) acknowledged.push(await response.json())
+          } catch {
+            return // the server was killed mid-request: that write was never acknowledged
+          }
+        }
+      })
+      await new Promise((resolve) => setTimeout(resolve, 400 + round * 150))
+      server.child.kill('SIGKILL')
+      stop = true
+      await Promise.all(clients)
+      await server.exited
+    }
+    assert.ok(acknowledged.length > 30, `only ${acknowledged.length} creates were acknowledged`)
+
+    const handle = new SqliteDatabase(join(directory, 'petstore.db'))
+    assert.equal(handle.pragma('integrity_check', { simple: true }), 'ok')
+    handle.close()
+
+    const server = await spawnServer(env)
+    try {
+      const stored = new Map<number, Pet>()
+      let path: string | undefined = '/v1/pets?limit=100'
+      while (path) {
+        const response = await fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${KEY}` } })
+        for (const pet of (await response.json()) as Pet[]) stored.set(pet.id, pet)
+        path = /^<[^>]*(\/v1\/pets\?[^>]+)>/.exec(response.headers.get('link') ?? '')?.[1]
+      }
+      for (const pet of acknowledged) assert.deepEqual(stored.get(pet.id), pet)
+
+      const highest = Math.max(...stored.keys())
+      const response = await fetch(`${server.baseUrl}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'after-restart', categoryId: 1 }),
+      })
+      assert.equal(response.status, 201)
+      assert.ok((await response.json()).id > highest)
+    } finally {
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 0)
+    }
+  })
+})

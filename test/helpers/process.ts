@@ -1,0 +1,54 @@
+// Runs the petstore command as a separate process, as an operator would.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+export interface ServerProcess {
+  baseUrl: string
+  child: ChildProcess
+  output(): string
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>
+}
+
+/** Starts `petstore serve` with the given environment and waits until /healthz answers. */
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`)
+    try {
+      if ((await fetch(`${baseUrl}/healthz`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not start: ${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { baseUrl, child, output: () => output, exited }
+}
