@@ -9,7 +9,7 @@ import { loadOrCreateSecret } from './db/secret.repository.js'
 import { requireApiKey, authenticateRequest } from './http/auth.js'
 import { handleClientError } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
-import { registerErrorHandler } from './http/error-handler.js'
+import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
 import { ApiError } from './http/errors.js'
 import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
@@ -38,7 +38,13 @@ export const TIMEOUTS = {
   // Longer than the idle time-out of common load balancers (60 s), so they close idle connections first.
   keepAliveMs: 72_000,
   connectionIdleMs: 60_000,
+  // Node enforces the request and headers time-outs only when it sweeps its connections (every 30 s by
+  // default, which would let a slow client hold a socket for up to 40 s instead of 10).
+  connectionsCheckIntervalMs: 1_000,
 }
+
+/** Longer than any path the 16 KiB header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
+const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 export async function buildApp(config: Config, { database, logStream }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -56,8 +62,10 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     keepAliveTimeout: TIMEOUTS.keepAliveMs,
     connectionTimeout: TIMEOUTS.connectionIdleMs,
     clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
   }).withTypeProvider<TypeBoxTypeProvider>()
-  app.server.headersTimeout = TIMEOUTS.headersMs
 
   app.setValidatorCompiler(createValidatorCompiler())
   registerJsonBodyParser(app)
@@ -98,7 +106,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
 
   app.setNotFoundHandler(async (request) => {
     // Under the API prefix, authentication comes first even for routes that do not exist.
-    if (request.url.startsWith(`${API_PREFIX}/`)) await authenticateRequest(request, authenticator)
+    if (/^\/v1(?:[/?]|$)/.test(request.url)) await authenticateRequest(request, authenticator)
     const path = request.url.split('?')[0] ?? ''
     throw new ApiError('not_found', `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`)
   })

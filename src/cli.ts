@@ -7,7 +7,6 @@ import { connectDatabase, UnsupportedDatabaseError, type DatabaseConnection } fr
 import { migrateToLatest } from './db/migrate.js'
 import { issueApiKey } from './keys/issue-key.js'
 import { listApiKeys, revokeApiKey } from './keys/key.repository.js'
-import { serve } from './server.js'
 
 const USAGE = `Usage:
   petstore serve                     run the API server
@@ -37,7 +36,11 @@ async function withDatabase<T>(config: Config, work: (database: DatabaseConnecti
 
 async function run(args: string[], config: Config): Promise<void> {
   const [command, subcommand, ...rest] = args
-  if (command === 'serve' && subcommand === undefined) return serve(config)
+  if (command === 'serve' && subcommand === undefined) {
+    // Loaded only to serve: without the HTTP stack, the key and migration commands start much faster.
+    const { serve } = await import('./server.js')
+    return serve(config)
+  }
   if (command === 'migrate' && subcommand === undefined) {
     const database = connectDatabase(config.database)
     try {
@@ -51,9 +54,17 @@ async function run(args: string[], config: Config): Promise<void> {
     return
   }
   if (command === 'keys' && subcommand === 'create') {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' } }, strict: true, allowPositionals: false })
-    const name = values.name?.trim()
-    if (!name || name.length > 100) throw new UsageError('keys create needs --name NAME (1 to 100 characters)')
+    let name: string | undefined
+    try {
+      name = parseArgs({ args: rest, options: { name: { type: 'string' } }, strict: true, allowPositionals: false }).values.name?.trim()
+    } catch (error) {
+      throw new UsageError(`keys create: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    // Control characters would break the tab-separated `keys list` and could drive the operator's terminal.
+    // eslint-disable-next-line no-control-regex
+    if (!name || name.length > 100 || /[\x00-\x1F\x7F]/.test(name)) {
+      throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)')
+    }
     const { key, row } = await withDatabase(config, (database) => issueApiKey(database.db, name))
     console.log(`Created key ${row.id} (${row.name}): ${key}  (shown only now; store it safely)`)
     return
@@ -70,12 +81,16 @@ async function run(args: string[], config: Config): Promise<void> {
     }
     return
   }
-  if (command === 'keys' && subcommand === 'revoke' && rest.length === 1) {
+  if (command === 'keys' && subcommand === 'revoke') {
+    if (rest.length !== 1) throw new UsageError('keys revoke needs exactly one key id (see keys list)')
     const id = /^[1-9][0-9]{0,15}$/.test(rest[0] ?? '') ? Number(rest[0]) : NaN
     if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(rest[0])}`)
-    const row = await withDatabase(config, (database) => revokeApiKey(database.db, id, new Date().toISOString()))
+    const revokedAt = new Date().toISOString()
+    const row = await withDatabase(config, (database) => revokeApiKey(database.db, id, revokedAt))
     if (!row) throw new Error(`No key has id ${id}.`)
-    console.log(`Revoked key ${row.id} (${row.name}); it is refused from now on.`)
+    console.log(row.revoked_at === revokedAt
+      ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`
+      : `Key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}; nothing changed.`)
     return
   }
   throw new UsageError(command === undefined ? 'a command is required' : `unknown command: ${args.join(' ')}`)

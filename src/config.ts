@@ -3,10 +3,19 @@
 import { resolve } from 'node:path'
 
 export class ConfigError extends Error {
-  constructor(variable: string, allowed: string, value: string) {
-    super(`${variable}=${JSON.stringify(value)} is not valid: ${allowed}`)
+  readonly variable: string
+
+  /** `value` is what the message shows; leave it out when the value is a secret. */
+  constructor(variable: string, allowed: string, value?: string) {
+    super(`${variable}${value === undefined ? '' : `=${JSON.stringify(value)}`} is not valid: ${allowed}`)
     this.name = 'ConfigError'
+    this.variable = variable
   }
+}
+
+/** A URL's password must not reach a terminal or a log collector just because the URL was rejected. */
+function withoutPassword(value: string): string {
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/, '$1***@')
 }
 
 export type DatabaseConfig =
@@ -38,22 +47,28 @@ function host(fallback: string): Parser<string> {
 const database: Parser<DatabaseConfig> = (value, name) => {
   if (value === undefined || value === '') return { kind: 'sqlite', path: resolve('data/petstore.db') }
   const sqlite = /^(?:file|sqlite):(.+)$/.exec(value)
-  if (sqlite?.[1]) {
+  // `file:///abs/path` is the URL spelling of `/abs/path`, but `file://name/…` names a host: refusing it beats
+  // guessing (read as a path, `sqlite://data/x.db` would quietly become `/data/x.db`).
+  if (sqlite?.[1] && !/^\/\/[^/]/.test(sqlite[1])) {
     const path = sqlite[1].replace(/^\/\/(?=\/)/, '')
     return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
   }
   if (/^postgres(?:ql)?:\/\/./.test(value)) return { kind: 'postgres', url: value }
-  throw new ConfigError(name, 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)', value)
+  throw new ConfigError(name, 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)', withoutPassword(value))
 }
+
+// Visible ASCII only: a key is sent in an HTTP header, where anything else does not arrive reliably.
+const STATIC_KEY = /^[\x21-\x2B\x2D-\x7E]{16,}$/
 
 const apiKeys: Parser<string[]> = (value, name) => {
   if (value === undefined || value.trim() === '') return []
   const keys = value.split(',').map((key) => key.trim())
-  for (const key of keys) {
-    if (key.length < 16 || /\s/.test(key)) {
-      throw new ConfigError(name, 'comma-separated keys, each at least 16 characters without white space', '<redacted>')
-    }
-  }
+  keys.forEach((key, index) => {
+    if (STATIC_KEY.test(key)) return
+    // The keys are secrets: the message says which one is wrong and why, never what it is.
+    const problem = key.length < 16 ? `is ${key.length} characters long` : 'contains white space or a character outside visible ASCII'
+    throw new ConfigError(name, `key ${index + 1} of ${keys.length} ${problem}; expected comma-separated keys, each at least 16 visible ASCII characters without white space`)
+  })
   return [...new Set(keys)]
 }
 
@@ -65,8 +80,8 @@ const publicBaseUrl: Parser<string | undefined> = (value, name) => {
   } catch {
     url = undefined
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username) {
-    throw new ConfigError(name, 'an http(s) origin such as https://petstore.example.com (no path, query or credentials)', value)
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, 'an http(s) origin such as https://petstore.example.com (no path, query or credentials)', withoutPassword(value))
   }
   return url.origin
 }
@@ -79,7 +94,7 @@ const logLevel: Parser<LogLevel> = (value, name) => {
 
 const redisUrl: Parser<string | undefined> = (value, name) => {
   if (value === undefined || value === '') return undefined
-  if (!/^rediss?:\/\/./.test(value)) throw new ConfigError(name, 'a redis:// or rediss:// URL', value)
+  if (!/^rediss?:\/\/./.test(value)) throw new ConfigError(name, 'a redis:// or rediss:// URL', withoutPassword(value))
   return value
 }
 

@@ -1,5 +1,6 @@
 // Starting the service: configuration, database, migrations, the app, listening, graceful shutdown.
 import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
@@ -11,9 +12,21 @@ const SHUTDOWN_GRACE_MS = 10_000
 
 export async function serve(config: Config): Promise<void> {
   const database = connectDatabase(config.database)
-  await migrateToLatest(database.db)
-  const initialKey = await issueInitialKeyIfNone(database.db, config.staticApiKeys)
-  const app = await buildApp(config, { database })
+  let app: FastifyInstance | undefined
+  let initialKey: string | undefined
+  try {
+    await migrateToLatest(database.db)
+    app = await buildApp(config, { database })
+    await app.listen({ port: config.port, host: config.host })
+    // Issued once the server listens, so a start that fails (port taken) prints no key for a service that is
+    // not running and leaves the first-run key to the next, successful start.
+    initialKey = await issueInitialKeyIfNone(database.db, config.staticApiKeys)
+  } catch (error) {
+    // The app closes the database in its onClose hook; before the app exists, it is closed here.
+    if (app) await app.close()
+    else await database.close()
+    throw error
+  }
 
   if (initialKey) {
     process.stdout.write(
@@ -23,12 +36,12 @@ export async function serve(config: Config): Promise<void> {
     )
   }
 
-  // The database closes in the app's onClose hook, after the server has stopped and requests have finished.
+  // Installed only after a successful start: close-with-grace also acts on 'beforeExit' and then exits with
+  // code 0, which would turn a failed start into a "successful" exit.
+  const running = app
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an unexpected error')
-    else app.log.info({ signal }, 'shutting down')
-    await app.close()
+    if (err) running.log.error({ err }, 'shutting down after an unexpected error')
+    else running.log.info({ signal }, 'shutting down')
+    await running.close()
   })
-
-  await app.listen({ port: config.port, host: config.host })
 }

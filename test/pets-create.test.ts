@@ -70,7 +70,7 @@ describe('POST /v1/pets (createPet)', () => {
       { title: 'categoryId -1', body: '{"name":"a","categoryId":-1}', details: [{ path: 'body/categoryId', message: 'must be >= 1' }] },
       { title: 'categoryId true', body: '{"name":"a","categoryId":true}', details: [{ path: 'body/categoryId', message: 'must be integer' }] },
       { title: 'unknown status', body: '{"name":"a","categoryId":1,"status":"lost"}', details: [{ path: 'body/status', message: 'must be one of "available", "pending", "sold"' }] },
-      { title: 'null status', body: '{"name":"a","categoryId":1,"status":null}', details: [{ path: 'body/status', message: 'must be one of "available", "pending", "sold"' }] },
+      { title: 'null status', body: '{"name":"a","categoryId":1,"status":null}', details: [{ path: 'body/status', message: 'must be string' }, { path: 'body/status', message: 'must be one of "available", "pending", "sold"' }] },
       { title: 'client-chosen id', body: '{"id":5,"name":"a","categoryId":1}', details: [{ path: 'body/id', message: 'is not allowed' }] },
       { title: 'an array', body: '[{"name":"a","categoryId":1}]', details: [{ path: 'body', message: 'must be object' }] },
       { title: 'JSON null', body: 'null', details: [{ path: 'body', message: 'must be object' }] },

@@ -12,7 +12,10 @@ const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
 }
 
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // A response already under way on this socket (the error is in a pipelined request behind it) cannot be
+  // followed by a second status line without corrupting the stream: Node's own handler drops such sockets too.
+  const responseStarted = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (error.code === 'ECONNRESET' || !socket.writable || responseStarted) {
     socket.destroy()
     return
   }
@@ -23,6 +26,8 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
       'Content-Type: application/json; charset=utf-8\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\n` +
       '\r\n' +

@@ -23,11 +23,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   })
 }
 
-/** The document with the running instance added to its servers. */
+/** The document with the running instance first among its servers, so "Try it out" in /docs stays local. */
 function documentFor(app: FastifyInstance, request: FastifyRequest, publicBaseUrl: string | undefined): OpenApiDocument {
   const document = app.swagger() as OpenApiDocument
   const self = { url: `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}`, description: 'This instance' }
-  return { ...document, servers: [...(document.servers ?? []).filter((server) => server.url !== self.url), self] }
+  return { ...document, servers: [self, ...(document.servers ?? []).filter((server) => server.url !== self.url)] }
 }
 
 export async function registerDocs(app: FastifyInstance, publicBaseUrl: string | undefined): Promise<void> {

@@ -1,6 +1,7 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, errorCodeForStatus, type ErrorDetail } from './errors.js'
+import { applySecurityHeaders } from './security-headers.js'
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
 
@@ -42,6 +43,12 @@ function toApiError(error: FastifyError): ApiError {
       return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'The Content-Length header does not match the body.')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'The request body is not valid JSON.')
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The request path is not validly percent-encoded.')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'A segment of the request path is too long.')
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {
@@ -59,14 +66,32 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
     .send(errorBody(error.code, error.message, error.details))
 }
 
+/** A masked failure is logged in full, with the request id; a client error in one line. */
+function logError(request: FastifyRequest, error: FastifyError, apiError: ApiError): void {
+  if (apiError.statusCode >= 500 && !(error instanceof ApiError)) {
+    request.log.error({ err: error }, 'request failed')
+  } else {
+    request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.message)
+  }
+}
+
+/**
+ * Fastify's frameworkErrors: errors the router raises before any route or hook runs (a path that is not
+ * valid percent-encoding, an over-long path segment). Without it they leave in Fastify's own shape. No hook
+ * has run, so the headers every response carries are set here.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(error)
+  logError(request, error, apiError)
+  reply.header('x-request-id', request.id)
+  applySecurityHeaders(request, reply)
+  void sendError(reply, apiError)
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error)
-    if (apiError.statusCode >= 500 && !(error instanceof ApiError)) {
-      request.log.error({ err: error }, 'request failed')
-    } else {
-      request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.message)
-    }
+    logError(request, error, apiError)
     return sendError(reply, apiError)
   })
 }

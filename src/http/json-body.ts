@@ -19,12 +19,24 @@ export function findInexactNumber(json: string): string | undefined {
   return undefined
 }
 
+/** Says why a body Fastify's parser refused is not acceptable: broken JSON, or a prototype-poisoning key. */
+function unreadableBody(body: string): ApiError {
+  try {
+    JSON.parse(body)
+  } catch {
+    return new ApiError('invalid_request', 'The request body is not valid JSON.')
+  }
+  return new ApiError('invalid_request', 'The request body contains a forbidden property name (__proto__, or constructor with prototype).')
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     parse(request, body as string, (error, value) => {
-      if (error) return done(error, undefined)
+      if (error) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(body as string) : error, undefined)
       const inexact = findInexactNumber(body as string)
       if (inexact !== undefined) {
         const shown = inexact.length > 40 ? `${inexact.slice(0, 40)}…` : inexact

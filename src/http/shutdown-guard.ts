@@ -18,4 +18,10 @@ export function registerShutdownGuard(app: FastifyInstance): void {
       })
     }
   })
+  // A request that was already running when closing began still gets its answer, but not "keep-alive": Node
+  // drops the connection after it anyway, and a client that believed the header would send its next request
+  // into a closed socket instead of opening a new connection elsewhere.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
 }

@@ -8,7 +8,11 @@ export const MAX_INT64_ID = Number.MAX_SAFE_INTEGER
 
 export const Int64Id = Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT64_ID })
 
-export const PetStatus = Type.Enum(['available', 'pending', 'sold'], {
+export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+
+export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
+  type: 'string',
+  enum: [...PET_STATUSES],
   description: 'Availability: `available` (can be ordered), `pending` (an order is open), `sold`.',
 })
 

@@ -52,3 +52,23 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   }
   return { baseUrl, child, output: () => output, exited }
 }
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `petstore ARGS` to completion. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)))
+  return { code, stdout, stderr }
+}

@@ -1,14 +1,15 @@
 // Starts the real app (buildApp, the production options) on a real loopback port, on a fresh migrated
-// SQLite file of its own, so that every test file talks HTTP to an isolated service as a user would.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// database of its own (SQLite file or PostgreSQL schema, see store.ts), so that every test file talks HTTP
+// to an isolated service as a user would.
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { connectDatabase, type DatabaseConnection } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
+import { createTestDatabase, type TestDatabase } from './store.js'
+
+export { makeTempDir } from './temp.js'
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef'
 
@@ -29,18 +30,14 @@ export interface TestServerOptions {
   env?: Record<string, string>
   /** Called after buildApp and before listen: tests may add routes (e.g. one that throws). */
   beforeListen?: (app: FastifyInstance) => void | Promise<void>
-  /** Keep the temporary directory (for restart tests that reopen the same file). */
-  directory?: string
-}
-
-export function makeTempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'petstore-test-'))
+  /** Use this database (e.g. to restart on the same data); it is then the caller's to drop. */
+  database?: TestDatabase
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const directory = options.directory ?? makeTempDir()
+  const testDatabase = options.database ?? (await createTestDatabase())
   const config = loadConfig({
-    DATABASE_URL: `file:${join(directory, 'petstore.db')}`,
+    DATABASE_URL: testDatabase.url,
     PETSTORE_API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'info',
     PORT: '0',
@@ -81,7 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     async close() {
       await app.close()
-      if (!options.directory) rmSync(directory, { recursive: true, force: true })
+      if (!options.database) await testDatabase.drop()
     },
   }
 }

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely'
-import { idColumn } from './dialect-helpers.js'
+import { idColumn, idType } from './dialect-helpers.js'
 
 // Migrations see the database as it was when they were written, so they take Kysely<unknown>, not Database.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('pets')
-    .addColumn('id', 'integer', (column) => idColumn(db, column))
+    .addColumn('id', idType(db), (column) => idColumn(db, column))
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('category_id', 'bigint', (column) => column.notNull())
     .addColumn('status', 'text', (column) =>
@@ -16,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'integer', (column) => idColumn(db, column))
+    .addColumn('id', idType(db), (column) => idColumn(db, column))
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('key_hash', 'text', (column) => column.notNull().unique())
     .addColumn('key_prefix', 'text', (column) => column.notNull())

@@ -1,7 +1,12 @@
-import { PostgresAdapter, type ColumnDefinitionBuilder, type Kysely } from 'kysely'
+import { PostgresAdapter, type ColumnDataType, type ColumnDefinitionBuilder, type Kysely } from 'kysely'
 
 export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter
+}
+
+/** int64 ids: SQLite's INTEGER PRIMARY KEY is already 64-bit (and must be spelled `integer` to be the rowid). */
+export function idType(db: Kysely<unknown>): ColumnDataType {
+  return isPostgres(db) ? 'bigint' : 'integer'
 }
 
 /**

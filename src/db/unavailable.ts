@@ -1,0 +1,25 @@
+// Which database errors mean "the database cannot serve now" (answered 503, retry later), as opposed to
+// a bug (500). Connection failures, server shutdowns, time-outs and lock contention are transient.
+
+const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention:
+// shutdown, cannot connect now), and 57014 (statement cancelled by statement_timeout).
+const TRANSIENT_SQLSTATE = /^(08|53|57P)|^57014$/
+const TRANSIENT_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED'])
+const TRANSIENT_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Query read timeout',
+  'Client has encountered a connection error',
+  'driver has already been destroyed',
+]
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (TRANSIENT_SYSTEM_CODES.has(code) || TRANSIENT_SQLITE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE.test(code)))) {
+    return true
+  }
+  if (TRANSIENT_MESSAGES.some((message) => error.message.includes(message))) return true
+  return error.cause !== undefined && error.cause !== error && isDatabaseUnavailable(error.cause)
+}

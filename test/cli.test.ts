@@ -1,0 +1,387 @@
+// The petstore command, run as an operator runs it: a separate process, configured by environment variables,
+// in a working directory of its own. Normal output goes to stdout, errors to stderr with a non-zero exit.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, realpathSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import SqliteDatabase from 'better-sqlite3'
+import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { createTestDatabase, type TestDatabase } from './helpers/store.js'
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
+// Resolved from this file, so that the command also starts in a working directory without node_modules.
+const TSX = import.meta.resolve('tsx')
+const KEY_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/
+
+interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `petstore ARGS` in `cwd` with only PATH and `env` set, and collects what it prints. */
+function petstore(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+interface ApiKeyRow {
+  id: number
+  name: string
+  key_hash: string
+  key_prefix: string
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+function readKeys(file: string): ApiKeyRow[] {
+  const handle = new SqliteDatabase(file, { readonly: true })
+  try {
+    return handle.prepare('select * from api_keys order by id').all() as ApiKeyRow[]
+  } finally {
+    handle.close()
+  }
+}
+
+/** Every text cell of every table in the file, to prove a secret is stored nowhere. */
+function everyStoredText(file: string): string[] {
+  const handle = new SqliteDatabase(file, { readonly: true })
+  try {
+    const tables = handle.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
+    return tables.flatMap(({ name }) =>
+      (handle.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]).flatMap((row) => Object.values(row).map(String)))
+  } finally {
+    handle.close()
+  }
+}
+
+const USAGE = `Usage:
+  petstore serve                     run the API server
+  petstore migrate                   bring the database schema up to date
+  petstore keys create --name NAME   create an API key (printed once)
+  petstore keys list                 list keys (never the keys themselves)
+  petstore keys revoke ID            revoke a key
+`
+
+describe('petstore migrate', () => {
+  const directory = realpathSync(makeTempDir())
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  it('applies 0001_initial to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
+    const file = join(directory, 'data', 'petstore.db')
+    const first = await petstore(['migrate'], { cwd: directory })
+    assert.deepEqual(first, { code: 0, stdout: `Applied 1 migration(s) (0001_initial) to sqlite:${file}.\n`, stderr: '' })
+
+    const handle = new SqliteDatabase(file, { readonly: true })
+    const migrations = handle.prepare('select name from kysely_migration order by name').all()
+    const tables = handle.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").all()
+    handle.close()
+    assert.deepEqual(migrations, [{ name: '0001_initial' }])
+    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'pets' }, { name: 'service_secrets' }])
+
+    const second = await petstore(['migrate'], { cwd: directory })
+    assert.deepEqual(second, { code: 0, stdout: `The database at sqlite:${file} is up to date.\n`, stderr: '' })
+  })
+
+  it('uses DATABASE_URL when it is set', async () => {
+    const file = join(directory, 'elsewhere', 'pets.db')
+    const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
+    assert.deepEqual(result, { code: 0, stdout: `Applied 1 migration(s) (0001_initial) to sqlite:${file}.\n`, stderr: '' })
+    assert.ok(existsSync(file))
+  })
+})
+
+describe('petstore keys', () => {
+  const directory = realpathSync(makeTempDir())
+  const file = join(directory, 'petstore.db')
+  const env = { DATABASE_URL: `file:${file}` }
+  const run = (...args: string[]) => petstore(args, { cwd: directory, env })
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  /** `keys create --name NAME`, checked to print exactly one line; returns the id and the key. */
+  async function createKey(name: string, nameArguments = ['--name', name]): Promise<{ id: number; key: string }> {
+    const result = await run('keys', 'create', ...nameArguments)
+    assert.equal(result.code, 0)
+    assert.equal(result.stderr, '')
+    const match = /^Created key (\d+) \((.*)\): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(result.stdout)
+    assert.ok(match, `unexpected output: ${JSON.stringify(result.stdout)}`)
+    assert.equal(match[2], name)
+    const key = match[3] ?? ''
+    assert.match(key, KEY_PATTERN)
+    return { id: Number(match[1]), key }
+  }
+
+  it('lists no keys in a new database', async () => {
+    const empty = realpathSync(makeTempDir())
+    try {
+      const result = await petstore(['keys', 'list'], { cwd: empty, env: { DATABASE_URL: 'file:fresh.db' } })
+      assert.deepEqual(result, { code: 0, stdout: 'No stored keys.\n', stderr: '' })
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+
+  it('creates a key, prints it once on one line, and stores only its SHA-256', async () => {
+    const { id, key } = await createKey('ci-bot')
+    const row = readKeys(file).find((candidate) => candidate.id === id)
+    assert.deepEqual(row, {
+      id,
+      name: 'ci-bot',
+      key_hash: sha256(key),
+      key_prefix: key.slice(0, 8),
+      created_at: row?.created_at,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    assert.ok(Math.abs(Date.parse(row?.created_at ?? '') - Date.now()) < 60_000)
+    const randomPart = key.slice('pst_'.length)
+    for (const text of everyStoredText(file)) {
+      assert.ok(!text.includes(randomPart), 'the key (or its random part) is stored in the database')
+    }
+  })
+
+  it('creates a different key every time, with --name=VALUE too', async () => {
+    const first = await createKey('deploy bot', ['--name=deploy bot'])
+    const second = await createKey('deploy bot')
+    assert.ok(second.id > first.id)
+    assert.notEqual(second.key, first.key)
+    const rows = readKeys(file)
+    assert.equal(rows.find((row) => row.id === first.id)?.key_hash, sha256(first.key))
+    assert.equal(rows.find((row) => row.id === second.id)?.key_hash, sha256(second.key))
+  })
+
+  it('lists id, name, prefix, created, last used and state, never the key', async () => {
+    const { key } = await createKey('listed')
+    const result = await run('keys', 'list')
+    const rows = readKeys(file)
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: [
+        'id\tname\tprefix\tcreated\tlast used\tstate',
+        ...rows.map((row) => `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.created_at}\tnever\t${row.revoked_at ? `revoked ${row.revoked_at}` : 'active'}`),
+        '',
+      ].join('\n'),
+      stderr: '',
+    })
+    assert.ok(result.stdout.includes(`\tlisted\t${key.slice(0, 8)}…\t`))
+    assert.ok(!result.stdout.includes(key.slice(8)))
+  })
+
+  it('revokes a key in one line, and says so when it was already revoked', async () => {
+    const { id, key } = await createKey('to-revoke')
+    const revoked = await run('keys', 'revoke', String(id))
+    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (to-revoke); it is refused from now on.\n`, stderr: '' })
+    const row = readKeys(file).find((candidate) => candidate.id === id)
+    assert.match(row?.revoked_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+
+    const again = await run('keys', 'revoke', String(id))
+    assert.deepEqual(again, { code: 0, stdout: `Key ${id} (to-revoke) was already revoked at ${row?.revoked_at}; nothing changed.\n`, stderr: '' })
+    assert.equal(readKeys(file).find((candidate) => candidate.id === id)?.revoked_at, row?.revoked_at)
+
+    const list = await run('keys', 'list')
+    assert.ok(
+      list.stdout.split('\n').includes(`${id}\tto-revoke\t${key.slice(0, 8)}…\t${row?.created_at}\tnever\trevoked ${row?.revoked_at}`),
+      list.stdout,
+    )
+  })
+
+  it('fails with exit 1 and a line on stderr for an unknown id', async () => {
+    const before = readKeys(file)
+    assert.deepEqual(await run('keys', 'revoke', '999'), { code: 1, stdout: '', stderr: 'petstore: No key has id 999.\n' })
+    assert.deepEqual(readKeys(file), before)
+  })
+
+  for (const id of ['abc', '0', '1.5', '99999999999999999']) {
+    it(`refuses the id ${JSON.stringify(id)} with a usage error, exit 2`, async () => {
+      const before = readKeys(file)
+      assert.deepEqual(await run('keys', 'revoke', id), {
+        code: 2,
+        stdout: '',
+        stderr: `petstore: keys revoke needs a key id (a positive integer), not ${JSON.stringify(id)}\n${USAGE}`,
+      })
+      assert.deepEqual(readKeys(file), before)
+    })
+  }
+
+  it('refuses keys revoke without an id, or with two', async () => {
+    const expected = { code: 2, stdout: '', stderr: `petstore: keys revoke needs exactly one key id (see keys list)\n${USAGE}` }
+    assert.deepEqual(await run('keys', 'revoke'), expected)
+    assert.deepEqual(await run('keys', 'revoke', '1', '2'), expected)
+  })
+})
+
+// Each case is a separate process that touches nothing, so they run side by side.
+describe('petstore usage errors', { concurrency: 4 }, () => {
+  const directory = realpathSync(makeTempDir())
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  const NAME_NEEDED = 'keys create needs --name NAME (1 to 100 characters, no control characters)'
+  // For arguments node:util parseArgs refuses, its own wording follows the prefix; it varies across Node versions.
+  const cases: { args: string[]; message: string | RegExp }[] = [
+    { args: ['keys', 'create'], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name', ''], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name', '   '], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name', 'x'.repeat(101)], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name', 'tab\there'], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name', 'escape\u001b[31m'], message: NAME_NEEDED },
+    { args: ['keys', 'create', '--name'], message: /^keys create: .*'--name <value>'.* missing/ },
+    { args: ['keys', 'create', '--name', 'bot', 'extra'], message: /^keys create: .*'extra'/ },
+    { args: ['keys', 'create', '--colour', 'red'], message: /^keys create: .*'--colour'/ },
+    { args: [], message: 'a command is required' },
+    { args: ['frobnicate'], message: 'unknown command: frobnicate' },
+    { args: ['keys'], message: 'unknown command: keys' },
+    { args: ['keys', 'delete', '1'], message: 'unknown command: keys delete 1' },
+    { args: ['keys', 'list', '--all'], message: 'unknown command: keys list --all' },
+    { args: ['migrate', 'now'], message: 'unknown command: migrate now' },
+    { args: ['serve', '--port', '80'], message: 'unknown command: serve --port 80' },
+  ]
+
+  for (const { args, message } of cases) {
+    it(`petstore ${args.join(' ') || '(nothing)'}: usage on stderr, exit 2, no database touched`, async () => {
+      const result = await petstore(args, { cwd: directory })
+      assert.equal(result.code, 2)
+      assert.equal(result.stdout, '')
+      if (typeof message === 'string') {
+        assert.equal(result.stderr, `petstore: ${message}\n${USAGE}`)
+      } else {
+        assert.ok(result.stderr.startsWith('petstore: ') && result.stderr.endsWith(`\n${USAGE}`), result.stderr)
+        const firstLine = result.stderr.slice('petstore: '.length, -USAGE.length - 1)
+        assert.ok(!firstLine.includes('\n'), result.stderr)
+        assert.match(firstLine, message)
+      }
+      assert.equal(existsSync(join(directory, 'data')), false)
+    })
+  }
+})
+
+describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
+  const directory = realpathSync(makeTempDir())
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  const cases: { env: Record<string, string>; line: string; secrets?: string[]; alsoServe?: true }[] = [
+    { env: { PORT: 'abc' }, line: 'PORT="abc" is not valid: an integer from 0 to 65535', alsoServe: true },
+    { env: { PORT: '70000' }, line: 'PORT="70000" is not valid: an integer from 0 to 65535' },
+    { env: { HOST: 'not a host' }, line: 'HOST="not a host" is not valid: a host name or IP address' },
+    {
+      env: { DATABASE_URL: 'mysql://x' },
+      line: 'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+    },
+    {
+      env: { DATABASE_URL: 'mysql://admin:hunter2hunter2@db.internal/petstore' },
+      line: 'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+      secrets: ['hunter2hunter2'],
+    },
+    { env: { LOG_LEVEL: 'loud' }, line: 'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent' },
+    {
+      env: { PETSTORE_API_KEYS: 'short' },
+      line: 'PETSTORE_API_KEYS is not valid: key 1 of 1 is 5 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      secrets: ['short'],
+    },
+    {
+      env: { PETSTORE_API_KEYS: 'a-perfectly-good-secret-key,tiny-secret' },
+      line: 'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      secrets: ['a-perfectly-good-secret-key', 'tiny-secret'],
+      alsoServe: true,
+    },
+    {
+      env: { PETSTORE_API_KEYS: 'secret with spaces 0123456789' },
+      line: 'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      secrets: ['secret with spaces'],
+    },
+    {
+      env: { PUBLIC_BASE_URL: 'https://petstore.example.com/v1' },
+      line: 'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
+    },
+    { env: { REDIS_URL: 'http://cache' }, line: 'REDIS_URL="http://cache" is not valid: a redis:// or rediss:// URL' },
+  ]
+
+  for (const { env, line, secrets = [], alsoServe } of cases) {
+    for (const command of alsoServe ? [['keys', 'list'], ['serve']] : [['keys', 'list']]) {
+      it(`${Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ')} petstore ${command.join(' ')}: one line naming the variable, exit 1`, async () => {
+        const result = await petstore(command, { cwd: directory, env })
+        assert.deepEqual(result, { code: 1, stdout: '', stderr: `petstore: ${line}\n` })
+        for (const secret of secrets) assert.ok(!result.stderr.includes(secret), `stderr echoes ${secret}`)
+        assert.equal(existsSync(join(directory, 'data')), false)
+      })
+    }
+  }
+})
+
+describe('a key created with the CLI, against a running server on the same database', () => {
+  const directory = realpathSync(makeTempDir())
+  let database: TestDatabase
+  let server: TestServer
+  const run = (...args: string[]) => petstore(args, { cwd: directory, env: { DATABASE_URL: database.url } })
+
+  before(async () => {
+    database = await createTestDatabase()
+    server = await startTestServer({ database })
+  })
+  after(async () => {
+    await server.close()
+    await database.drop()
+    rmSync(directory, { recursive: true, force: true })
+  })
+
+  async function storedKey(id: number) {
+    return server.database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  }
+
+  it('works at once, shows when it was last used, and is refused at once after keys revoke', async () => {
+    const created = await run('keys', 'create', '--name', 'e2e')
+    assert.equal(created.code, 0, created.stderr)
+    const match = /^Created key (\d+) \(e2e\): (pst_\S+) {2}/.exec(created.stdout)
+    assert.ok(match, created.stdout)
+    const id = Number(match[1])
+    const key = match[2] ?? ''
+
+    const listed = await server.request('/v1/pets', { auth: key })
+    assert.equal(listed.status, 200)
+    assert.deepEqual(await listed.json(), [])
+
+    // The server records last use asynchronously, at most once a minute per key.
+    let lastUsed: string | null = null
+    for (let attempt = 0; attempt < 50 && lastUsed === null; attempt++) {
+      lastUsed = (await storedKey(id)).last_used_at
+      if (lastUsed === null) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.ok(lastUsed !== null, 'last_used_at was not recorded within 5 seconds')
+    assert.ok(Math.abs(Date.parse(lastUsed) - Date.now()) < 60_000)
+
+    const list = await run('keys', 'list')
+    assert.equal(list.code, 0)
+    const row = await storedKey(id)
+    assert.ok(list.stdout.split('\n').includes(`${id}\te2e\t${key.slice(0, 8)}…\t${row.created_at}\t${lastUsed}\tactive`), list.stdout)
+
+    const revoked = await run('keys', 'revoke', String(id))
+    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: '' })
+
+    const refused = await server.request('/v1/pets', { auth: key })
+    assert.equal(refused.status, 401)
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"')
+    assert.deepEqual(await refused.json(), { code: 'unauthorized', message: 'The API key is not valid.', status: 401 })
+
+    // Revoking one key leaves the others alone.
+    const other = await server.request('/v1/pets', { auth: TEST_API_KEY })
+    assert.equal(other.status, 200)
+  })
+})

@@ -1,0 +1,185 @@
+// loadConfig: the one reader of the environment. Every variable has a default, accepts exactly what DESIGN.md
+// §2 allows, and refuses anything else with one line that starts with the variable's name.
+import assert from 'node:assert/strict'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+/** Runs loadConfig and returns the ConfigError it must throw. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`)
+    return error
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(env)}`)
+}
+
+describe('loadConfig defaults', () => {
+  it('works with no configuration at all', () => {
+    assert.deepEqual(loadConfig({}), {
+      port: 8080,
+      host: '127.0.0.1',
+      database: { kind: 'sqlite', path: join(process.cwd(), 'data', 'petstore.db') },
+      staticApiKeys: [],
+      publicBaseUrl: undefined,
+      logLevel: 'info',
+      redisUrl: undefined,
+    })
+  })
+
+  it('treats empty values as unset', () => {
+    const env = { PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '' }
+    assert.deepEqual(loadConfig(env), loadConfig({}))
+  })
+
+  it('ignores variables it does not own', () => {
+    assert.deepEqual(loadConfig({ NODE_ENV: 'production', HOME: '/root', TEST_DATABASE_URL: 'mysql://x' }), loadConfig({}))
+  })
+})
+
+describe('loadConfig accepts valid values', () => {
+  it('PORT: integers from 0 to 65535', () => {
+    assert.equal(loadConfig({ PORT: '0' }).port, 0)
+    assert.equal(loadConfig({ PORT: '3000' }).port, 3000)
+    assert.equal(loadConfig({ PORT: '65535' }).port, 65535)
+  })
+
+  it('HOST: names and IP addresses', () => {
+    for (const host of ['0.0.0.0', 'localhost', '::', '::1', 'petstore.internal']) {
+      assert.equal(loadConfig({ HOST: host }).host, host)
+    }
+  })
+
+  it('DATABASE_URL: file: and sqlite: select SQLite, relative paths resolve against the working directory', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:///var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:./pets.db' }).database, { kind: 'sqlite', path: resolve('pets.db') })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:state/pets.db' }).database, { kind: 'sqlite', path: resolve('state', 'pets.db') })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { kind: 'sqlite', path: ':memory:' })
+  })
+
+  it('DATABASE_URL: postgres:// and postgresql:// select PostgreSQL, kept verbatim', () => {
+    for (const url of ['postgres://petstore:secret@db.internal:5432/petstore', 'postgresql://localhost/petstore?sslmode=require']) {
+      assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { kind: 'postgres', url })
+    }
+  })
+
+  it('PETSTORE_API_KEYS: comma-separated, trimmed, deduplicated, any visible characters but the comma', () => {
+    assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: 'first-key-0123456789' }).staticApiKeys, ['first-key-0123456789'])
+    assert.deepEqual(
+      loadConfig({ PETSTORE_API_KEYS: ' first-key-0123456789 , second!key#with$symbols ,first-key-0123456789' }).staticApiKeys,
+      ['first-key-0123456789', 'second!key#with$symbols'],
+    )
+    assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: '   ' }).staticApiKeys, [])
+  })
+
+  it('PUBLIC_BASE_URL: an http(s) origin, normalised', () => {
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com' }).publicBaseUrl, 'https://petstore.example.com')
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://Petstore.Example.com/' }).publicBaseUrl, 'https://petstore.example.com')
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080' }).publicBaseUrl, 'http://localhost:8080')
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com:443' }).publicBaseUrl, 'https://petstore.example.com')
+  })
+
+  it('LOG_LEVEL: every pino level', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      assert.equal(loadConfig({ LOG_LEVEL: level }).logLevel, level)
+    }
+  })
+
+  it('REDIS_URL: redis:// and rediss://', () => {
+    assert.equal(loadConfig({ REDIS_URL: 'redis://localhost:6379' }).redisUrl, 'redis://localhost:6379')
+    assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.internal:6380/0' }).redisUrl, 'rediss://cache.internal:6380/0')
+  })
+})
+
+describe('loadConfig refuses invalid values with a ConfigError naming the variable', () => {
+  const invalid: [variable: string, value: string][] = [
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '65536'],
+    ['PORT', '80.5'],
+    ['PORT', '080'],
+    ['PORT', ' 80'],
+    ['PORT', '1e3'],
+    ['HOST', 'bad host'],
+    ['HOST', 'host/path'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'file:'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_URL', 'data/petstore.db'],
+    ['DATABASE_URL', 'sqlite://data/petstore.db'],
+    ['PETSTORE_API_KEYS', 'short'],
+    ['PETSTORE_API_KEYS', 'valid-key-0123456789,'],
+    ['PETSTORE_API_KEYS', 'key with spaces 0123456789'],
+    ['PETSTORE_API_KEYS', 'clé-non-ascii-0123456789'],
+    ['PUBLIC_BASE_URL', 'https://petstore.example.com/v1'],
+    ['PUBLIC_BASE_URL', 'https://petstore.example.com/?region=eu'],
+    ['PUBLIC_BASE_URL', 'https://petstore.example.com/#top'],
+    ['PUBLIC_BASE_URL', 'https://user:password@petstore.example.com'],
+    ['PUBLIC_BASE_URL', 'ftp://petstore.example.com'],
+    ['PUBLIC_BASE_URL', 'petstore.example.com'],
+    ['LOG_LEVEL', 'loud'],
+    ['LOG_LEVEL', 'INFO'],
+    ['REDIS_URL', 'http://cache.internal:6379'],
+  ]
+
+  for (const [variable, value] of invalid) {
+    it(`${variable}=${JSON.stringify(value)}`, () => {
+      const error = configError({ [variable]: value })
+      assert.equal(error.variable, variable)
+      assert.ok(error.message.startsWith(variable), `message does not start with ${variable}: ${error.message}`)
+      assert.ok(!error.message.includes('\n'), `message spans lines: ${error.message}`)
+    })
+  }
+
+  it('says what is allowed, with the value when it is not a secret', () => {
+    assert.equal(configError({ PORT: 'abc' }).message, 'PORT="abc" is not valid: an integer from 0 to 65535')
+    assert.equal(configError({ LOG_LEVEL: 'loud' }).message, 'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent')
+    assert.equal(
+      configError({ DATABASE_URL: 'mysql://x' }).message,
+      'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+    )
+    assert.equal(
+      configError({ PUBLIC_BASE_URL: 'https://petstore.example.com/v1' }).message,
+      'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
+    )
+  })
+
+  it('never echoes an API key, valid or not, and says which one is wrong', () => {
+    const good = 'good-secret-key-0123456789'
+    const bad = 'tiny-secret'
+    const error = configError({ PETSTORE_API_KEYS: `${good},${bad}` })
+    assert.equal(
+      error.message,
+      'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+    )
+    const spaced = configError({ PETSTORE_API_KEYS: 'secret with spaces 0123456789' })
+    assert.equal(
+      spaced.message,
+      'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+    )
+    for (const message of [error.message, spaced.message]) {
+      assert.ok(!message.includes('secret'), message)
+    }
+  })
+
+  it('never echoes a password from a rejected URL', () => {
+    assert.equal(
+      configError({ DATABASE_URL: 'mysql://admin:hunter2hunter2@db.internal/petstore' }).message,
+      'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+    )
+    // An unencoded @ in the password must not let part of it through.
+    assert.ok(configError({ DATABASE_URL: 'mysql://admin:hun@ter2@db.internal/petstore' }).message.startsWith('DATABASE_URL="mysql://admin:***@db.internal/petstore"'))
+    assert.ok(!configError({ REDIS_URL: 'http://:hunter2hunter2@cache.internal' }).message.includes('hunter2'))
+    assert.ok(!configError({ PUBLIC_BASE_URL: 'https://user:hunter2hunter2@petstore.example.com' }).message.includes('hunter2'))
+  })
+
+  it('reports one variable, the first in declaration order, when several are wrong', () => {
+    const error = configError({ PORT: 'abc', LOG_LEVEL: 'loud' })
+    assert.equal(error.variable, 'PORT')
+  })
+})

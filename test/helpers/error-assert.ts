@@ -1,0 +1,35 @@
+// Exact checks for the one error shape: status, content type, X-Request-Id and the whole Error body.
+import assert from 'node:assert/strict'
+import type { RawResponse } from './raw-http.js'
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+export interface ExpectedError {
+  status: number
+  code: string
+  message: string
+  details?: { path: string; message: string }[]
+}
+
+function check(status: number, header: (name: string) => string | null, text: string, expected: ExpectedError, headers: Record<string, string | null>): string {
+  assert.equal(status, expected.status, `status; body was ${text}`)
+  assert.equal(header('content-type'), JSON_CONTENT_TYPE)
+  assert.equal(header('x-content-type-options'), 'nosniff')
+  const body: unknown = JSON.parse(text)
+  const { status: expectedStatus, code, message, details } = expected
+  assert.deepEqual(body, { code, message, status: expectedStatus, ...(details ? { details } : {}) })
+  for (const [name, value] of Object.entries(headers)) assert.equal(header(name), value, `header ${name}`)
+  const requestId = header('x-request-id')
+  assert.ok(requestId, 'X-Request-Id is present')
+  return requestId
+}
+
+/** Asserts an error response exactly; `headers` lists further headers and their exact values (null: absent). Returns the X-Request-Id. */
+export async function assertError(response: Response, expected: ExpectedError, headers: Record<string, string | null> = {}): Promise<string> {
+  return check(response.status, (name) => response.headers.get(name), await response.text(), expected, headers)
+}
+
+export function assertRawError(response: RawResponse, expected: ExpectedError, headers: Record<string, string | null> = {}): string {
+  return check(response.status, (name) => response.headers[name] ?? null, response.body, expected, headers)
+}

@@ -1,0 +1,59 @@
+// Which store the suite runs against. `npm test` runs every test file on SQLite, then again on PostgreSQL
+// when TEST_DATABASE_URL is set (scripts/test.ts sets PETSTORE_TEST_STORE=postgres for that pass). Each test
+// database is private to one test file: a temporary SQLite file, or a PostgreSQL schema created and dropped here.
+import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import pg from 'pg'
+import { makeTempDir } from './temp.js'
+
+export type TestStore = 'sqlite' | 'postgres'
+
+export const TEST_STORE: TestStore = process.env.PETSTORE_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
+
+export interface TestDatabase {
+  /** A DATABASE_URL for the service. */
+  url: string
+  drop(): Promise<void>
+}
+
+function postgresServerUrl(): string {
+  const url = process.env.TEST_DATABASE_URL
+  if (!url) throw new Error('PETSTORE_TEST_STORE=postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)')
+  return url
+}
+
+/** The service's URL for a schema: the schema is selected through the connection's search_path. */
+export function urlForSchema(serverUrl: string, schema: string): string {
+  const url = new URL(serverUrl)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return url.toString()
+}
+
+export async function createTestDatabase(store: TestStore = TEST_STORE): Promise<TestDatabase> {
+  if (store === 'sqlite') {
+    const directory = makeTempDir()
+    return { url: `file:${join(directory, 'petstore.db')}`, drop: async () => rmSync(directory, { recursive: true, force: true }) }
+  }
+  const serverUrl = postgresServerUrl()
+  const schema = `petstore_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create schema ${schema}`)
+  } finally {
+    await admin.end()
+  }
+  return {
+    url: urlForSchema(serverUrl, schema),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl })
+      await client.connect()
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`)
+      } finally {
+        await client.end()
+      }
+    },
+  }
+}

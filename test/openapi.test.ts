@@ -1,0 +1,283 @@
+// The OpenAPI document served at /v1/openapi.json: its contract items asserted exactly, and real responses of the
+// running service checked against the schemas the document gives for their status.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { ERROR_CODES } from '../src/http/errors.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+
+interface Schema {
+  [key: string]: unknown
+}
+interface MediaType {
+  schema?: Schema
+}
+interface Response {
+  description?: string
+  content?: Record<string, MediaType>
+  headers?: Record<string, unknown>
+}
+interface Operation {
+  operationId?: string
+  tags?: string[]
+  deprecated?: boolean
+  'x-deprecated-sunset'?: string
+  security?: unknown
+  parameters?: { in: string; name: string; required?: boolean; schema?: Schema }[]
+  requestBody?: { required?: boolean; content?: Record<string, MediaType> }
+  responses: Record<string, Response>
+}
+interface OpenApiDocument {
+  openapi: string
+  info: { title: string; version: string }
+  servers: { url: string; description?: string }[]
+  tags: { name: string; description?: string }[]
+  paths: Record<string, Record<string, Operation>>
+  components: { securitySchemes: Record<string, Record<string, unknown>> }
+  security: Record<string, string[]>[]
+}
+
+function withoutDescription(schema: Schema): Schema {
+  const copy = { ...schema }
+  delete copy.description
+  return copy
+}
+
+const ERROR_CODE_NAMES = Object.keys(ERROR_CODES)
+
+const EXPECTED_OPERATIONS = {
+  listPets: { path: '/pets', method: 'get', statuses: ['200', '400', '401', '500', '503'] },
+  createPet: { path: '/pets', method: 'post', statuses: ['201', '400', '401', '413', '415', '500', '503'] },
+  getPet: { path: '/pets/{petId}', method: 'get', statuses: ['200', '400', '401', '404', '500', '503'] },
+} as const
+type OperationName = keyof typeof EXPECTED_OPERATIONS
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
+  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 })
+  return ajv
+}
+
+describe('GET /v1/openapi.json', () => {
+  let server: TestServer
+  let document: OpenApiDocument
+  const ajv = createAjv()
+
+  before(async () => {
+    server = await startTestServer()
+    const response = await server.request('/v1/openapi.json', { auth: false })
+    assert.equal(response.status, 200)
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
+    document = await response.json() as OpenApiDocument
+  })
+  after(() => server.close())
+
+  function operation(name: OperationName): Operation {
+    const { path, method } = EXPECTED_OPERATIONS[name]
+    const found = document.paths[path]?.[method]
+    assert.ok(found, `${method.toUpperCase()} ${path} is documented`)
+    return found
+  }
+
+  function responseSchema(name: OperationName, status: string): Schema {
+    const schema = operation(name).responses[status]?.content?.['application/json']?.schema
+    assert.ok(schema, `${name} ${status} has an application/json schema`)
+    return schema
+  }
+
+  function validatorFor(name: OperationName, status: string): ValidateFunction {
+    return ajv.compile(responseSchema(name, status))
+  }
+
+  function assertValid(validate: ValidateFunction, body: unknown): void {
+    assert.equal(validate(body), true, `body ${JSON.stringify(body)} breaks the documented schema: ${ajv.errorsText(validate.errors)}`)
+  }
+
+  it('is OpenAPI 3.1.0 for version 1.0.0 of the interface', () => {
+    assert.equal(document.openapi, '3.1.0')
+    assert.equal(document.info.version, '1.0.0')
+    assert.equal(document.info.title, 'Petstore API')
+  })
+
+  it('lists the running instance first (so "Try it out" stays local), then production and staging', () => {
+    assert.deepEqual(document.servers, [
+      { url: `${server.baseUrl}/v1`, description: 'This instance' },
+      { url: 'https://petstore.example.com/v1', description: 'Production' },
+      { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
+    ])
+  })
+
+  it('documents exactly the two API paths, relative to the servers, and no hidden route', () => {
+    assert.deepEqual(Object.keys(document.paths).sort(), ['/pets', '/pets/{petId}'])
+    // The 405 catch-all routes must not add methods to the documented paths.
+    assert.deepEqual(Object.keys(document.paths['/pets'] ?? {}).sort(), ['get', 'post'])
+    assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}), ['get'])
+  })
+
+  it('names the operations listPets, createPet and getPet, each tagged Pets', () => {
+    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) {
+      assert.equal(operation(name).operationId, name)
+      assert.deepEqual(operation(name).tags, ['Pets'], name)
+    }
+  })
+
+  it('declares the tags Pets and Store globally', () => {
+    assert.deepEqual(document.tags.map((tag) => tag.name), ['Pets', 'Store'])
+    for (const tag of document.tags) assert.ok(tag.description, `tag ${tag.name} has a description`)
+  })
+
+  it('marks only getPet deprecated, with its sunset date', () => {
+    assert.equal(operation('getPet').deprecated, true)
+    assert.equal(operation('getPet')['x-deprecated-sunset'], '2030-12-05')
+    for (const name of ['listPets', 'createPet'] as const) {
+      assert.equal(operation(name).deprecated, undefined, name)
+      assert.equal(operation(name)['x-deprecated-sunset'], undefined, name)
+    }
+  })
+
+  it('requires the bearer scheme globally and no operation overrides it', () => {
+    const { bearerAuth, ...others } = document.components.securitySchemes
+    assert.deepEqual(others, {})
+    assert.ok(bearerAuth)
+    assert.equal(bearerAuth.type, 'http')
+    assert.equal(bearerAuth.scheme, 'bearer')
+    assert.deepEqual(document.security, [{ bearerAuth: [] }])
+    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) assert.equal(operation(name).security, undefined, name)
+  })
+
+  it('documents the parameters and the request body of the specification', () => {
+    const parameters = (name: OperationName) => (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => ({ location, parameter, required, schema }))
+    const [limit, status, cursor] = parameters('listPets')
+    assert.deepEqual(limit, { location: 'query', parameter: 'limit', required: false, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 } })
+    assert.deepEqual(status, { location: 'query', parameter: 'status', required: false, schema: { type: 'string', enum: ['available', 'pending', 'sold'] } })
+    assert.deepEqual(cursor, { location: 'query', parameter: 'cursor', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } })
+    assert.equal(parameters('listPets').length, 3)
+    assert.deepEqual(parameters('getPet'), [
+      { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+    ])
+    assert.deepEqual(parameters('createPet'), [])
+
+    const body = operation('createPet').requestBody
+    assert.equal(body?.required, true)
+    assert.deepEqual(Object.keys(body?.content ?? {}), ['application/json'])
+    const newPet = body?.content?.['application/json']?.schema
+    assert.equal(newPet?.type, 'object')
+    assert.deepEqual(newPet?.required, ['name', 'categoryId'])
+    assert.deepEqual(Object.keys(newPet?.properties ?? {}), ['name', 'categoryId', 'status'])
+    assert.equal(newPet?.additionalProperties, false)
+  })
+
+  it('documents each operation\'s response statuses, each with a description and an application/json schema', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+      const responses = operation(name).responses
+      assert.deepEqual(Object.keys(responses), expected.statuses, name)
+      for (const status of expected.statuses) {
+        assert.ok(responses[status]?.description, `${name} ${status} has a description`)
+        assert.deepEqual(Object.keys(responses[status]?.content ?? {}), ['application/json'], `${name} ${status}`)
+        assert.equal(typeof responseSchema(name, status).type, 'string', `${name} ${status} schema has a type`)
+      }
+    }
+    assert.equal(responseSchema('listPets', '200').type, 'array')
+    // The same Pet shape everywhere; only the top-level description (copied from the response's) differs.
+    const pet = withoutDescription(responseSchema('getPet', '200'))
+    assert.deepEqual(withoutDescription(responseSchema('createPet', '201')), pet)
+    assert.deepEqual(withoutDescription(responseSchema('listPets', '200').items as Schema), pet)
+    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location'])
+    assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
+  })
+
+  it('documents every error with the Error body, whose code lists every code the service uses', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+      for (const status of expected.statuses.filter((code) => Number(code) >= 400)) {
+        const schema = responseSchema(name, status)
+        const properties = schema.properties as Record<string, Schema>
+        assert.equal(schema.type, 'object', `${name} ${status}`)
+        assert.deepEqual(schema.required, ['code', 'message', 'status'], `${name} ${status}`)
+        assert.deepEqual(Object.keys(properties), ['code', 'message', 'status', 'details'], `${name} ${status}`)
+        assert.deepEqual(properties.code?.enum, ERROR_CODE_NAMES, `${name} ${status}`)
+        for (const code of ERROR_CODE_NAMES) {
+          assert.ok(String(properties.code?.description).includes(`\`${code}\``), `${name} ${status}: code ${code} is explained`)
+        }
+      }
+    }
+  })
+
+  it('serves the same document to the interactive reference at /docs/json', async () => {
+    const response = await server.request('/docs/json', { auth: false })
+    assert.equal(response.status, 200)
+    assert.deepEqual(await response.json(), document)
+  })
+
+  describe('real responses match the documented schema for their status', () => {
+    it('has schemas that refuse what the service must not send (so the checks below can fail)', () => {
+      assert.equal(validatorFor('listPets', '200')([{ id: 1, name: 'Rex', categoryId: 1 }]), false)
+      assert.equal(validatorFor('createPet', '201')({ id: '1', name: 'Rex', categoryId: 1, status: 'available' }), false)
+      assert.equal(validatorFor('getPet', '200')({ id: 1, name: 'Rex', categoryId: 1, status: 'lost' }), false)
+      assert.equal(validatorFor('getPet', '404')({ code: 'missing', message: 'No pet.', status: 404 }), false)
+      assert.equal(validatorFor('getPet', '404')({ code: 'not_found', message: 'No pet.' }), false)
+    })
+
+    it('201 from createPet and 200 from listPets', async () => {
+      const created = await server.request('/v1/pets', { json: { name: 'Schema', categoryId: 3, status: 'pending' } })
+      assert.equal(created.status, 201)
+      const pet = await created.json()
+      assert.deepEqual(pet, { id: pet.id, name: 'Schema', categoryId: 3, status: 'pending' })
+      assertValid(validatorFor('createPet', '201'), pet)
+
+      const listed = await server.request('/v1/pets')
+      assert.equal(listed.status, 200)
+      const pets = await listed.json()
+      assert.deepEqual(pets, [pet])
+      assertValid(validatorFor('listPets', '200'), pets)
+    })
+
+    it('401 without a key', async () => {
+      const response = await server.request('/v1/pets', { auth: false })
+      assert.equal(response.status, 401)
+      const body = await response.json()
+      assert.deepEqual(body, { code: 'unauthorized', message: 'An API key is required: send Authorization: Bearer <key>.', status: 401 })
+      assertValid(validatorFor('listPets', '401'), body)
+    })
+
+    it('404 from getPet for an id that does not exist', async () => {
+      const response = await server.request('/v1/pets/9007199254740991')
+      assert.equal(response.status, 404)
+      const body = await response.json()
+      assert.deepEqual(body, { code: 'not_found', message: 'No pet has id 9007199254740991.', status: 404 })
+      assertValid(validatorFor('getPet', '404'), body)
+    })
+
+    it('400 with details from listPets', async () => {
+      const response = await server.request('/v1/pets?limit=0')
+      assert.equal(response.status, 400)
+      const body = await response.json()
+      assert.deepEqual(body, {
+        code: 'invalid_request',
+        message: 'Invalid request: query/limit must be >= 1',
+        status: 400,
+        details: [{ path: 'query/limit', message: 'must be >= 1' }],
+      })
+      assertValid(validatorFor('listPets', '400'), body)
+    })
+  })
+})
+
+describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer({ env: { PUBLIC_BASE_URL: 'https://pets.internal.example' } })
+  })
+  after(() => server.close())
+
+  it('names the configured origin, not the Host header, as the running instance', async () => {
+    const response = await server.request('/v1/openapi.json', { auth: false })
+    assert.equal(response.status, 200)
+    const { servers } = await response.json() as OpenApiDocument
+    assert.deepEqual(servers, [
+      { url: 'https://pets.internal.example/v1', description: 'This instance' },
+      { url: 'https://petstore.example.com/v1', description: 'Production' },
+      { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
+    ])
+  })
+})
