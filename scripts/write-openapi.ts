@@ -19,7 +19,7 @@ async function main(outputPath: string | undefined): Promise<void> {
       PETSTORE_API_KEYS: 'openapi-writer-key-0123456789',
       LOG_LEVEL: 'warn',
     })
-    const database = connectDatabase(config.database)
+    const database = connectDatabase(config)
     await migrateToLatest(database.db)
     const app = await buildApp(config, { database })
     try {

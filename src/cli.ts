@@ -3,7 +3,7 @@
 // stderr with a non-zero exit code.
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config, type DatabaseConfig } from './config.js'
-import { connectDatabase, UnsupportedDatabaseError, type DatabaseConnection } from './db/connect.js'
+import { connectDatabase, type DatabaseConnection } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueApiKey } from './keys/issue-key.js'
 import { listApiKeys, revokeApiKey } from './keys/key.repository.js'
@@ -25,7 +25,7 @@ function describe(database: DatabaseConfig): string {
 }
 
 async function withDatabase<T>(config: Config, work: (database: DatabaseConnection) => Promise<T>): Promise<T> {
-  const database = connectDatabase(config.database)
+  const database = connectDatabase(config)
   try {
     await migrateToLatest(database.db)
     return await work(database)
@@ -42,7 +42,7 @@ async function run(args: string[], config: Config): Promise<void> {
     return serve(config)
   }
   if (command === 'migrate' && subcommand === undefined) {
-    const database = connectDatabase(config.database)
+    const database = connectDatabase(config)
     try {
       const { applied } = await migrateToLatest(database.db)
       console.log(applied.length > 0
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     if (error instanceof UsageError) {
       console.error(`petstore: ${error.message}\n${USAGE}`)
       process.exitCode = 2
-    } else if (error instanceof ConfigError || error instanceof UnsupportedDatabaseError) {
+    } else if (error instanceof ConfigError) {
       console.error(`petstore: ${error.message}`)
       process.exitCode = 1
     } else {

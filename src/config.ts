@@ -98,6 +98,24 @@ const redisUrl: Parser<string | undefined> = (value, name) => {
   return value
 }
 
+function integer(fallback: number, minimum: number, maximum: number): Parser<number> {
+  return (value, name) => {
+    if (value === undefined || value === '') return fallback
+    const parsed = /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : NaN
+    if (!(parsed >= minimum && parsed <= maximum)) throw new ConfigError(name, `an integer from ${minimum} to ${maximum}`, value)
+    return parsed
+  }
+}
+
+function boolean(fallback: boolean): Parser<boolean> {
+  return (value, name) => {
+    if (value === undefined || value === '') return fallback
+    if (value === 'true' || value === '1') return true
+    if (value === 'false' || value === '0') return false
+    throw new ConfigError(name, 'true or false', value)
+  }
+}
+
 // The schema of the configuration: variable name → parser. Config's type is derived from it.
 const variables = {
   PORT: ['port', port(8080)],
@@ -107,6 +125,11 @@ const variables = {
   PUBLIC_BASE_URL: ['publicBaseUrl', publicBaseUrl],
   LOG_LEVEL: ['logLevel', logLevel],
   REDIS_URL: ['redisUrl', redisUrl],
+  // PostgreSQL only: connections per instance, and how long one statement may run before it is cancelled.
+  DATABASE_POOL_SIZE: ['databasePoolSize', integer(10, 1, 1000)],
+  DATABASE_STATEMENT_TIMEOUT_MS: ['databaseStatementTimeoutMs', integer(5000, 100, 600_000)],
+  // Off for instances started after a separate `petstore migrate` step, so they never race to migrate.
+  MIGRATE_ON_START: ['migrateOnStart', boolean(true)],
 } as const
 
 type Variables = typeof variables

@@ -11,11 +11,12 @@ import { issueInitialKeyIfNone } from './keys/issue-key.js'
 const SHUTDOWN_GRACE_MS = 10_000
 
 export async function serve(config: Config): Promise<void> {
-  const database = connectDatabase(config.database)
   let app: FastifyInstance | undefined
+  // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
+  const database = connectDatabase(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed'))
   let initialKey: string | undefined
   try {
-    await migrateToLatest(database.db)
+    if (config.migrateOnStart) await migrateToLatest(database.db)
     app = await buildApp(config, { database })
     await app.listen({ port: config.port, host: config.host })
     // Issued once the server listens, so a start that fails (port taken) prints no key for a service that is

@@ -1,19 +1,21 @@
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { after, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
-import { makeTempDir } from './helpers/server.js'
 import { spawnServer } from './helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
 
 const KEY = 'durability-key-0123456789'
 
 interface Pet { id: number; name: string; categoryId: number; status: string }
 
-describe('durability on SQLite (WAL, synchronous=FULL)', () => {
-  const directory = makeTempDir()
-  const env = { DATABASE_URL: `file:${join(directory, 'petstore.db')}`, PETSTORE_API_KEYS: KEY }
-  after(() => rmSync(directory, { recursive: true, force: true }))
+describe(`durability on ${TEST_STORE}`, () => {
+  let database: TestDatabase
+  let env: Record<string, string>
+  before(async () => {
+    database = await createTestDatabase()
+    env = { DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY }
+  })
+  after(() => database.drop())
 
   it('keeps every acknowledged pet through kill -9, and never reuses an id', async () => {
     const acknowledged: Pet[] = []
@@ -42,9 +44,11 @@ describe('durability on SQLite (WAL, synchronous=FULL)', () => {
     }
     assert.ok(acknowledged.length > 30, `only ${acknowledged.length} creates were acknowledged`)
 
-    const handle = new SqliteDatabase(join(directory, 'petstore.db'))
-    assert.equal(handle.pragma('integrity_check', { simple: true }), 'ok')
-    handle.close()
+    if (TEST_STORE === 'sqlite') {
+      const handle = new SqliteDatabase(database.url.replace(/^file:/, ''))
+      assert.equal(handle.pragma('integrity_check', { simple: true }), 'ok')
+      handle.close()
+    }
 
     const server = await spawnServer(env)
     try {

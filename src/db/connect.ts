@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
-import type { DatabaseConfig } from '../config.js'
+import type { Config } from '../config.js'
 import type { Db } from './database.js'
+import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
 
 /** An open database and what the service needs to operate it. */
@@ -9,24 +10,30 @@ export interface DatabaseConnection {
   dialect: 'sqlite' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
+  /** Closes every connection. Closing twice is harmless. */
   close(): Promise<void>
 }
 
-export class UnsupportedDatabaseError extends Error {}
+export type DatabaseSettings = Pick<Config, 'database' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>
 
-export function connectDatabase(config: DatabaseConfig): DatabaseConnection {
-  if (config.kind === 'postgres') {
-    throw new UnsupportedDatabaseError(
-      'DATABASE_URL: PostgreSQL is not supported by this version yet; use file:PATH or sqlite:PATH',
-    )
-  }
-  const { db } = openSqlite(config.path)
+export function connectDatabase(
+  settings: DatabaseSettings,
+  onIdleError: (error: Error) => void = () => {},
+): DatabaseConnection {
+  const { database } = settings
+  const { db, dialect } = database.kind === 'postgres'
+    ? {
+        db: openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }).db,
+        dialect: 'postgres' as const,
+      }
+    : { db: openSqlite(database.path).db, dialect: 'sqlite' as const }
+  let closed: Promise<void> | undefined
   return {
     db,
-    dialect: 'sqlite',
+    dialect,
     ping: async () => {
       await sql`select 1`.execute(db)
     },
-    close: () => db.destroy(),
+    close: () => (closed ??= db.destroy()),
   }
 }

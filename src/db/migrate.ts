@@ -1,6 +1,7 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely'
+import { Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider } from 'kysely'
 import type { Db } from './database.js'
 import * as initial from './migrations/0001_initial.js'
+import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
 // exactly the migrations it was built with. Names sort in the order they run.
@@ -14,9 +15,38 @@ export interface MigrationReport {
   applied: string[]
 }
 
-/** Brings the schema up to date. Safe to run repeatedly; Kysely's migrator takes a lock while it works. */
+const ATTEMPTS = 10
+const RETRY_DELAY_MS = 300
+
+/**
+ * Brings the schema up to date. Safe to run repeatedly and from several processes at once: on PostgreSQL
+ * Kysely's migrator holds an advisory lock; on SQLite a process that loses the race for the write lock
+ * (SQLITE_BUSY) tries again and then finds the migrations applied.
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationReport> {
-  const migrator = new Migrator({ db, provider })
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db)
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !isDatabaseUnavailable(error)) throw error
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
+    }
+  }
+}
+
+/**
+ * On PostgreSQL, the schema the connection works in (its search_path). Kysely's migrator would otherwise
+ * accept its bookkeeping tables found in any schema of the database, not necessarily the one it then uses.
+ */
+async function currentSchema(db: Db): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+  return rows[0]?.schema
+}
+
+async function migrateOnce(db: Db): Promise<MigrationReport> {
+  const schema = await currentSchema(db)
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')

@@ -1,5 +1,6 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { ApiError, errorBody, errorCodeForStatus, type ErrorDetail } from './errors.js'
 import { applySecurityHeaders } from './security-headers.js'
 
@@ -29,6 +30,9 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', { headers: { 'retry-after': '1' } })
+  }
   if (error.validation) {
     const details = validationDetails(error)
     const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ')

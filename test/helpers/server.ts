@@ -50,7 +50,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done()
     },
   })
-  const database = connectDatabase(config.database)
+  const database = connectDatabase(config)
   await migrateToLatest(database.db)
   const app = await buildApp(config, { database, logStream })
   await options.beforeListen?.(app)

@@ -1,0 +1,52 @@
+// npm test: every test file on SQLite; then, when TEST_DATABASE_URL is set, every store-dependent file again
+// on PostgreSQL (each file in a schema of its own). In CI the PostgreSQL pass is mandatory, never skipped.
+import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+
+// Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
+// browser rendering of /docs): run once, on SQLite.
+const STORE_INDEPENDENT = new Set(['config.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts'])
+// Files about PostgreSQL itself (its outages): run only in the PostgreSQL pass.
+const POSTGRES_ONLY = (file: string) => file.startsWith('postgres-')
+
+interface Totals { passed: number; failed: number; skipped: number }
+
+function runPass(store: 'sqlite' | 'postgres', files: string[]): Promise<Totals & { code: number | null }> {
+  process.stdout.write(`\n# ${store} pass: ${files.length} files\n`)
+  const child = spawn(process.execPath, [
+    '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files.map((file) => `test/${file}`),
+  ], { env: { ...process.env, PETSTORE_TEST_STORE: store }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const totals: Totals = { passed: 0, failed: 0, skipped: 0 }
+  let pending = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk)
+    pending += chunk.toString()
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) {
+      const match = /^# (pass|fail|skipped) (\d+)$/.exec(line)
+      if (match?.[1] === 'pass') totals.passed += Number(match[2])
+      if (match?.[1] === 'fail') totals.failed += Number(match[2])
+      if (match?.[1] === 'skipped') totals.skipped += Number(match[2])
+    }
+  })
+  return new Promise((resolve) => child.on('close', (code) => resolve({ ...totals, code })))
+}
+
+const files = readdirSync('test').filter((file) => file.endsWith('.test.ts')).sort()
+const results = [await runPass('sqlite', files.filter((file) => !POSTGRES_ONLY(file)))]
+
+if (process.env.TEST_DATABASE_URL) {
+  results.push(await runPass('postgres', files.filter((file) => !STORE_INDEPENDENT.has(file))))
+} else if (process.env.CI) {
+  process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
+  process.exitCode = 1
+} else {
+  process.stdout.write('\n# PostgreSQL pass not run: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it.\n')
+}
+
+const total = results.reduce((sum, result) => ({
+  passed: sum.passed + result.passed, failed: sum.failed + result.failed, skipped: sum.skipped + result.skipped,
+}), { passed: 0, failed: 0, skipped: 0 })
+if (results.some((result) => result.code !== 0)) process.exitCode = 1
+process.stdout.write(`\ntotal: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`)
