@@ -24,8 +24,23 @@ function parseInt8(text: string): number {
   return value
 }
 
+/**
+ * pg's pool abandons a client whose connection attempt timed out (a black-holed network); when that
+ * client's socket dies later, it emits 'error' with nobody listening, which would crash the process.
+ * Every client therefore gets a listener of its own; errors of clients in use still reach their queries.
+ */
+function clientClass(onError: (error: Error) => void): typeof pg.Client {
+  return class ListenedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config)
+      this.on('error', onError)
+    }
+  }
+}
+
 export function openPostgres(options: PostgresOptions): { db: Kysely<Database>; pool: pg.Pool } {
   const pool = new pg.Pool({
+    Client: clientClass(options.onIdleError),
     connectionString: options.url,
     max: options.poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -33,7 +48,7 @@ export function openPostgres(options: PostgresOptions): { db: Kysely<Database>; 
     // The server cancels a statement that runs too long; the client gives up a little later in case the
     // network itself is gone and no cancellation can arrive.
     statement_timeout: options.statementTimeoutMs,
-    query_timeout: options.statementTimeoutMs + 1000,
+    query_timeout: options.statementTimeoutMs + 250,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
