@@ -26,11 +26,17 @@ describe('loadConfig defaults', () => {
       publicBaseUrl: undefined,
       logLevel: 'info',
       redisUrl: undefined,
+      databasePoolSize: 10,
+      databaseStatementTimeoutMs: 1500,
+      migrateOnStart: true,
     })
   })
 
   it('treats empty values as unset', () => {
-    const env = { PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '' }
+    const env = {
+      PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '',
+      DATABASE_POOL_SIZE: '', DATABASE_STATEMENT_TIMEOUT_MS: '', MIGRATE_ON_START: '',
+    }
     assert.deepEqual(loadConfig(env), loadConfig({}))
   })
 
@@ -40,6 +46,13 @@ describe('loadConfig defaults', () => {
 })
 
 describe('loadConfig accepts valid values', () => {
+  it('PostgreSQL pool size, statement time-out and MIGRATE_ON_START', () => {
+    const config = loadConfig({ DATABASE_POOL_SIZE: '25', DATABASE_STATEMENT_TIMEOUT_MS: '5000', MIGRATE_ON_START: 'false' })
+    assert.deepEqual([config.databasePoolSize, config.databaseStatementTimeoutMs, config.migrateOnStart], [25, 5000, false])
+    assert.equal(loadConfig({ MIGRATE_ON_START: '1' }).migrateOnStart, true)
+    assert.equal(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart, false)
+  })
+
   it('PORT: integers from 0 to 65535', () => {
     assert.equal(loadConfig({ PORT: '0' }).port, 0)
     assert.equal(loadConfig({ PORT: '3000' }).port, 3000)
@@ -125,6 +138,12 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'INFO'],
     ['REDIS_URL', 'http://cache.internal:6379'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '10.5'],
+    ['DATABASE_POOL_SIZE', '1001'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '1e3'],
+    ['MIGRATE_ON_START', 'yes'],
   ]
 
   for (const [variable, value] of invalid) {
