@@ -20,6 +20,7 @@ import { registerSecurityHeaders } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
 import { createAuthenticator } from './keys/authenticator.js'
+import { orderRoutes } from './orders/order.routes.js'
 import { createCursorCodec } from './pets/cursor.js'
 import { petRoutes } from './pets/pet.routes.js'
 
@@ -84,11 +85,13 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     staticKeys: config.staticApiKeys,
     onError: (error) => app.log.warn({ err: error }, 'could not record key use'),
   })
-  const cursors = createCursorCodec(await loadOrCreateSecret(database.db, 'cursor-hmac'), 'pets')
+  const cursorSecret = await loadOrCreateSecret(database.db, 'cursor-hmac')
+  const cursors = createCursorCodec(cursorSecret, 'pets')
+  const orderCursors = createCursorCodec<never>(cursorSecret, 'orders')
 
   await app.register(cors, {
     origin: '*',
-    methods: ['GET', 'HEAD', 'POST'],
+    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
     exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After'],
     strictPreflight: false,
@@ -102,6 +105,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
   await app.register(async (api) => {
     requireApiKey(api, authenticator)
     await api.register(petRoutes, { db: database.db, cursors, metrics, publicBaseUrl: config.publicBaseUrl })
+    await api.register(orderRoutes, { db: database.db, cursors: orderCursors, publicBaseUrl: config.publicBaseUrl })
   }, { prefix: API_PREFIX })
 
   app.setNotFoundHandler(async (request) => {

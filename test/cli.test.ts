@@ -86,17 +86,17 @@ describe('petstore migrate', () => {
   const directory = realpathSync(makeTempDir())
   after(() => rmSync(directory, { recursive: true, force: true }))
 
-  it('applies 0001_initial to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
+  it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(first, { code: 0, stdout: `Applied 1 migration(s) (0001_initial) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(first, { code: 0, stdout: `Applied 2 migration(s) (0001_initial, 0002_orders) to sqlite:${file}.\n`, stderr: '' })
 
     const handle = new SqliteDatabase(file, { readonly: true })
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
     const tables = handle.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").all()
     handle.close()
-    assert.deepEqual(migrations, [{ name: '0001_initial' }])
-    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'pets' }, { name: 'service_secrets' }])
+    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }])
+    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
 
     const second = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(second, { code: 0, stdout: `The database at sqlite:${file} is up to date.\n`, stderr: '' })
@@ -105,7 +105,7 @@ describe('petstore migrate', () => {
   it('uses DATABASE_URL when it is set', async () => {
     const file = join(directory, 'elsewhere', 'pets.db')
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
-    assert.deepEqual(result, { code: 0, stdout: `Applied 1 migration(s) (0001_initial) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(result, { code: 0, stdout: `Applied 2 migration(s) (0001_initial, 0002_orders) to sqlite:${file}.\n`, stderr: '' })
     assert.ok(existsSync(file))
   })
 })

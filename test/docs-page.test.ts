@@ -1,5 +1,5 @@
-// The interactive reference at /docs, opened in a real headless Chromium: it must render the three operations
-// from the served document, using only the service's own files (no CDN, no validator, no telemetry).
+// The interactive reference at /docs, opened in a real headless Chromium: it must render the eight operations
+// from the served document, with the beta ones visibly marked, using only the service's own files (no CDN, no validator, no telemetry).
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
@@ -26,6 +26,7 @@ interface RenderedOperation {
   method: string
   path: string | null
   operationId: string
+  summary: string
   deprecated: boolean
 }
 
@@ -56,21 +57,39 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
     await server?.close()
   })
 
-  it('shows the API title, version and the three operations with their operationIds', async () => {
+  it('shows the API title, version and the eight operations with their operationIds, the beta ones marked [beta]', async () => {
     assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
     const operations = await page.$$eval('.opblock', (blocks) => blocks.map((block) => ({
       method: block.querySelector('.opblock-summary-method')?.textContent ?? '',
       path: block.querySelector('[data-path]')?.getAttribute('data-path') ?? null,
       operationId: block.querySelector('.opblock-summary-operation-id')?.textContent ?? '',
+      summary: block.querySelector('.opblock-summary-description')?.textContent ?? '',
       deprecated: block.classList.contains('opblock-deprecated'),
     })))
     assert.deepEqual(operations, [
-      { method: 'GET', path: '/pets', operationId: 'listPets', deprecated: false },
-      { method: 'POST', path: '/pets', operationId: 'createPet', deprecated: false },
-      { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', deprecated: true },
+      { method: 'GET', path: '/pets', operationId: 'listPets', summary: 'List all animals', deprecated: false },
+      { method: 'POST', path: '/pets', operationId: 'createPet', summary: 'Add an animal', deprecated: false },
+      { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', summary: 'Get an animal (deprecated)', deprecated: true },
+      { method: 'GET', path: '/store/orders', operationId: 'listOrders', summary: 'List orders', deprecated: false },
+      { method: 'POST', path: '/store/orders', operationId: 'placeOrder', summary: '[beta] Place an order for an animal', deprecated: false },
+      { method: 'GET', path: '/store/orders/{orderId}', operationId: 'getOrder', summary: '[beta] Get an order', deprecated: false },
+      { method: 'DELETE', path: '/store/orders/{orderId}', operationId: 'cancelOrder', summary: '[beta] Cancel an order', deprecated: false },
+      { method: 'POST', path: '/store/orders/{orderId}/complete', operationId: 'completeOrder', summary: '[beta] Complete an order', deprecated: false },
     ] satisfies RenderedOperation[])
     // Deprecated operations are drawn with their path struck through.
     assert.equal(await page.locator('.opblock-deprecated .opblock-summary-path__deprecated').count(), 1)
+  })
+
+  it('shows the beta note and the state machine when a beta operation is opened', async () => {
+    const block = page.locator('#operations-Store-placeOrder')
+    await block.locator('.opblock-summary-control').click()
+    const description = block.locator('.opblock-description-wrapper').first()
+    await description.waitFor({ timeout: 10_000 })
+    const text = (await description.textContent())?.replace(/\s+/g, ' ') ?? ''
+    assert.match(text, /^Beta: this operation may still change in a backwards-incompatible way\./)
+    assert.match(text, /Orders an available animal and makes it pending, in one transaction\./)
+    assert.match(text, /Any other transition answers 409 conflict and changes nothing\./)
+    assert.equal(await description.locator('strong', { hasText: 'Beta:' }).count(), 1)
   })
 
   it('offers this instance first, then production and staging, as servers', async () => {

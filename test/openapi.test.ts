@@ -19,6 +19,9 @@ interface Response {
 }
 interface Operation {
   operationId?: string
+  summary?: string
+  description?: string
+  'x-stability'?: string
   tags?: string[]
   deprecated?: boolean
   'x-deprecated-sunset'?: string
@@ -29,7 +32,7 @@ interface Operation {
 }
 interface OpenApiDocument {
   openapi: string
-  info: { title: string; version: string }
+  info: { title: string; version: string; description: string }
   servers: { url: string; description?: string }[]
   tags: { name: string; description?: string }[]
   paths: Record<string, Record<string, Operation>>
@@ -43,12 +46,21 @@ function withoutDescription(schema: Schema): Schema {
   return copy
 }
 
+function withoutDescriptions(properties: Record<string, Schema>): Record<string, Schema> {
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, withoutDescription(schema)]))
+}
+
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES)
 
 const EXPECTED_OPERATIONS = {
-  listPets: { path: '/pets', method: 'get', statuses: ['200', '400', '401', '500', '503'] },
-  createPet: { path: '/pets', method: 'post', statuses: ['201', '400', '401', '413', '415', '500', '503'] },
-  getPet: { path: '/pets/{petId}', method: 'get', statuses: ['200', '400', '401', '404', '500', '503'] },
+  listPets: { path: '/pets', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '500', '503'] },
+  createPet: { path: '/pets', method: 'post', tag: 'Pets', beta: false, statuses: ['201', '400', '401', '413', '415', '500', '503'] },
+  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '404', '500', '503'] },
+  listOrders: { path: '/store/orders', method: 'get', tag: 'Store', beta: false, statuses: ['200', '400', '401', '500', '503'] },
+  placeOrder: { path: '/store/orders', method: 'post', tag: 'Store', beta: true, statuses: ['201', '400', '401', '404', '409', '413', '415', '500', '503'] },
+  getOrder: { path: '/store/orders/{orderId}', method: 'get', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '500', '503'] },
+  cancelOrder: { path: '/store/orders/{orderId}', method: 'delete', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '409', '413', '415', '500', '503'] },
+  completeOrder: { path: '/store/orders/{orderId}/complete', method: 'post', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '409', '413', '415', '500', '503'] },
 } as const
 type OperationName = keyof typeof EXPECTED_OPERATIONS
 
@@ -56,6 +68,7 @@ function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true })
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
   ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 })
+  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i)
   return ajv
 }
 
@@ -108,18 +121,40 @@ describe('GET /v1/openapi.json', () => {
     ])
   })
 
-  it('documents exactly the two API paths, relative to the servers, and no hidden route', () => {
-    assert.deepEqual(Object.keys(document.paths).sort(), ['/pets', '/pets/{petId}'])
+  it('documents exactly the five API paths, relative to the servers, and no hidden route', () => {
+    assert.deepEqual(Object.keys(document.paths).sort(), ['/pets', '/pets/{petId}', '/store/orders', '/store/orders/{orderId}', '/store/orders/{orderId}/complete'])
     // The 405 catch-all routes must not add methods to the documented paths.
     assert.deepEqual(Object.keys(document.paths['/pets'] ?? {}).sort(), ['get', 'post'])
     assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}), ['get'])
+    assert.deepEqual(Object.keys(document.paths['/store/orders'] ?? {}).sort(), ['get', 'post'])
+    assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}'] ?? {}).sort(), ['delete', 'get'])
+    assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}/complete'] ?? {}), ['post'])
   })
 
-  it('names the operations listPets, createPet and getPet, each tagged Pets', () => {
-    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) {
+  it('names the eight operations, the pet ones tagged Pets and the order ones Store', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
       assert.equal(operation(name).operationId, name)
-      assert.deepEqual(operation(name).tags, ['Pets'], name)
+      assert.deepEqual(operation(name).tags, [expected.tag], name)
+      assert.ok(operation(name).summary && operation(name).description, `${name} has a summary and a description`)
     }
+  })
+
+  it('marks exactly placeOrder, getOrder, cancelOrder and completeOrder x-stability: beta, visibly in their summary too', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+      assert.equal(operation(name)['x-stability'], expected.beta ? 'beta' : undefined, name)
+      assert.equal(operation(name).summary?.startsWith('[beta] '), expected.beta, name)
+    }
+  })
+
+  it('states the pet state machine in the document and in the order operations', () => {
+    for (const row of [
+      '| place | `POST /store/orders` | `available` → `pending` | new, `placed` |',
+      '| complete | `POST /store/orders/{orderId}/complete` | `pending` → `sold` | `placed` → `completed` (`complete: true`) |',
+      '| cancel | `DELETE /store/orders/{orderId}` | `pending` → `available` | `placed` → `cancelled` |',
+    ]) assert.ok(document.info.description.includes(row), row)
+    assert.match(operation('placeOrder').description ?? '', /`available` animal and makes it `pending`.*409/s)
+    assert.match(operation('completeOrder').description ?? '', /marks its animal `sold`.*409/s)
+    assert.match(operation('cancelOrder').description ?? '', /returns its animal to `available`.*409/s)
   })
 
   it('declares the tags Pets and Store globally', () => {
@@ -130,7 +165,7 @@ describe('GET /v1/openapi.json', () => {
   it('marks only getPet deprecated, with its sunset date', () => {
     assert.equal(operation('getPet').deprecated, true)
     assert.equal(operation('getPet')['x-deprecated-sunset'], '2030-12-05')
-    for (const name of ['listPets', 'createPet'] as const) {
+    for (const name of (Object.keys(EXPECTED_OPERATIONS) as OperationName[]).filter((candidate) => candidate !== 'getPet')) {
       assert.equal(operation(name).deprecated, undefined, name)
       assert.equal(operation(name)['x-deprecated-sunset'], undefined, name)
     }
@@ -157,6 +192,26 @@ describe('GET /v1/openapi.json', () => {
       { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
     ])
     assert.deepEqual(parameters('createPet'), [])
+    assert.deepEqual(parameters('listOrders'), [limit, cursor])
+    for (const name of ['getOrder', 'cancelOrder', 'completeOrder'] as const) {
+      assert.deepEqual(parameters(name), [
+        { location: 'path', parameter: 'orderId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+      ], name)
+      assert.equal(operation(name).requestBody, undefined, name)
+    }
+    assert.deepEqual(parameters('placeOrder'), [])
+    const orderBody = operation('placeOrder').requestBody
+    assert.equal(orderBody?.required, true)
+    const newOrder = orderBody?.content?.['application/json']?.schema
+    assert.deepEqual(newOrder?.required, ['petId'])
+    assert.equal(newOrder?.additionalProperties, false)
+    const { petId, quantity, shipDate } = withoutDescriptions(newOrder?.properties as Record<string, Schema>)
+    assert.deepEqual({ petId, quantity, shipDate }, {
+      petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 1 },
+      shipDate: { type: 'string', format: 'date-time' },
+    })
+    assert.deepEqual(Object.keys(newOrder?.properties ?? {}), ['petId', 'quantity', 'shipDate'])
 
     const body = operation('createPet').requestBody
     assert.equal(body?.required, true)
@@ -185,6 +240,19 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(withoutDescription(responseSchema('listPets', '200').items as Schema), pet)
     assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location'])
     assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
+
+    const order = withoutDescription(responseSchema('getOrder', '200'))
+    for (const [name, status] of [['placeOrder', '201'], ['cancelOrder', '200'], ['completeOrder', '200']] as const) {
+      assert.deepEqual(withoutDescription(responseSchema(name, status)), order, name)
+    }
+    assert.deepEqual(withoutDescription(responseSchema('listOrders', '200').items as Schema), order)
+    assert.deepEqual(order.required, ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status'])
+    assert.equal(order.additionalProperties, false)
+    const { shipDate, status } = withoutDescriptions(order.properties as Record<string, Schema>)
+    assert.deepEqual(shipDate, { type: ['string', 'null'], format: 'date-time' })
+    assert.deepEqual(status, { type: 'string', enum: ['placed', 'completed', 'cancelled'] })
+    assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), ['Location'])
+    assert.deepEqual(Object.keys(operation('listOrders').responses['200']?.headers ?? {}), ['Link'])
   })
 
   it('documents every error with the Error body, whose code lists every code the service uses', () => {
@@ -216,6 +284,13 @@ describe('GET /v1/openapi.json', () => {
       assert.equal(validatorFor('getPet', '200')({ id: 1, name: 'Rex', categoryId: 1, status: 'lost' }), false)
       assert.equal(validatorFor('getPet', '404')({ code: 'missing', message: 'No pet.', status: 404 }), false)
       assert.equal(validatorFor('getPet', '404')({ code: 'not_found', message: 'No pet.' }), false)
+      const order = { id: 1, petId: 1, quantity: 1, shipDate: null, complete: false, status: 'placed' }
+      assert.equal(validatorFor('getOrder', '200')(order), true)
+      assert.equal(validatorFor('getOrder', '200')({ ...order, shipDate: 'tomorrow' }), false)
+      assert.equal(validatorFor('getOrder', '200')({ ...order, quantity: 0 }), false)
+      assert.equal(validatorFor('getOrder', '200')({ ...order, status: 'shipped' }), false)
+      assert.equal(validatorFor('listOrders', '200')([{ ...order, complete: undefined }]), false)
+      assert.equal(validatorFor('cancelOrder', '409')({ code: 'conflict', message: 'No.', status: 409 }), true)
     })
 
     it('201 from createPet and 200 from listPets', async () => {
@@ -259,6 +334,39 @@ describe('GET /v1/openapi.json', () => {
         details: [{ path: 'query/limit', message: 'must be >= 1' }],
       })
       assertValid(validatorFor('listPets', '400'), body)
+    })
+
+    it('every order operation, its 409 and its 404 with details', async () => {
+      const pet = await (await server.request('/v1/pets', { json: { name: 'Ordered', categoryId: 4 } })).json()
+      const placed = await server.request('/v1/store/orders', { json: { petId: pet.id, quantity: 3, shipDate: '2026-05-01T10:00:00+02:00' } })
+      assert.equal(placed.status, 201)
+      const order = await placed.json()
+      assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 3, shipDate: '2026-05-01T08:00:00.000Z', complete: false, status: 'placed' })
+      assertValid(validatorFor('placeOrder', '201'), order)
+      assertValid(validatorFor('getOrder', '200'), await (await server.request(`/v1/store/orders/${order.id}`)).json())
+      const completed = await server.request(`/v1/store/orders/${order.id}/complete`, { method: 'POST' })
+      assert.equal(completed.status, 200)
+      assertValid(validatorFor('completeOrder', '200'), await completed.json())
+      const refused = await server.request(`/v1/store/orders/${order.id}`, { method: 'DELETE' })
+      assert.equal(refused.status, 409)
+      const conflict = await refused.json()
+      assert.deepEqual(conflict, { code: 'conflict', message: `Order ${order.id} is completed; only a placed order can be cancelled.`, status: 409 })
+      assertValid(validatorFor('cancelOrder', '409'), conflict)
+
+      const other = await (await server.request('/v1/pets', { json: { name: 'Returned', categoryId: 4 } })).json()
+      const second = await (await server.request('/v1/store/orders', { json: { petId: other.id } })).json()
+      const cancelled = await server.request(`/v1/store/orders/${second.id}`, { method: 'DELETE' })
+      assert.equal(cancelled.status, 200)
+      assertValid(validatorFor('cancelOrder', '200'), await cancelled.json())
+      const listed = await (await server.request('/v1/store/orders')).json()
+      assert.equal(listed.length, 2)
+      assertValid(validatorFor('listOrders', '200'), listed)
+
+      const missing = await server.request('/v1/store/orders', { json: { petId: 987654 } })
+      assert.equal(missing.status, 404)
+      const notFound = await missing.json()
+      assert.deepEqual(notFound, { code: 'not_found', message: 'No pet has id 987654.', status: 404, details: [{ path: 'body/petId', message: 'does not exist' }] })
+      assertValid(validatorFor('placeOrder', '404'), notFound)
     })
   })
 })

@@ -1,17 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { nextLink } from './helpers/link.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 interface Pet { id: number; name: string; categoryId: number; status: string }
-
-/** The URL of Link: <url>; rel="next", or undefined. */
-function nextLink(response: Response): string | undefined {
-  const link = response.headers.get('link')
-  if (link === null) return undefined
-  const match = /^<([^>]+)>; rel="next"$/.exec(link)
-  assert.ok(match, `unexpected Link header: ${link}`)
-  return match[1]
-}
 
 describe('GET /v1/pets (listPets)', () => {
   let server: TestServer

@@ -114,7 +114,7 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(response.status, 204)
     assert.equal(await response.text(), '')
     assert.equal(response.headers.get('access-control-allow-origin'), '*')
-    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST')
+    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, DELETE')
     assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id')
     assert.equal(response.headers.get('access-control-max-age'), '600')
     assert.equal(response.headers.get('www-authenticate'), null)

@@ -9,6 +9,18 @@ export interface PetTable {
   status: 'available' | 'pending' | 'sold'
 }
 
+export type OrderStatus = 'placed' | 'completed' | 'cancelled'
+
+export interface OrderTable {
+  id: Generated<number>
+  pet_id: number
+  quantity: number
+  /** The requested ship date as an RFC 3339 UTC instant with milliseconds (`2026-05-01T08:00:00.000Z`), or null. */
+  ship_date: string | null
+  /** `complete` in the API is derived from this: true exactly when the order is completed. */
+  status: OrderStatus
+}
+
 export interface ApiKeyTable {
   id: Generated<number>
   name: string
@@ -28,6 +40,7 @@ export interface ServiceSecretTable {
 
 export interface Database {
   pets: PetTable
+  orders: OrderTable
   api_keys: ApiKeyTable
   service_secrets: ServiceSecretTable
 }

@@ -1,12 +1,14 @@
 import { Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider } from 'kysely'
 import type { Db } from './database.js'
 import * as initial from './migrations/0001_initial.js'
+import * as orders from './migrations/0002_orders.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
 // exactly the migrations it was built with. Names sort in the order they run.
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_orders': orders,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

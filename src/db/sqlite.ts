@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import type { Database } from './database.js'
+import { withStatementCache } from './statement-cache.js'
 
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000
@@ -16,6 +17,6 @@ export function openSqlite(path: string): { db: Kysely<Database>; handle: Sqlite
   handle.pragma('synchronous = FULL')
   handle.pragma('foreign_keys = ON')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) })
   return { db, handle }
 }

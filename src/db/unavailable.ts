@@ -3,8 +3,9 @@
 
 const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention:
-// shutdown, cannot connect now), and 57014 (statement cancelled by statement_timeout).
-const TRANSIENT_SQLSTATE = /^(08|53|57P)|^57014$/
+// shutdown, cannot connect now), 57014 (statement cancelled by statement_timeout), and 40001/40P01
+// (serialization failure, deadlock: the transaction was rolled back and may simply be retried).
+const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01)$/
 const TRANSIENT_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED'])
 const TRANSIENT_MESSAGES = [
   'timeout exceeded when trying to connect',

@@ -3,8 +3,9 @@
 // the Error body too.
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { STATUS_CODES } from 'node:http'
-import { errorBody, type ErrorCode } from './errors.js'
+import { STATUS_CODES, type Server } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import { ApiError, errorBody, type ErrorCode } from './errors.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: { code: 'request_header_fields_too_large', message: 'The request line and headers are larger than the 16 KiB limit.' },
@@ -22,6 +23,9 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
   const { code, message } = RESPONSES[error.code ?? ''] ?? { code: 'invalid_request' as const, message: 'The request could not be parsed as HTTP/1.1.' }
   const body = JSON.stringify(errorBody(code, message))
   const status = errorBody(code, message).status
+  // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
+  const { rawPacket } = error as { rawPacket?: unknown }
+  const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
@@ -31,6 +35,25 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\n` +
       '\r\n' +
-      body,
+      (head ? '' : body),
   )
+}
+
+/**
+ * Two requests Node answers itself, bare (no Error body, none of the headers every response has), unless told
+ * not to: an HTTP/1.1 request without Host, which RFC 9112 section 3.2 requires to be refused with 400, and an
+ * Expect other than 100-continue, which RFC 9110 section 10.1.1 allows (not requires) to be refused with 417.
+ * Both are handed to Fastify instead: the first is refused there with the Error body, the second is served as
+ * if the expectation were absent.
+ */
+export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
+  const server = app.server as Server & { requireHostHeader: boolean }
+  server.requireHostHeader = false
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response))
+  app.addHook('onRequest', async (request) => {
+    const { httpVersionMajor, httpVersionMinor } = request.raw
+    if (httpVersionMajor === 1 && httpVersionMinor >= 1 && request.headers.host === undefined) {
+      throw new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', { details: [{ path: 'header/host', message: 'is required' }] })
+    }
+  })
 }

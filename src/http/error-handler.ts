@@ -1,6 +1,7 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
+import { handOverRequestsNodeWouldRefuse } from './client-errors.js'
 import { ApiError, errorBody, errorCodeForStatus, type ErrorDetail } from './errors.js'
 import { applySecurityHeaders } from './security-headers.js'
 
@@ -96,6 +97,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error)
     logError(request, error, apiError)
+    // Set here too, not only by their hooks: an error raised by an earlier hook skips the hooks after it.
+    reply.header('x-request-id', request.id)
+    applySecurityHeaders(request, reply)
     return sendError(reply, apiError)
   })
+  handOverRequestsNodeWouldRefuse(app)
 }

@@ -4,9 +4,10 @@
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read.' },
   unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown or revoked.' },
-  not_found: { status: 404, meaning: 'No resource or route exists at this address.' },
+  not_found: { status: 404, meaning: 'No resource exists at this address (or with the id the body names, e.g. an order\'s petId), or no such route.' },
   method_not_allowed: { status: 405, meaning: 'The route exists but not with this HTTP method; see the Allow header.' },
   request_timeout: { status: 408, meaning: 'The request was not received completely in time.' },
+  conflict: { status: 409, meaning: 'The request is valid but the resource\'s current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.' },
   payload_too_large: { status: 413, meaning: 'The request body is larger than 16 KiB.' },
   unsupported_media_type: { status: 415, meaning: 'The request body is not application/json.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },

@@ -35,6 +35,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
+    // no body, an empty one is simply no body (the operation refuses one that is not empty).
+    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined)
     parse(request, body as string, (error, value) => {
       if (error) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(body as string) : error, undefined)
       const inexact = findInexactNumber(body as string)

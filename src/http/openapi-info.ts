@@ -7,15 +7,27 @@ const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
   .join('\n')
 
-const description = `An animal catalogue: list, add and fetch pets.
+const description = `An animal catalogue and its store: list, add and fetch pets; place, follow, cancel and complete orders for them.
+
+**Pet lifecycle.** An animal's \`status\` follows its orders, and only these transitions exist:
+
+| transition | caused by | animal | order |
+|---|---|---|---|
+| place | \`POST /store/orders\` | \`available\` → \`pending\` | new, \`placed\` |
+| complete | \`POST /store/orders/{orderId}/complete\` | \`pending\` → \`sold\` | \`placed\` → \`completed\` (\`complete: true\`) |
+| cancel | \`DELETE /store/orders/{orderId}\` | \`pending\` → \`available\` | \`placed\` → \`cancelled\` |
+
+Each transition happens in one database transaction, animal and order together. Anything else (ordering an animal that is not \`available\`, completing or cancelling an order that is no longer \`placed\`) answers 409 \`conflict\` and changes nothing; when clients race for the same animal or order, exactly one wins. \`completed\` and \`cancelled\` orders are final and stay readable. An animal created as \`pending\` or \`sold\` (allowed by \`POST /pets\`) has no order and cannot be ordered.
+
+**Stability.** Operations marked \`x-stability: beta\` (and \`[beta]\` in their summary) are new and may still change: placing, reading, cancelling and completing orders. Everything else is stable for version 1.
 
 **Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the request is looked at.
 
-**Pagination.** \`GET /pets\` returns pets in ascending \`id\` order. When more exist, the response carries \`Link: <…/v1/pets?limit=…&status=…&cursor=…>; rel="next"\` (RFC 8288). The cursor is opaque, signed, and bound to the \`status\` filter it was issued for; pages stay complete and duplicate-free while others insert.
+**Pagination.** \`GET /pets\` returns pets in ascending \`id\` order. When more exist, the response carries \`Link: <…/v1/pets?limit=…&status=…&cursor=…>; rel="next"\` (RFC 8288). The cursor is opaque, signed, and bound to the \`status\` filter it was issued for; pages stay complete and duplicate-free while others insert. \`GET /store/orders\` pages the same way (\`limit\` and \`cursor\`); a cursor of one collection is not accepted by the other.
 
-**Numbers.** Ids and \`categoryId\` are integers from 1 to 2^53−1 (9007199254740991), the range every JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where an integer is expected) is refused with 400, never rounded.
+**Numbers.** Ids, \`categoryId\` and \`petId\` are integers from 1 to 2^53−1 (9007199254740991), the range every JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where an integer is expected) is refused with 400, never rounded.
 
-**Defaults.** \`status\` omitted at creation means \`available\`. \`limit\` defaults to 20 (1 to 100).
+**Defaults.** \`status\` omitted at creation means \`available\`. \`limit\` defaults to 20 (1 to 100). An order's \`quantity\` defaults to 1 (1 to 100) and its \`shipDate\` to null.
 
 **Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
 
@@ -41,7 +53,7 @@ export const openapiBase = {
   ],
   tags: [
     { name: 'Pets', description: 'The animals in the catalogue.' },
-    { name: 'Store', description: 'Orders for animals. `GET /store/orders` is announced by the specification; its operations arrive in a later release.' },
+    { name: 'Store', description: 'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.' },
   ],
   components: {
     securitySchemes: {

@@ -3,6 +3,7 @@
 // schema checks them: `limit=05`, `limit=2.5`, `limit=1e1`, a repeated or an unknown parameter are all refused.
 import { Ajv, type ErrorObject } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
+import { isDateTime } from './date-time.js'
 
 const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/
 
@@ -16,6 +17,8 @@ export function createAjv(): Ajv {
   // and maximum carry the documented range, so the formats only add what JSON numbers cannot hold exactly.
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Number.isSafeInteger(value) })
   ajv.addFormat('int32', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Math.abs(value) <= 2 ** 31 })
+  // RFC 3339, strictly: a real date (no 2026-02-30) and time with an explicit offset, at most milliseconds.
+  ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
   return ajv
 }
 

@@ -1,23 +1,25 @@
 // The opaque pagination cursor: the last id of a page and the filter it belongs to, signed with HMAC-SHA256
-// so that a client can neither forge a position nor carry a cursor over to another filter.
+// so that a client can neither forge a position nor carry a cursor over to another filter. Each collection has
+// its own scope (`pets`, `orders`), part of what is signed, so a cursor of one is never accepted by another.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../http/errors.js'
 import type { PetStatus } from './pet.repository.js'
 
 const SIGNATURE_BYTES = 16
 
-export interface CursorPosition {
+/** A collection's status filter (lower-case letters), or `never` for a collection without one. */
+export interface CursorPosition<Status extends string = PetStatus> {
   afterId: number
-  status: PetStatus | undefined
+  status: Status | undefined
 }
 
-export interface CursorCodec {
-  encode(position: CursorPosition): string
+export interface CursorCodec<Status extends string = PetStatus> {
+  encode(position: CursorPosition<Status>): string
   /** The id to continue after, for a cursor issued for this same filter; a 400 ApiError otherwise. */
-  decode(cursor: string, status: PetStatus | undefined): number
+  decode(cursor: string, status: Status | undefined): number
 }
 
-export function createCursorCodec(secret: Buffer, scope: string): CursorCodec {
+export function createCursorCodec<Status extends string = PetStatus>(secret: Buffer, scope: string): CursorCodec<Status> {
   const sign = (payload: string) =>
     createHmac('sha256', secret).update(`${scope}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
 

@@ -32,3 +32,13 @@ export async function listPets(db: DbExecutor, query: PetPageQuery): Promise<Pet
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
   return select.execute()
 }
+
+/**
+ * Moves a pet from one status to another, only if it is still in `from`: true when it moved. The condition is
+ * part of the update, so of several concurrent callers (processes included) exactly one succeeds: PostgreSQL
+ * re-checks it after waiting for the row lock, and SQLite runs one write transaction at a time.
+ */
+export async function transitionPetStatus(db: DbExecutor, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
+  const result = await db.updateTable('pets').set({ status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}

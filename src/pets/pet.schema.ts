@@ -13,7 +13,7 @@ export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
   type: 'string',
   enum: [...PET_STATUSES],
-  description: 'Availability: `available` (can be ordered), `pending` (an order is open), `sold`.',
+  description: 'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
 })
 
 // Control characters and unpaired UTF-16 surrogates cannot be stored and read back unchanged by every

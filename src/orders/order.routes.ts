@@ -1,0 +1,153 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { Db } from '../db/database.js'
+import { normaliseDateTime } from '../http/date-time.js'
+import { errorResponses } from '../http/error.schema.js'
+import { ApiError } from '../http/errors.js'
+import { rejectOtherMethods } from '../http/method-not-allowed.js'
+import { API_PREFIX } from '../http/openapi-info.js'
+import { publicOrigin } from '../http/public-origin.js'
+import type { CursorCodec } from '../pets/cursor.js'
+import { NoQuery } from '../pets/pet.schema.js'
+import { toOrder } from './order.mapper.js'
+import { findOrderById, listOrders } from './order.repository.js'
+import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSchema, STATE_MACHINE } from './order.schema.js'
+import { finishOrder, placeOrder } from './order.service.js'
+
+export interface OrderRoutesOptions {
+  db: Db
+  /** Issued with their own scope: a cursor of `GET /pets` is not accepted here, nor the reverse. */
+  cursors: CursorCodec<never>
+  publicBaseUrl: string | undefined
+}
+
+const DEFAULT_LIMIT = 20
+// Placing, reading, cancelling and completing orders are new in this release and may still change; Swagger UI
+// does not render `x-stability`, so the summary carries the marker too.
+const BETA = { 'x-stability': 'beta' } as const
+const BETA_NOTE = '**Beta:** this operation may still change in a backwards-incompatible way.'
+
+/** Cancel and complete are actions on the order's address and take no request body; one sent is refused, not ignored. */
+async function refuseBody(request: FastifyRequest): Promise<void> {
+  if (request.body !== undefined) {
+    throw new ApiError('invalid_request', 'Invalid request: this operation takes no request body.', { details: [{ path: 'body', message: 'must be absent' }] })
+  }
+}
+
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { db, cursors, publicBaseUrl }) => {
+  app.get('/store/orders', {
+    schema: {
+      operationId: 'listOrders',
+      tags: ['Store'],
+      summary: 'List orders',
+      description: 'Orders in ascending id order, cancelled and completed ones included. When more exist, `Link: <…>; rel="next"` points at the next page.',
+      querystring: ListOrdersQuery,
+      response: {
+        200: {
+          ...OrdersSchema,
+          description: 'A page of orders.',
+          headers: { Link: Type.String({ description: 'RFC 8288 link to the next page (`rel="next"`), present only when more orders exist.' }) },
+        },
+        ...errorResponses('invalid_request', 'unauthorized', 'internal_error', 'unavailable'),
+      },
+    },
+  }, async (request, reply) => {
+    const { limit = DEFAULT_LIMIT, cursor } = request.query
+    const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
+    // One row more than asked tells whether a next page exists without a second query.
+    const rows = await listOrders(db, { afterId, limit: limit + 1 })
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    if (rows.length > limit && last) {
+      const next = new URLSearchParams({ limit: String(limit), cursor: cursors.encode({ afterId: Number(last.id), status: undefined }) })
+      reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/store/orders?${next}>; rel="next"`)
+    }
+    return page.map(toOrder)
+  })
+
+  app.post('/store/orders', {
+    schema: {
+      operationId: 'placeOrder',
+      tags: ['Store'],
+      summary: '[beta] Place an order for an animal',
+      description: `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When several clients order the same animal at once, exactly one order is placed; the others get 409. ${STATE_MACHINE}`,
+      ...BETA,
+      querystring: NoQuery,
+      body: NewOrderSchema,
+      response: {
+        201: {
+          ...OrderSchema,
+          description: 'The order as stored: `placed`, not complete.',
+          headers: { Location: Type.String({ description: 'Absolute URL of the new order.' }) },
+        },
+        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+      },
+    },
+  }, async (request, reply) => {
+    const { petId, quantity = 1, shipDate } = request.body
+    // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
+    const origin = publicOrigin(request, publicBaseUrl)
+    const row = await placeOrder(db, { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) })
+    reply.code(201).header('location', `${origin}${API_PREFIX}/store/orders/${row.id}`)
+    return toOrder(row)
+  })
+
+  app.get('/store/orders/:orderId', {
+    schema: {
+      operationId: 'getOrder',
+      tags: ['Store'],
+      summary: '[beta] Get an order',
+      description: `${BETA_NOTE}\n\nThe order in its current state; cancelled and completed orders stay readable.`,
+      ...BETA,
+      querystring: NoQuery,
+      params: OrderIdParams,
+      response: {
+        200: { ...OrderSchema, description: 'The order.' },
+        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'internal_error', 'unavailable'),
+      },
+    },
+  }, async (request) => {
+    const row = await findOrderById(db, request.params.orderId)
+    if (!row) throw new ApiError('not_found', `No order has id ${request.params.orderId}.`)
+    return toOrder(row)
+  })
+
+  app.delete('/store/orders/:orderId', {
+    preValidation: refuseBody,
+    schema: {
+      operationId: 'cancelOrder',
+      tags: ['Store'],
+      summary: '[beta] Cancel an order',
+      description: `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already cancelled order answers 409 and nothing changes. No request body.`,
+      ...BETA,
+      querystring: NoQuery,
+      params: OrderIdParams,
+      response: {
+        200: { ...OrderSchema, description: 'The order, now `cancelled`.' },
+        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+      },
+    },
+  }, async (request) => toOrder(await finishOrder(db, request.params.orderId, 'cancel')))
+
+  app.post('/store/orders/:orderId/complete', {
+    preValidation: refuseBody,
+    schema: {
+      operationId: 'completeOrder',
+      tags: ['Store'],
+      summary: '[beta] Complete an order',
+      description: `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.`,
+      ...BETA,
+      querystring: NoQuery,
+      params: OrderIdParams,
+      response: {
+        200: { ...OrderSchema, description: 'The order, now `completed`.' },
+        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+      },
+    },
+  }, async (request) => toOrder(await finishOrder(db, request.params.orderId, 'complete')))
+
+  rejectOtherMethods(app, '/store/orders', ['GET', 'POST'])
+  rejectOtherMethods(app, '/store/orders/:orderId', ['GET', 'DELETE'])
+  rejectOtherMethods(app, '/store/orders/:orderId/complete', ['POST'])
+}
