@@ -104,8 +104,8 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
 
   await app.register(async (api) => {
     requireApiKey(api, authenticator)
-    await api.register(petRoutes, { db: database.db, cursors, metrics, publicBaseUrl: config.publicBaseUrl })
-    await api.register(orderRoutes, { db: database.db, cursors: orderCursors, publicBaseUrl: config.publicBaseUrl })
+    await api.register(petRoutes, { data: database, cursors, metrics, publicBaseUrl: config.publicBaseUrl })
+    await api.register(orderRoutes, { data: database, cursors: orderCursors, publicBaseUrl: config.publicBaseUrl })
   }, { prefix: API_PREFIX })
 
   app.setNotFoundHandler(async (request) => {

@@ -1,11 +1,12 @@
 import { sql } from 'kysely'
 import type { Config } from '../config.js'
-import type { Db } from './database.js'
+import type { DataAccess, Db } from './database.js'
 import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
 
 /** An open database and what the service needs to operate it. */
-export interface DatabaseConnection {
+export interface DatabaseConnection extends DataAccess {
+  /** The database itself: migrations, keys and other administrative work. */
   db: Db
   dialect: 'sqlite' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
@@ -30,6 +31,8 @@ export function connectDatabase(
   let closed: Promise<void> | undefined
   return {
     db,
+    read: db,
+    transaction: (work) => db.transaction().execute(work),
     dialect,
     ping: async () => {
       await sql`select 1`.execute(db)

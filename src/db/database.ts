@@ -49,3 +49,14 @@ export type Db = Kysely<Database>
 export type DbTransaction = Transaction<Database>
 /** What repositories accept: the database, or a transaction on it. */
 export type DbExecutor = Db | DbTransaction
+
+/** What services and routes need from the database, whichever store it is. */
+export interface DataAccess {
+  /** For reads outside transactions: sees committed data only. */
+  read: Db
+  /**
+   * Runs `work` in one transaction and resolves only once that transaction is durably committed (so a
+   * response sent after it never acknowledges a write that could still be lost). Rolls back if `work` throws.
+   */
+  transaction<T>(work: (trx: DbTransaction) => Promise<T>): Promise<T>
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { Db } from '../db/database.js'
+import type { DataAccess } from '../db/database.js'
 import { normaliseDateTime } from '../http/date-time.js'
 import { errorResponses } from '../http/error.schema.js'
 import { ApiError } from '../http/errors.js'
@@ -16,7 +16,7 @@ import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSche
 import { finishOrder, placeOrder } from './order.service.js'
 
 export interface OrderRoutesOptions {
-  db: Db
+  data: DataAccess
   /** Issued with their own scope: a cursor of `GET /pets` is not accepted here, nor the reverse. */
   cursors: CursorCodec<never>
   publicBaseUrl: string | undefined
@@ -35,7 +35,7 @@ async function refuseBody(request: FastifyRequest): Promise<void> {
   }
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { db, cursors, publicBaseUrl }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { data, cursors, publicBaseUrl }) => {
   app.get('/store/orders', {
     schema: {
       operationId: 'listOrders',
@@ -56,7 +56,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     const { limit = DEFAULT_LIMIT, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
     // One row more than asked tells whether a next page exists without a second query.
-    const rows = await listOrders(db, { afterId, limit: limit + 1 })
+    const rows = await listOrders(data.read, { afterId, limit: limit + 1 })
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     if (rows.length > limit && last) {
@@ -88,7 +88,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     const { petId, quantity = 1, shipDate } = request.body
     // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
     const origin = publicOrigin(request, publicBaseUrl)
-    const row = await placeOrder(db, { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) })
+    const row = await placeOrder(data, { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) })
     reply.code(201).header('location', `${origin}${API_PREFIX}/store/orders/${row.id}`)
     return toOrder(row)
   })
@@ -108,7 +108,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
   }, async (request) => {
-    const row = await findOrderById(db, request.params.orderId)
+    const row = await findOrderById(data.read, request.params.orderId)
     if (!row) throw new ApiError('not_found', `No order has id ${request.params.orderId}.`)
     return toOrder(row)
   })
@@ -128,7 +128,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => toOrder(await finishOrder(db, request.params.orderId, 'cancel')))
+  }, async (request) => toOrder(await finishOrder(data, request.params.orderId, 'cancel')))
 
   app.post('/store/orders/:orderId/complete', {
     preValidation: refuseBody,
@@ -145,7 +145,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => toOrder(await finishOrder(db, request.params.orderId, 'complete')))
+  }, async (request) => toOrder(await finishOrder(data, request.params.orderId, 'complete')))
 
   rejectOtherMethods(app, '/store/orders', ['GET', 'POST'])
   rejectOtherMethods(app, '/store/orders/:orderId', ['GET', 'DELETE'])

@@ -2,7 +2,7 @@
 // conditional update inside a transaction (`… where status = 'placed'`), so that of several concurrent
 // requests, from any number of processes, exactly one wins; the others find the state changed and answer 409.
 // No in-process lock is involved: correctness rests on the database alone.
-import type { Db, DbTransaction } from '../db/database.js'
+import type { DataAccess, DbTransaction } from '../db/database.js'
 import { ApiError } from '../http/errors.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
 import { findOrderById, insertOrder, transitionOrderStatus, type OrderRow, type OrderStatus } from './order.repository.js'
@@ -15,8 +15,8 @@ export interface PlaceOrderInput {
 }
 
 /** Places an order for an available pet and makes the pet pending, both or neither. */
-export async function placeOrder(db: Db, input: PlaceOrderInput): Promise<OrderRow> {
-  return db.transaction().execute(async (trx) => {
+export async function placeOrder(data: DataAccess, input: PlaceOrderInput): Promise<OrderRow> {
+  return data.transaction(async (trx) => {
     if (!(await transitionPetStatus(trx, input.petId, 'available', 'pending'))) {
       const pet = await findPetById(trx, input.petId)
       if (!pet) {
@@ -34,9 +34,9 @@ const FINISHES = {
 } as const satisfies Record<string, { order: OrderStatus; pet: PetStatus; done: string }>
 
 /** Ends a placed order: `cancel` returns the pet to available, `complete` sells it. */
-export async function finishOrder(db: Db, orderId: number, action: keyof typeof FINISHES): Promise<OrderRow> {
+export async function finishOrder(data: DataAccess, orderId: number, action: keyof typeof FINISHES): Promise<OrderRow> {
   const finish = FINISHES[action]
-  return db.transaction().execute(async (trx: DbTransaction) => {
+  return data.transaction(async (trx: DbTransaction) => {
     const row = await transitionOrderStatus(trx, orderId, 'placed', finish.order)
     if (!row) {
       const current = await findOrderById(trx, orderId)

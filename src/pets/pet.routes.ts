@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { Db } from '../db/database.js'
+import type { DataAccess } from '../db/database.js'
 import { errorResponses } from '../http/error.schema.js'
 import { ApiError } from '../http/errors.js'
 import type { Metrics } from '../http/metrics.js'
@@ -14,7 +14,7 @@ import { findPetById, insertPet, listPets } from './pet.repository.js'
 import { ListPetsQuery, NewPetSchema, NoQuery, PetIdParams, PetSchema, PetsSchema } from './pet.schema.js'
 
 export interface PetRoutesOptions {
-  db: Db
+  data: DataAccess
   cursors: CursorCodec
   metrics: Metrics
   publicBaseUrl: string | undefined
@@ -22,7 +22,7 @@ export interface PetRoutesOptions {
 
 const DEFAULT_LIMIT = 20
 
-export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { db, cursors, metrics, publicBaseUrl }) => {
+export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { data, cursors, metrics, publicBaseUrl }) => {
   app.get('/pets', {
     schema: {
       operationId: 'listPets',
@@ -43,7 +43,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     const { limit = DEFAULT_LIMIT, status, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
     // One row more than asked tells whether a next page exists without a second query.
-    const rows = await listPets(db, { status, afterId, limit: limit + 1 })
+    const rows = await listPets(data.read, { status, afterId, limit: limit + 1 })
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     if (rows.length > limit && last) {
@@ -72,7 +72,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
   }, async (request, reply) => {
     const { name, categoryId, status = 'available' } = request.body
-    const row = await insertPet(db, { name, category_id: categoryId, status })
+    const row = await data.transaction((trx) => insertPet(trx, { name, category_id: categoryId, status }))
     reply.code(201).header('location', `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets/${row.id}`)
     return toPet(row)
   })
@@ -94,7 +94,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
   }, async (request) => {
-    const row = await findPetById(db, request.params.petId)
+    const row = await findPetById(data.read, request.params.petId)
     if (!row) throw new ApiError('not_found', `No pet has id ${request.params.petId}.`)
     return toPet(row)
   })
