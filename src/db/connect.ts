@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Config } from '../config.js'
 import type { DataAccess, Db } from './database.js'
 import { openPostgres } from './postgres.js'
+import type { GroupCommitStats } from './group-commit.js'
 import { openSqlite } from './sqlite.js'
 
 /** An open database and what the service needs to operate it. */
@@ -11,6 +12,8 @@ export interface DatabaseConnection extends DataAccess {
   dialect: 'sqlite' | 'postgres'
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
+  /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
+  groupCommitStats: GroupCommitStats | undefined
   /** Closes every connection. Closing twice is harmless. */
   close(): Promise<void>
 }
@@ -22,21 +25,24 @@ export function connectDatabase(
   onIdleError: (error: Error) => void = () => {},
 ): DatabaseConnection {
   const { database } = settings
-  const { db, dialect } = database.kind === 'postgres'
-    ? {
-        db: openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }).db,
-        dialect: 'postgres' as const,
-      }
-    : { db: openSqlite(database.path).db, dialect: 'sqlite' as const }
+  const store = database.kind === 'postgres'
+    ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }).db)
+    : openSqlite(database.path)
   let closed: Promise<void> | undefined
   return {
-    db,
-    read: db,
-    transaction: (work) => db.transaction().execute(work),
-    dialect,
+    db: store.db,
+    read: store.read,
+    transaction: store.transaction,
+    groupCommitStats: store.groupCommitStats,
+    dialect: database.kind,
     ping: async () => {
-      await sql`select 1`.execute(db)
+      await sql`select 1`.execute(store.db)
     },
-    close: () => (closed ??= db.destroy()),
+    close: () => (closed ??= store.close()),
   }
+}
+
+/** PostgreSQL commits concurrent transactions together by itself; every connection of the pool reads committed data. */
+function postgresStore(db: Db): DataAccess & { db: Db; groupCommitStats: undefined; close(): Promise<void> } {
+  return { db, read: db, transaction: (work) => db.transaction().execute(work), groupCommitStats: undefined, close: () => db.destroy() }
 }

@@ -2,14 +2,14 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
-import type { Database } from './database.js'
+import type { DataAccess, Database, Db } from './database.js'
+import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import { withStatementCache } from './statement-cache.js'
 
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000
 
-export function openSqlite(path: string): { db: Kysely<Database>; handle: SqliteDatabase.Database } {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+function openHandle(path: string): SqliteDatabase.Database {
   const handle = new SqliteDatabase(path)
   // WAL lets readers run beside the writer (and beside other processes); synchronous=FULL makes every
   // commit durable before it is acknowledged, so an acknowledged write survives a power cut.
@@ -17,6 +17,53 @@ export function openSqlite(path: string): { db: Kysely<Database>; handle: Sqlite
   handle.pragma('synchronous = FULL')
   handle.pragma('foreign_keys = ON')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) })
-  return { db, handle }
+  return handle
+}
+
+export interface SqliteStore extends DataAccess {
+  /** The writing connection: transactions, migrations, administrative writes. */
+  db: Db
+  groupCommitStats: GroupCommitStats
+  close(): Promise<void>
+}
+
+/**
+ * Two connections to one file: the writer, whose transactions are group-committed (see group-commit.ts),
+ * and a reader for everything else. The reader sees only committed data, so nobody ever reads a write that
+ * a batch has not yet made durable. (An in-memory database cannot be shared by two connections; there the
+ * writer serves reads too.)
+ */
+export function openSqlite(path: string): SqliteStore {
+  const inMemory = path === ':memory:'
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true })
+  const writerHandle = openHandle(path)
+  const groupCommit = new GroupCommit(writerHandle)
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit) })
+  groupCommit.attach(db)
+
+  let read: Db = db
+  if (!inMemory) {
+    const readerHandle = openHandle(path)
+    readerHandle.pragma('query_only = ON')
+    read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
+  }
+
+  return {
+    db,
+    read,
+    groupCommitStats: groupCommit.stats,
+    async transaction(work) {
+      let committed: Promise<void> | undefined
+      const result = await db.transaction().execute((trx) => {
+        committed = groupCommit.currentBatch
+        return work(trx)
+      })
+      await committed
+      return result
+    },
+    async close() {
+      if (read !== db) await read.destroy()
+      await db.destroy()
+    },
+  }
 }
