@@ -6,15 +6,18 @@ import { readdirSync } from 'node:fs'
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
 // browser rendering of /docs): run once, on SQLite.
 const STORE_INDEPENDENT = new Set(['config.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts'])
+// Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
+// SQLite, by themselves after the other files, so that no other test file competes for the two cores.
+const ALONE = new Set(['slow-clients.test.ts'])
 // Files about PostgreSQL itself (its outages): run only in the PostgreSQL pass.
 const POSTGRES_ONLY = (file: string) => file.startsWith('postgres-')
 
 interface Totals { passed: number; failed: number; skipped: number }
 
-function runPass(store: 'sqlite' | 'postgres', files: string[]): Promise<Totals & { code: number | null }> {
-  process.stdout.write(`\n# ${store} pass: ${files.length} files\n`)
+function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2): Promise<Totals & { code: number | null }> {
+  process.stdout.write(`\n# ${store} pass: ${files.length} files${concurrency === 1 ? ', one at a time' : ''}\n`)
   const child = spawn(process.execPath, [
-    '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files.map((file) => `test/${file}`),
+    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files.map((file) => `test/${file}`),
   ], { env: { ...process.env, PETSTORE_TEST_STORE: store }, stdio: ['ignore', 'pipe', 'inherit'] })
   const totals: Totals = { passed: 0, failed: 0, skipped: 0 }
   let pending = ''
@@ -34,10 +37,13 @@ function runPass(store: 'sqlite' | 'postgres', files: string[]): Promise<Totals 
 }
 
 const files = readdirSync('test').filter((file) => file.endsWith('.test.ts')).sort()
-const results = [await runPass('sqlite', files.filter((file) => !POSTGRES_ONLY(file)))]
+const results = [
+  await runPass('sqlite', files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file))),
+  await runPass('sqlite', files.filter((file) => ALONE.has(file)), 1),
+]
 
 if (process.env.TEST_DATABASE_URL) {
-  results.push(await runPass('postgres', files.filter((file) => !STORE_INDEPENDENT.has(file))))
+  results.push(await runPass('postgres', files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file))))
 } else if (process.env.CI) {
   process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
   process.exitCode = 1

@@ -6,7 +6,7 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import type { DatabaseConnection } from './db/connect.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
-import { requireApiKey, authenticateRequest } from './http/auth.js'
+import { guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
 import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
@@ -15,14 +15,18 @@ import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
 import { createMetrics, registerMetrics } from './http/metrics.js'
 import { API_PREFIX } from './http/openapi-info.js'
+import { registerRateLimit } from './http/rate-limit.js'
 import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
-import { registerSecurityHeaders } from './http/security-headers.js'
+import { registerSecurityHeaders, requestPath } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
+import { createIdempotency } from './idempotency/idempotent.js'
+import { startPurgeTimer } from './idempotency/purge.js'
 import { createAuthenticator } from './keys/authenticator.js'
 import { orderRoutes } from './orders/order.routes.js'
 import { createCursorCodec } from './pets/cursor.js'
 import { petRoutes } from './pets/pet.routes.js'
+import { connectRedis } from './redis/connect.js'
 
 export interface AppDependencies {
   database: DatabaseConnection
@@ -66,6 +70,8 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     frameworkErrors: handleFrameworkError,
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
+    // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.
+    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setValidatorCompiler(createValidatorCompiler())
@@ -79,12 +85,20 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     await database.close()
   })
 
-  const metrics = createMetrics()
+  const metrics = createMetrics(database.groupCommitStats)
   const authenticator = createAuthenticator({
     db: database.db,
     staticKeys: config.staticApiKeys,
     onError: (error) => app.log.warn({ err: error }, 'could not record key use'),
   })
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, app.log) : undefined
+  app.addHook('onClose', async () => {
+    redis?.disconnect()
+  })
+  const idempotency = createIdempotency({ data: database, ttlMs: config.idempotencyKeyTtlHours * 3_600_000, leaseMs: config.idempotencyLeaseSeconds * 1000 })
+  const idempotencyPurge = startPurgeTimer(database, (error) => app.log.warn({ err: error }, 'could not purge expired idempotency keys'))
+  // preClose runs before the onClose hook that closes the database, so a purge in progress finishes first.
+  app.addHook('preClose', () => idempotencyPurge.stop())
   const cursorSecret = await loadOrCreateSecret(database.db, 'cursor-hmac')
   const cursors = createCursorCodec(cursorSecret, 'pets')
   const orderCursors = createCursorCodec<never>(cursorSecret, 'orders')
@@ -92,28 +106,35 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
+    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'],
     strictPreflight: false,
     maxAge: 600,
   })
+  const guard: ApiGuard = { authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
   registerMetrics(app, metrics)
   registerHealthRoutes(app, database)
   await registerOpenApi(app)
   await registerDocs(app, config.publicBaseUrl)
 
   await app.register(async (api) => {
-    requireApiKey(api, authenticator)
-    await api.register(petRoutes, { data: database, cursors, metrics, publicBaseUrl: config.publicBaseUrl })
-    await api.register(orderRoutes, { data: database, cursors: orderCursors, publicBaseUrl: config.publicBaseUrl })
+    guardApi(api, guard)
+    await api.register(petRoutes, { data: database, cursors, metrics, idempotency, publicBaseUrl: config.publicBaseUrl })
+    await api.register(orderRoutes, { data: database, cursors: orderCursors, idempotency, publicBaseUrl: config.publicBaseUrl })
   }, { prefix: API_PREFIX })
 
-  app.setNotFoundHandler(async (request) => {
-    // Under the API prefix, authentication comes first even for routes that do not exist.
-    if (/^\/v1(?:[/?]|$)/.test(request.url)) await authenticateRequest(request, authenticator)
-    const path = request.url.split('?')[0] ?? ''
+  app.setNotFoundHandler(async (request, reply) => {
+    // Under the API prefix, authentication (and its rate limit) comes first even for routes that do not exist.
+    // The path as the router reads it (absolute-form and percent-encoded targets included).
+    const path = requestPath(request)
+    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) await guardRequest(request, reply, guard)
     throw new ApiError('not_found', `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`)
   })
 
   return app
+}
+
+/** TRUST_PROXY as a hop count: the nearest N peers may name the client, whatever their address. */
+function trustNearestHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops
 }

@@ -6,16 +6,37 @@ import { ConfigError, loadConfig, type Config, type DatabaseConfig } from './con
 import { connectDatabase, type DatabaseConnection } from './db/connect.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueApiKey } from './keys/issue-key.js'
-import { listApiKeys, revokeApiKey } from './keys/key.repository.js'
+import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.js'
+import { listApiKeys, revokeApiKey, type ApiKeyRow } from './keys/key.repository.js'
+import { parseStoredScopes, SCOPES } from './keys/scopes.js'
 
 const USAGE = `Usage:
   petstore serve                     run the API server
   petstore migrate                   bring the database schema up to date
-  petstore keys create --name NAME   create an API key (printed once)
+  petstore keys create --name NAME   create an API key (printed once), with every scope and no expiry unless:
+    [--scopes LIST]                  comma-separated, from ${SCOPES.join(', ')}
+    [--expires-in DURATION]          whole minutes, hours or days from now: 90m, 12h, 30d
+    [--expires-at DATE-TIME]         an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
   petstore keys list                 list keys (never the keys themselves)
   petstore keys revoke ID            revoke a key`
 
 class UsageError extends Error {}
+
+/** Runs a parser of a `keys create` option, its refusal becoming a usage error. */
+function keyOption<T>(parse: () => T): T {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof KeyOptionError) throw new UsageError(`keys create: ${error.message}`)
+    throw error
+  }
+}
+
+function keyState(row: ApiKeyRow, now: number): string {
+  if (row.revoked_at) return `revoked ${row.revoked_at}`
+  if (row.expires_at !== null && !(Date.parse(row.expires_at) > now)) return `expired ${row.expires_at}`
+  return 'active'
+}
 
 function describe(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return `sqlite:${database.path}`
@@ -54,19 +75,28 @@ async function run(args: string[], config: Config): Promise<void> {
     return
   }
   if (command === 'keys' && subcommand === 'create') {
-    let name: string | undefined
+    let values: Partial<Record<'name' | 'scopes' | 'expires-in' | 'expires-at', string>>
     try {
-      name = parseArgs({ args: rest, options: { name: { type: 'string' } }, strict: true, allowPositionals: false }).values.name?.trim()
+      values = parseArgs({
+        args: rest,
+        options: { name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' }, 'expires-at': { type: 'string' } },
+        strict: true,
+        allowPositionals: false,
+      }).values
     } catch (error) {
       throw new UsageError(`keys create: ${error instanceof Error ? error.message : String(error)}`)
     }
+    const name = values.name?.trim()
     // Control characters would break the tab-separated `keys list` and could drive the operator's terminal.
     // eslint-disable-next-line no-control-regex
     if (!name || name.length > 100 || /[\x00-\x1F\x7F]/.test(name)) {
       throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)')
     }
-    const { key, row } = await withDatabase(config, (database) => issueApiKey(database.db, name))
-    console.log(`Created key ${row.id} (${row.name}): ${key}  (shown only now; store it safely)`)
+    const scopes = keyOption(() => parseScopeList(values.scopes))
+    const expiresAt = keyOption(() => parseExpiry({ expiresIn: values['expires-in'], expiresAt: values['expires-at'] }, Date.now()))
+    const { key, row } = await withDatabase(config, (database) => issueApiKey(database.db, name, { scopes, expiresAt }))
+    const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
+    console.log(`Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`)
     return
   }
   if (command === 'keys' && subcommand === 'list' && rest.length === 0) {
@@ -75,9 +105,13 @@ async function run(args: string[], config: Config): Promise<void> {
       console.log('No stored keys.')
       return
     }
-    console.log(['id', 'name', 'prefix', 'created', 'last used', 'state'].join('\t'))
+    const now = Date.now()
+    console.log(['id', 'name', 'prefix', 'scopes', 'created', 'expires', 'last used', 'state'].join('\t'))
     for (const row of rows) {
-      console.log([row.id, row.name, `${row.key_prefix}…`, row.created_at, row.last_used_at ?? 'never', row.revoked_at ? `revoked ${row.revoked_at}` : 'active'].join('\t'))
+      console.log([
+        row.id, row.name, `${row.key_prefix}…`, parseStoredScopes(row.scopes).join(',') || 'none', row.created_at,
+        row.expires_at ?? 'never', row.last_used_at ?? 'never', keyState(row, now),
+      ].join('\t'))
     }
     return
   }

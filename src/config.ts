@@ -1,5 +1,6 @@
 // The only module that reads process.env (an ESLint rule enforces it). Every variable is parsed once, at
 // start-up, into a typed Config; a bad value stops the process with one line naming the variable.
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 
 export class ConfigError extends Error {
@@ -107,6 +108,39 @@ function integer(fallback: number, minimum: number, maximum: number): Parser<num
   }
 }
 
+/** Which peers may tell the client's address in X-Forwarded-For: none, the nearest N hops, or these addresses. */
+export type TrustProxy = false | number | string[]
+
+// proxy-addr's names for the usual private ranges (127.0.0.0/8 and ::1; 169.254.0.0/16 and fe80::/10;
+// 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 and fc00::/7).
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal']
+
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_RANGES.includes(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  return prefix === undefined || (/^(0|[1-9][0-9]{0,2})$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+}
+
+// Trusting every peer (Fastify's `true`) is not offered: any client could then name its own address and
+// escape the per-address rate limit.
+const trustProxy: Parser<TrustProxy> = (value, name) => {
+  if (value === undefined || value === '' || value === 'false') return false
+  if (/^[1-9]$/.test(value)) return Number(value)
+  const entries = value.split(',').map((entry) => entry.trim())
+  if (!entries.every(isProxyAddress)) {
+    throw new ConfigError(name, 'false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)', value)
+  }
+  return entries
+}
+
+const redisNamespace: Parser<string> = (value, name) => {
+  if (value === undefined || value === '') return 'petstore:rate-limit'
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) throw new ConfigError(name, '1 to 64 characters from A-Z a-z 0-9 : . _ -', value)
+  return value
+}
+
 function boolean(fallback: boolean): Parser<boolean> {
   return (value, name) => {
     if (value === undefined || value === '') return fallback
@@ -132,6 +166,22 @@ const variables = {
   DATABASE_STATEMENT_TIMEOUT_MS: ['databaseStatementTimeoutMs', integer(1500, 100, 600_000)],
   // Off for instances started after a separate `petstore migrate` step, so they never race to migrate.
   MIGRATE_ON_START: ['migrateOnStart', boolean(true)],
+  // Idempotency-Key records are kept (and replayed) for this long after the response; the IETF draft and
+  // common practice promise at least 24 hours, so shorter is allowed only deliberately (tests, small disks).
+  IDEMPOTENCY_KEY_TTL_HOURS: ['idempotencyKeyTtlHours', integer(24, 1, 8760)],
+  // How long a request holds its Idempotency-Key before a retry may take it over as abandoned (its process
+  // died). Longer than any request runs (statements time out after seconds); correctness does not depend on
+  // it, since a request that lost its key rolls its effect back. Shorter means faster retries after a crash.
+  IDEMPOTENCY_LEASE_SECONDS: ['idempotencyLeaseSeconds', integer(10, 1, 3600)],
+  // Requests per window: per API key, and per client address for requests without a valid key (so that a
+  // flood of bad keys is refused cheaply, before any other work). Fixed windows, counted in Redis when
+  // REDIS_URL is set (shared by every instance), in memory otherwise.
+  RATE_LIMIT_PER_KEY: ['rateLimitPerKey', integer(600, 1, 1_000_000_000)],
+  RATE_LIMIT_ANONYMOUS: ['rateLimitAnonymous', integer(60, 1, 1_000_000_000)],
+  RATE_LIMIT_WINDOW_SECONDS: ['rateLimitWindowSeconds', integer(60, 1, 86_400)],
+  // Prefix of the counters in Redis, so that several deployments can share one Redis without sharing quotas.
+  RATE_LIMIT_NAMESPACE: ['rateLimitNamespace', redisNamespace],
+  TRUST_PROXY: ['trustProxy', trustProxy],
 } as const
 
 type Variables = typeof variables

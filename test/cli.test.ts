@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
+import { KeyOptionError, parseExpiry, parseScopeList } from '../src/keys/key-options.js'
+import { formatScopes } from '../src/keys/scopes.js'
 import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 
@@ -51,6 +53,8 @@ interface ApiKeyRow {
   created_at: string
   last_used_at: string | null
   revoked_at: string | null
+  scopes: string
+  expires_at: string | null
 }
 
 function readKeys(file: string): ApiKeyRow[] {
@@ -74,10 +78,16 @@ function everyStoredText(file: string): string[] {
   }
 }
 
+const ALL_SCOPES = 'pets:read,pets:write,orders:read,orders:write'
+const SCOPES_TAKE = '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write'
+
 const USAGE = `Usage:
   petstore serve                     run the API server
   petstore migrate                   bring the database schema up to date
-  petstore keys create --name NAME   create an API key (printed once)
+  petstore keys create --name NAME   create an API key (printed once), with every scope and no expiry unless:
+    [--scopes LIST]                  comma-separated, from pets:read, pets:write, orders:read, orders:write
+    [--expires-in DURATION]          whole minutes, hours or days from now: 90m, 12h, 30d
+    [--expires-at DATE-TIME]         an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
   petstore keys list                 list keys (never the keys themselves)
   petstore keys revoke ID            revoke a key
 `
@@ -89,14 +99,14 @@ describe('petstore migrate', () => {
   it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(first, { code: 0, stdout: `Applied 2 migration(s) (0001_initial, 0002_orders) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(first, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to sqlite:${file}.\n`, stderr: '' })
 
     const handle = new SqliteDatabase(file, { readonly: true })
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
     const tables = handle.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").all()
     handle.close()
-    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }])
-    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
+    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }, { name: '0003_api_key_scopes' }, { name: '0004_idempotency_keys' }])
+    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'idempotency_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
 
     const second = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(second, { code: 0, stdout: `The database at sqlite:${file} is up to date.\n`, stderr: '' })
@@ -105,7 +115,7 @@ describe('petstore migrate', () => {
   it('uses DATABASE_URL when it is set', async () => {
     const file = join(directory, 'elsewhere', 'pets.db')
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
-    assert.deepEqual(result, { code: 0, stdout: `Applied 2 migration(s) (0001_initial, 0002_orders) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(result, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to sqlite:${file}.\n`, stderr: '' })
     assert.ok(existsSync(file))
   })
 })
@@ -117,17 +127,25 @@ describe('petstore keys', () => {
   const run = (...args: string[]) => petstore(args, { cwd: directory, env })
   after(() => rmSync(directory, { recursive: true, force: true }))
 
-  /** `keys create --name NAME`, checked to print exactly one line; returns the id and the key. */
-  async function createKey(name: string, nameArguments = ['--name', name]): Promise<{ id: number; key: string }> {
-    const result = await run('keys', 'create', ...nameArguments)
-    assert.equal(result.code, 0)
+  /**
+   * `keys create --name NAME [OPTIONS]`, checked to print exactly one line naming the scopes (all by default)
+   * and the expiry; returns the id, the key and the expiry it printed.
+   */
+  async function createKey(
+    name: string,
+    nameArguments = ['--name', name],
+    options: { args?: string[]; scopes?: string } = {},
+  ): Promise<{ id: number; key: string; expiry: string }> {
+    const result = await run('keys', 'create', ...nameArguments, ...(options.args ?? []))
+    assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stderr, '')
-    const match = /^Created key (\d+) \((.*)\): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(result.stdout)
+    const match = /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(result.stdout)
     assert.ok(match, `unexpected output: ${JSON.stringify(result.stdout)}`)
     assert.equal(match[2], name)
-    const key = match[3] ?? ''
+    assert.equal(match[3], options.scopes ?? ALL_SCOPES)
+    const key = match[5] ?? ''
     assert.match(key, KEY_PATTERN)
-    return { id: Number(match[1]), key }
+    return { id: Number(match[1]), key, expiry: match[4] ?? '' }
   }
 
   it('lists no keys in a new database', async () => {
@@ -151,6 +169,8 @@ describe('petstore keys', () => {
       created_at: row?.created_at,
       last_used_at: null,
       revoked_at: null,
+      scopes: 'pets:read pets:write orders:read orders:write',
+      expires_at: null,
     })
     assert.ok(Math.abs(Date.parse(row?.created_at ?? '') - Date.now()) < 60_000)
     const randomPart = key.slice('pst_'.length)
@@ -169,20 +189,31 @@ describe('petstore keys', () => {
     assert.equal(rows.find((row) => row.id === second.id)?.key_hash, sha256(second.key))
   })
 
-  it('lists id, name, prefix, created, last used and state, never the key', async () => {
+  it('lists id, name, prefix, scopes, created, expiry, last used and state (expired included), never the key', async () => {
     const { key } = await createKey('listed')
+    // Fewer scopes, stored in canonical order; --expires-at takes any offset and is stored in UTC.
+    const { id: expiredId, expiry } = await createKey('expired', ['--name=expired'], { args: ['--expires-at=2099-01-01T01:00:00+01:00', '--scopes=orders:write,orders:read'], scopes: 'orders:read,orders:write' })
+    assert.equal(expiry, 'expiring 2099-01-01T00:00:00.000Z')
+    const stored = readKeys(file).find((row) => row.id === expiredId)
+    assert.deepEqual([stored?.scopes, stored?.expires_at], ['orders:read orders:write', '2099-01-01T00:00:00.000Z'])
+    // Moved into the past, as time would move it: listed as expired.
+    const handle = new SqliteDatabase(file)
+    handle.prepare('update api_keys set expires_at = ? where id = ?').run('2020-01-01T00:00:00.000Z', expiredId)
+    handle.close()
     const result = await run('keys', 'list')
     const rows = readKeys(file)
+    const state = (row: ApiKeyRow) => row.revoked_at ? `revoked ${row.revoked_at}` : row.expires_at && Date.parse(row.expires_at) < Date.now() ? `expired ${row.expires_at}` : 'active'
     assert.deepEqual(result, {
       code: 0,
       stdout: [
-        'id\tname\tprefix\tcreated\tlast used\tstate',
-        ...rows.map((row) => `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.created_at}\tnever\t${row.revoked_at ? `revoked ${row.revoked_at}` : 'active'}`),
+        'id\tname\tprefix\tscopes\tcreated\texpires\tlast used\tstate',
+        ...rows.map((row) => `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t${row.expires_at ?? 'never'}\tnever\t${state(row)}`),
         '',
       ].join('\n'),
       stderr: '',
     })
-    assert.ok(result.stdout.includes(`\tlisted\t${key.slice(0, 8)}…\t`))
+    assert.ok(result.stdout.includes(`\tlisted\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t`))
+    assert.ok(result.stdout.includes(`${expiredId}\texpired\t`) && result.stdout.includes('\torders:read,orders:write\t') && result.stdout.includes('\texpired 2020-01-01T00:00:00.000Z\n'), result.stdout)
     assert.ok(!result.stdout.includes(key.slice(8)))
   })
 
@@ -199,7 +230,7 @@ describe('petstore keys', () => {
 
     const list = await run('keys', 'list')
     assert.ok(
-      list.stdout.split('\n').includes(`${id}\tto-revoke\t${key.slice(0, 8)}…\t${row?.created_at}\tnever\trevoked ${row?.revoked_at}`),
+      list.stdout.split('\n').includes(`${id}\tto-revoke\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row?.created_at}\tnever\tnever\trevoked ${row?.revoked_at}`),
       list.stdout,
     )
   })
@@ -229,6 +260,56 @@ describe('petstore keys', () => {
   })
 })
 
+describe('keys create options, parsed in process', () => {
+  const NOW = Date.parse('2026-06-01T12:00:00.000Z')
+
+  it('--scopes: a comma-separated subset, each scope at most once, in canonical order when stored', () => {
+    assert.equal(parseScopeList(undefined), undefined)
+    assert.deepEqual(parseScopeList('orders:write'), ['orders:write'])
+    assert.deepEqual(parseScopeList(' orders:read , pets:read,pets:read'), ['orders:read', 'pets:read', 'pets:read'])
+    assert.equal(formatScopes(parseScopeList('orders:read,pets:read,pets:read') ?? []), 'pets:read orders:read')
+  })
+
+  for (const text of ['pets:delete', 'pets:read orders:read', 'PETS:READ', '', 'pets:read,', ',pets:read', 'pets', '*']) {
+    it(`--scopes ${JSON.stringify(text)} is refused`, () => {
+      const unknown = text.split(',').map((name) => name.trim()).find((name) => !['pets:read', 'pets:write', 'orders:read', 'orders:write'].includes(name))
+      assert.throws(() => parseScopeList(text), new KeyOptionError(`${SCOPES_TAKE}; ${JSON.stringify(unknown)} is not one`))
+    })
+  }
+
+  it('--expires-in: whole minutes, hours or days from now; --expires-at: any offset, stored in UTC; neither: never', () => {
+    const expiry = (expiresIn?: string, expiresAt?: string) => parseExpiry({ expiresIn, expiresAt }, NOW)
+    assert.equal(expiry(), undefined)
+    assert.equal(expiry('90m'), '2026-06-01T13:30:00.000Z')
+    assert.equal(expiry('12h'), '2026-06-02T00:00:00.000Z')
+    assert.equal(expiry('30d'), '2026-07-01T12:00:00.000Z')
+    assert.equal(expiry('999999d'), new Date(NOW + 999_999 * 86_400_000).toISOString())
+    assert.equal(expiry(undefined, '2027-01-01T01:00:00+01:00'), '2027-01-01T00:00:00.000Z')
+    assert.equal(expiry(undefined, '2026-06-01T12:00:00.001Z'), '2026-06-01T12:00:00.001Z')
+  })
+
+  for (const duration of ['30', '0d', '1.5d', '3w', '30 d', '', '1000000d', '-1d', '30D', '1s']) {
+    it(`--expires-in ${JSON.stringify(duration)} is refused`, () => {
+      assert.throws(() => parseExpiry({ expiresIn: duration, expiresAt: undefined }, NOW),
+        new KeyOptionError(`--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(duration)}`))
+    })
+  }
+
+  for (const date of ['2027-02-30T00:00:00Z', '2027-01-01', '2027-01-01T00:00:00', '2027-01-01T24:00:00Z', 'tomorrow', '']) {
+    it(`--expires-at ${JSON.stringify(date)} is refused`, () => {
+      assert.throws(() => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW),
+        new KeyOptionError(`--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(date)}`))
+    })
+  }
+
+  it('--expires-at must be in the future, and only one of the two options may be given', () => {
+    for (const date of ['2026-06-01T12:00:00.000Z', '2026-06-01T13:00:00+02:00', '2020-01-01T00:00:00Z']) {
+      assert.throws(() => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW), new KeyOptionError(`--expires-at ${date} is not in the future`))
+    }
+    assert.throws(() => parseExpiry({ expiresIn: '1d', expiresAt: '2027-01-01T00:00:00Z' }, NOW), new KeyOptionError('give --expires-in or --expires-at, not both'))
+  })
+})
+
 // Each case is a separate process that touches nothing, so they run side by side.
 describe('petstore usage errors', { concurrency: 4 }, () => {
   const directory = realpathSync(makeTempDir())
@@ -246,6 +327,12 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
     { args: ['keys', 'create', '--name'], message: /^keys create: .*'--name <value>'.* missing/ },
     { args: ['keys', 'create', '--name', 'bot', 'extra'], message: /^keys create: .*'extra'/ },
     { args: ['keys', 'create', '--colour', 'red'], message: /^keys create: .*'--colour'/ },
+    // Every refusal of --scopes, --expires-in and --expires-at is checked in process (below); these prove that
+    // each kind ends as a usage error before the database is touched.
+    { args: ['keys', 'create', '--name', 'bot', '--scopes', 'pets:delete'], message: `keys create: ${SCOPES_TAKE}; "pets:delete" is not one` },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '3w'], message: 'keys create: --expires-in takes whole minutes, hours or days (90m, 12h, 30d), not "3w"' },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-at', '2020-01-01T00:00:00Z'], message: 'keys create: --expires-at 2020-01-01T00:00:00Z is not in the future' },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '30d', '--expires-at', '2099-01-01T00:00:00Z'], message: 'keys create: give --expires-in or --expires-at, not both' },
     { args: [], message: 'a command is required' },
     { args: ['frobnicate'], message: 'unknown command: frobnicate' },
     { args: ['keys'], message: 'unknown command: keys' },
@@ -349,7 +436,7 @@ describe('a key created with the CLI, against a running server on the same datab
   it('works at once, shows when it was last used, and is refused at once after keys revoke', async () => {
     const created = await run('keys', 'create', '--name', 'e2e')
     assert.equal(created.code, 0, created.stderr)
-    const match = /^Created key (\d+) \(e2e\): (pst_\S+) {2}/.exec(created.stdout)
+    const match = /^Created key (\d+) \(e2e\) with scopes [a-z:,]+, never expiring: (pst_\S+) {2}/.exec(created.stdout)
     assert.ok(match, created.stdout)
     const id = Number(match[1])
     const key = match[2] ?? ''
@@ -370,7 +457,7 @@ describe('a key created with the CLI, against a running server on the same datab
     const list = await run('keys', 'list')
     assert.equal(list.code, 0)
     const row = await storedKey(id)
-    assert.ok(list.stdout.split('\n').includes(`${id}\te2e\t${key.slice(0, 8)}…\t${row.created_at}\t${lastUsed}\tactive`), list.stdout)
+    assert.ok(list.stdout.split('\n').includes(`${id}\te2e\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row.created_at}\tnever\t${lastUsed}\tactive`), list.stdout)
 
     const revoked = await run('keys', 'revoke', String(id))
     assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: '' })
@@ -383,5 +470,22 @@ describe('a key created with the CLI, against a running server on the same datab
     // Revoking one key leaves the others alone.
     const other = await server.request('/v1/pets', { auth: TEST_API_KEY })
     assert.equal(other.status, 200)
+  })
+
+  it('limits a key created with --scopes to those scopes, on the running server', async () => {
+    const created = await run('keys', 'create', '--name', 'reader', '--scopes', 'pets:read', '--expires-in', '12h')
+    assert.equal(created.code, 0, created.stderr)
+    const match = /^Created key (\d+) \(reader\) with scopes pets:read, expiring (\S+): (pst_\S+) {2}/.exec(created.stdout)
+    assert.ok(match, created.stdout)
+    const key = match[3] ?? ''
+    const row = await storedKey(Number(match[1]))
+    assert.deepEqual([row.scopes, row.expires_at], ['pets:read', match[2]])
+    assert.ok(Math.abs(Date.parse(row.expires_at ?? '') - (Date.now() + 12 * 3_600_000)) < 60_000, row.expires_at ?? 'no expiry')
+
+    assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
+    const refused = await server.request('/v1/pets', { auth: key, json: { name: 'Rex', categoryId: 1 } })
+    assert.equal(refused.status, 403)
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"')
+    assert.deepEqual(await refused.json(), { code: 'forbidden', message: 'This API key does not have the scope pets:write, which this operation requires.', status: 403 })
   })
 })

@@ -29,6 +29,13 @@ describe('loadConfig defaults', () => {
       databasePoolSize: 10,
       databaseStatementTimeoutMs: 1500,
       migrateOnStart: true,
+      idempotencyKeyTtlHours: 24,
+      idempotencyLeaseSeconds: 10,
+      rateLimitPerKey: 600,
+      rateLimitAnonymous: 60,
+      rateLimitWindowSeconds: 60,
+      rateLimitNamespace: 'petstore:rate-limit',
+      trustProxy: false,
     })
   })
 
@@ -36,6 +43,7 @@ describe('loadConfig defaults', () => {
     const env = {
       PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '',
       DATABASE_POOL_SIZE: '', DATABASE_STATEMENT_TIMEOUT_MS: '', MIGRATE_ON_START: '',
+      RATE_LIMIT_PER_KEY: '', RATE_LIMIT_ANONYMOUS: '', RATE_LIMIT_WINDOW_SECONDS: '', RATE_LIMIT_NAMESPACE: '', TRUST_PROXY: '',
     }
     assert.deepEqual(loadConfig(env), loadConfig({}))
   })
@@ -51,6 +59,12 @@ describe('loadConfig accepts valid values', () => {
     assert.deepEqual([config.databasePoolSize, config.databaseStatementTimeoutMs, config.migrateOnStart], [25, 5000, false])
     assert.equal(loadConfig({ MIGRATE_ON_START: '1' }).migrateOnStart, true)
     assert.equal(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart, false)
+  })
+
+  it('IDEMPOTENCY_KEY_TTL_HOURS (1 to 8760) and IDEMPOTENCY_LEASE_SECONDS (1 to 3600)', () => {
+    const config = loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '48', IDEMPOTENCY_LEASE_SECONDS: '2' })
+    assert.deepEqual([config.idempotencyKeyTtlHours, config.idempotencyLeaseSeconds], [48, 2])
+    assert.equal(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '1' }).idempotencyKeyTtlHours, 1)
   })
 
   it('PORT: integers from 0 to 65535', () => {
@@ -102,6 +116,25 @@ describe('loadConfig accepts valid values', () => {
     }
   })
 
+  it('RATE_LIMIT_PER_KEY, RATE_LIMIT_ANONYMOUS (1 to 10^9), RATE_LIMIT_WINDOW_SECONDS (1 to 86400), RATE_LIMIT_NAMESPACE', () => {
+    const config = loadConfig({ RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_WINDOW_SECONDS: '86400', RATE_LIMIT_NAMESPACE: 'staging:limits_v2.1-a' })
+    assert.deepEqual(
+      [config.rateLimitPerKey, config.rateLimitAnonymous, config.rateLimitWindowSeconds, config.rateLimitNamespace],
+      [1_000_000_000, 1, 86_400, 'staging:limits_v2.1-a'],
+    )
+  })
+
+  it('TRUST_PROXY: off, a hop count, or addresses, CIDR ranges and the named private ranges', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
+    assert.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+    assert.equal(loadConfig({ TRUST_PROXY: '9' }).trustProxy, 9)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1'])
+    assert.deepEqual(
+      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,loopback,uniquelocal,linklocal,0.0.0.0/0' }).trustProxy,
+      ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', 'loopback', 'uniquelocal', 'linklocal', '0.0.0.0/0'],
+    )
+  })
+
   it('REDIS_URL: redis:// and rediss://', () => {
     assert.equal(loadConfig({ REDIS_URL: 'redis://localhost:6379' }).redisUrl, 'redis://localhost:6379')
     assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.internal:6380/0' }).redisUrl, 'rediss://cache.internal:6380/0')
@@ -144,6 +177,32 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1e3'],
     ['MIGRATE_ON_START', 'yes'],
+    ['RATE_LIMIT_PER_KEY', '0'],
+    ['RATE_LIMIT_PER_KEY', '1000000001'],
+    ['RATE_LIMIT_PER_KEY', '1e3'],
+    ['RATE_LIMIT_ANONYMOUS', '0'],
+    ['RATE_LIMIT_ANONYMOUS', '-1'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '86401'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '1.5'],
+    ['RATE_LIMIT_NAMESPACE', 'has space'],
+    ['RATE_LIMIT_NAMESPACE', 'x'.repeat(65)],
+    ['RATE_LIMIT_NAMESPACE', 'star*'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '0'],
+    ['TRUST_PROXY', '10'],
+    ['TRUST_PROXY', 'nginx'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '::1/129'],
+    ['TRUST_PROXY', '10.0.0.256'],
+    ['TRUST_PROXY', '10.0.0.0/8/8'],
+    ['TRUST_PROXY', '127.0.0.1,'],
+    ['TRUST_PROXY', '10.0.0.0/08'],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '0'],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '8761'],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '1.5'],
+    ['IDEMPOTENCY_LEASE_SECONDS', '0'],
+    ['IDEMPOTENCY_LEASE_SECONDS', '3601'],
   ]
 
   for (const [variable, value] of invalid) {
@@ -166,6 +225,14 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       configError({ PUBLIC_BASE_URL: 'https://petstore.example.com/v1' }).message,
       'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
     )
+  })
+
+  it('says what TRUST_PROXY and RATE_LIMIT_PER_KEY take', () => {
+    assert.equal(
+      configError({ TRUST_PROXY: 'true' }).message,
+      'TRUST_PROXY="true" is not valid: false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
+    )
+    assert.equal(configError({ RATE_LIMIT_PER_KEY: '0' }).message, 'RATE_LIMIT_PER_KEY="0" is not valid: an integer from 1 to 1000000000')
   })
 
   it('never echoes an API key, valid or not, and says which one is wrong', () => {

@@ -2,7 +2,8 @@
 // {code, message, status} as application/json, status equal to the HTTP status, and an X-Request-Id.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, assertRawError, UUID } from './helpers/error-assert.js'
+import { assertError, assertRawError, JSON_CONTENT_TYPE, UUID } from './helpers/error-assert.js'
+import { exchangeRaw } from './helpers/fuzz-raw.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
@@ -144,6 +145,33 @@ describe('error responses', () => {
         { status: 431, code: 'request_header_fields_too_large', message: 'The request line and headers are larger than the 16 KiB limit.' },
         { connection: 'close' })
       assert.match(requestId, UUID)
+    })
+
+    it('answers an HTTP/1.1 request without Host with 400 and the Error body, not Node\'s bare 400', async () => {
+      const response = await rawExchange(server.baseUrl, `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`)
+      assertRawError(response, {
+        status: 400,
+        code: 'invalid_request',
+        message: 'An HTTP/1.1 request must have a Host header.',
+        details: [{ path: 'header/host', message: 'is required' }],
+      }, { 'cache-control': 'no-store' })
+      // HTTP/1.0 has no Host requirement.
+      const old = await rawExchange(server.baseUrl, `GET /healthz HTTP/1.0\r\n\r\n`)
+      assert.equal(old.status, 200)
+    })
+
+    it('serves a request whose Expect is not 100-continue as if the expectation were absent, not with Node\'s bare 417', async () => {
+      const response = await rawExchange(server.baseUrl,
+        `GET /v1/pets/999999 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`)
+      assertRawError(response, { status: 404, code: 'not_found', message: 'No pet has id 999999.' }, { 'cache-control': 'no-store' })
+    })
+
+    it('answers a HEAD request it cannot parse without a body, as HEAD requires', async () => {
+      const { responses, leftover } = await exchangeRaw(server.baseUrl,
+        Buffer.from('HEAD /v1/pets HTTP/1.1\r\nHost: localhost\r\nX-Folded: a\r\n b\r\n\r\n'), { head: true, endAfterWrite: false })
+      assert.equal(leftover, '')
+      assert.deepEqual(responses.map(({ status, body, headers }) => ({ status, body, type: headers['content-type'] })),
+        [{ status: 400, body: '', type: JSON_CONTENT_TYPE }])
     })
 
     it('answers a malformed request line with 400 invalid_request', async () => {

@@ -22,6 +22,7 @@ interface Operation {
   summary?: string
   description?: string
   'x-stability'?: string
+  'x-required-scope'?: string
   tags?: string[]
   deprecated?: boolean
   'x-deprecated-sunset'?: string
@@ -53,14 +54,14 @@ function withoutDescriptions(properties: Record<string, Schema>): Record<string,
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES)
 
 const EXPECTED_OPERATIONS = {
-  listPets: { path: '/pets', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '500', '503'] },
-  createPet: { path: '/pets', method: 'post', tag: 'Pets', beta: false, statuses: ['201', '400', '401', '413', '415', '500', '503'] },
-  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '404', '500', '503'] },
-  listOrders: { path: '/store/orders', method: 'get', tag: 'Store', beta: false, statuses: ['200', '400', '401', '500', '503'] },
-  placeOrder: { path: '/store/orders', method: 'post', tag: 'Store', beta: true, statuses: ['201', '400', '401', '404', '409', '413', '415', '500', '503'] },
-  getOrder: { path: '/store/orders/{orderId}', method: 'get', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '500', '503'] },
-  cancelOrder: { path: '/store/orders/{orderId}', method: 'delete', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '409', '413', '415', '500', '503'] },
-  completeOrder: { path: '/store/orders/{orderId}/complete', method: 'post', tag: 'Store', beta: true, statuses: ['200', '400', '401', '404', '409', '413', '415', '500', '503'] },
+  listPets: { path: '/pets', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'pets:read' },
+  createPet: { path: '/pets', method: 'post', tag: 'Pets', beta: false, statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
+  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '403', '404', '429', '500', '503'], scope: 'pets:read' },
+  listOrders: { path: '/store/orders', method: 'get', tag: 'Store', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'orders:read' },
+  placeOrder: { path: '/store/orders', method: 'post', tag: 'Store', beta: true, statuses: ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'], scope: 'orders:write' },
+  getOrder: { path: '/store/orders/{orderId}', method: 'get', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '429', '500', '503'], scope: 'orders:read' },
+  cancelOrder: { path: '/store/orders/{orderId}', method: 'delete', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503'], scope: 'orders:write' },
+  completeOrder: { path: '/store/orders/{orderId}/complete', method: 'post', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'], scope: 'orders:write' },
 } as const
 type OperationName = keyof typeof EXPECTED_OPERATIONS
 
@@ -171,6 +172,23 @@ describe('GET /v1/openapi.json', () => {
     }
   })
 
+  it('names the scope each operation requires, in x-required-scope and in its description', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+      assert.equal(operation(name)['x-required-scope'], expected.scope, name)
+      assert.ok(operation(name).description?.endsWith(`\n\n**Required scope:** \`${expected.scope}\` (otherwise 403 \`forbidden\`).`), `${name}: ${operation(name).description}`)
+    }
+    for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write']) assert.ok(document.info.description.includes(`\`${scope}\``), scope)
+  })
+
+  it('documents the challenge of 401 and 403, and Retry-After and the RateLimit headers of 429', () => {
+    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) {
+      const { responses } = operation(name)
+      assert.deepEqual(Object.keys(responses['401']?.headers ?? {}), ['WWW-Authenticate'], name)
+      assert.deepEqual(Object.keys(responses['403']?.headers ?? {}), ['WWW-Authenticate'], name)
+      assert.deepEqual(Object.keys(responses['429']?.headers ?? {}), ['Retry-After', 'RateLimit-Policy', 'RateLimit'], name)
+    }
+  })
+
   it('requires the bearer scheme globally and no operation overrides it', () => {
     const { bearerAuth, ...others } = document.components.securitySchemes
     assert.deepEqual(others, {})
@@ -191,15 +209,18 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(parameters('getPet'), [
       { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
     ])
-    assert.deepEqual(parameters('createPet'), [])
+    // Every POST takes an optional Idempotency-Key header.
+    const idempotencyKey = { location: 'header', parameter: 'Idempotency-Key', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]*$' } }
+    assert.deepEqual(parameters('createPet'), [idempotencyKey])
     assert.deepEqual(parameters('listOrders'), [limit, cursor])
     for (const name of ['getOrder', 'cancelOrder', 'completeOrder'] as const) {
       assert.deepEqual(parameters(name), [
         { location: 'path', parameter: 'orderId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+        ...(name === 'completeOrder' ? [idempotencyKey] : []),
       ], name)
       assert.equal(operation(name).requestBody, undefined, name)
     }
-    assert.deepEqual(parameters('placeOrder'), [])
+    assert.deepEqual(parameters('placeOrder'), [idempotencyKey])
     const orderBody = operation('placeOrder').requestBody
     assert.equal(orderBody?.required, true)
     const newOrder = orderBody?.content?.['application/json']?.schema
@@ -238,7 +259,7 @@ describe('GET /v1/openapi.json', () => {
     const pet = withoutDescription(responseSchema('getPet', '200'))
     assert.deepEqual(withoutDescription(responseSchema('createPet', '201')), pet)
     assert.deepEqual(withoutDescription(responseSchema('listPets', '200').items as Schema), pet)
-    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location'])
+    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location', 'Idempotent-Replayed'])
     assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
 
     const order = withoutDescription(responseSchema('getOrder', '200'))
@@ -251,7 +272,8 @@ describe('GET /v1/openapi.json', () => {
     const { shipDate, status } = withoutDescriptions(order.properties as Record<string, Schema>)
     assert.deepEqual(shipDate, { type: ['string', 'null'], format: 'date-time' })
     assert.deepEqual(status, { type: 'string', enum: ['placed', 'completed', 'cancelled'] })
-    assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), ['Location'])
+    assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), ['Location', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('completeOrder').responses['200']?.headers ?? {}), ['Idempotent-Replayed'])
     assert.deepEqual(Object.keys(operation('listOrders').responses['200']?.headers ?? {}), ['Link'])
   })
 

@@ -5,7 +5,7 @@ import { UUID } from './helpers/error-assert.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
-const EXPOSED = 'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After'
+const EXPOSED = 'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed'
 
 describe('X-Request-Id, security headers and CORS', () => {
   let server: TestServer
@@ -105,6 +105,20 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(raw.headers['cache-control'], 'no-store')
   })
 
+  it('sends no-store on API responses however the request target is written (absolute-form, percent-encoded)', async () => {
+    for (const target of [`${server.baseUrl}/v1/pets`, 'http://elsewhere.example/v1/pets?limit=1', '/%761/pets', '/v1/%70ets', `/v1/pets/${petId}`, `/v1/p%65ts/${petId}`]) {
+      const response = await rawExchange(server.baseUrl,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`)
+      assert.equal(response.status, 200, target)
+      assert.equal(response.headers['cache-control'], 'no-store', target)
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', target)
+    }
+    // Not an API path: the same target outside /v1 is not marked.
+    const outside = await rawExchange(server.baseUrl, 'GET http://localhost/healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    assert.equal(outside.status, 200)
+    assert.equal(outside.headers['cache-control'], undefined)
+  })
+
   it('answers a CORS preflight from a browser origin with 204, without authentication', async () => {
     const response = await server.request('/v1/pets', {
       method: 'OPTIONS',
@@ -115,7 +129,7 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(await response.text(), '')
     assert.equal(response.headers.get('access-control-allow-origin'), '*')
     assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, DELETE')
-    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id')
+    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id, Idempotency-Key')
     assert.equal(response.headers.get('access-control-max-age'), '600')
     assert.equal(response.headers.get('www-authenticate'), null)
     assert.match(response.headers.get('x-request-id') ?? '', UUID)

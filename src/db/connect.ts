@@ -33,6 +33,7 @@ export function connectDatabase(
     db: store.db,
     read: store.read,
     transaction: store.transaction,
+    readVersion: store.readVersion,
     groupCommitStats: store.groupCommitStats,
     dialect: database.kind,
     ping: async () => {
@@ -44,5 +45,5 @@ export function connectDatabase(
 
 /** PostgreSQL commits concurrent transactions together by itself; every connection of the pool reads committed data. */
 function postgresStore(db: Db): DataAccess & { db: Db; groupCommitStats: undefined; close(): Promise<void> } {
-  return { db, read: db, transaction: (work) => db.transaction().execute(work), groupCommitStats: undefined, close: () => db.destroy() }
+  return { db, read: db, transaction: (work) => db.transaction().execute(work), readVersion: undefined, groupCommitStats: undefined, close: () => db.destroy() }
 }

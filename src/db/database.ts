@@ -31,6 +31,10 @@ export interface ApiKeyTable {
   created_at: ColumnType<string, string, never>
   last_used_at: string | null
   revoked_at: string | null
+  /** Space-separated scopes (`pets:read pets:write …`); the database fills in all four when none is given. */
+  scopes: ColumnType<string, string | undefined, string>
+  /** RFC 3339 UTC instant after which the key is refused, or null: it never expires. */
+  expires_at: string | null
 }
 
 export interface ServiceSecretTable {
@@ -38,11 +42,35 @@ export interface ServiceSecretTable {
   value: string
 }
 
+export type IdempotencyKeyState = 'in_flight' | 'completed'
+
+/** One Idempotency-Key of one API key: held while its request runs, then the response that request got. */
+export interface IdempotencyKeyTable {
+  /** The API key's stable id (Principal.keyId): keys are scoped to the API key that sent them. */
+  api_key_id: string
+  idempotency_key: string
+  /** SHA-256 (hex) of the request: method, route, path parameters and canonical JSON body. */
+  request_fingerprint: string
+  state: IdempotencyKeyState
+  /** Random token written by each request that takes the key; only its holder may complete or release it. */
+  lease_token: string
+  /** ISO instant after which an in_flight key counts as abandoned (its process died); null once completed. */
+  leased_until: string | null
+  response_status: number | null
+  response_body: string | null
+  /** JSON object of the response headers a replay repeats (Location), or null. */
+  response_headers: string | null
+  created_at: string
+  /** ISO instant after which the key is forgotten: it may be reused, and the purge deletes it. */
+  expires_at: string
+}
+
 export interface Database {
   pets: PetTable
   orders: OrderTable
   api_keys: ApiKeyTable
   service_secrets: ServiceSecretTable
+  idempotency_keys: IdempotencyKeyTable
 }
 
 export type Db = Kysely<Database>
@@ -59,4 +87,6 @@ export interface DataAccess {
    * response sent after it never acknowledges a write that could still be lost). Rolls back if `work` throws.
    */
   transaction<T>(work: (trx: DbTransaction) => Promise<T>): Promise<T>
+  /** Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. */
+  readVersion: (() => number) | undefined
 }

@@ -2,6 +2,8 @@ import { Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider 
 import type { Db } from './database.js'
 import * as initial from './migrations/0001_initial.js'
 import * as orders from './migrations/0002_orders.js'
+import * as apiKeyScopes from './migrations/0003_api_key_scopes.js'
+import * as idempotencyKeys from './migrations/0004_idempotency_keys.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -9,6 +11,8 @@ import { isDatabaseUnavailable } from './unavailable.js'
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_orders': orders,
+  '0003_api_key_scopes': apiKeyScopes,
+  '0004_idempotency_keys': idempotencyKeys,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -42,16 +42,21 @@ export function openSqlite(path: string): SqliteStore {
   groupCommit.attach(db)
 
   let read: Db = db
+  let readVersion: (() => number) | undefined
   if (!inMemory) {
     const readerHandle = openHandle(path)
     readerHandle.pragma('query_only = ON')
     read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
+    // Changes whenever another connection (our writer, or any other process) commits to the file.
+    const dataVersion = readerHandle.prepare('pragma data_version').pluck()
+    readVersion = () => dataVersion.get() as number
   }
 
   return {
     db,
     read,
     groupCommitStats: groupCommit.stats,
+    readVersion,
     async transaction(work) {
       let committed: Promise<void> | undefined
       const result = await db.transaction().execute((trx) => {

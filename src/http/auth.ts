@@ -1,13 +1,25 @@
-// Bearer authentication (RFC 6750). Runs as the first hook of the API scope, before the body is read,
-// before validation and before any lookup: a request without a valid key learns nothing else.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// Bearer authentication (RFC 6750), rate limiting and scopes, in that order. Runs as the first hook of the API
+// scope, before the body is read, before validation and before any lookup: a request without a valid key
+// learns nothing else.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Authenticator, Principal } from '../keys/authenticator.js'
+import type { Scope } from '../keys/scopes.js'
 import { ApiError } from './errors.js'
+import type { RateLimiter } from './rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | undefined
   }
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route; checked once the key is authenticated and counted. */
+    scope?: Scope
+  }
+}
+
+export interface ApiGuard {
+  authenticator: Authenticator
+  rateLimiter: RateLimiter
 }
 
 const REALM = 'Bearer realm="petstore"'
@@ -16,25 +28,41 @@ const REALM = 'Bearer realm="petstore"'
 // the digest comparison, not by the grammar.
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 
-export async function authenticateRequest(request: FastifyRequest, authenticator: Authenticator): Promise<Principal> {
+/** Sets request.principal for a valid key; otherwise returns the 401 to answer. A database failure throws (503). */
+async function identify(request: FastifyRequest, authenticator: Authenticator): Promise<ApiError | undefined> {
   const header = request.headers.authorization
   if (header === undefined || header === '') {
-    throw new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', { headers: { 'www-authenticate': REALM } })
+    return new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', { headers: { 'www-authenticate': REALM } })
   }
   const token = BEARER.exec(header)?.[1]
   const principal = token === undefined ? undefined : await authenticator.authenticate(token)
   if (!principal) {
-    throw new ApiError('unauthorized', 'The API key is not valid.', {
+    return new ApiError('unauthorized', 'The API key is not valid.', {
       headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
     })
   }
   request.principal = principal
-  return principal
+  return undefined
 }
 
-/** Adds authentication to every route of the scope it is called in. */
-export function requireApiKey(app: FastifyInstance, authenticator: Authenticator): void {
-  app.addHook('onRequest', async (request) => {
-    await authenticateRequest(request, authenticator)
+/** Authenticates, counts the request against its quota, and checks the route's scope; throws the refusal. */
+export async function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
+  const refusal = await identify(request, guard.authenticator)
+  // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
+  await guard.rateLimiter.check(request, reply)
+  if (refusal) throw refusal
+  const scope = request.routeOptions.config.scope
+  if (scope !== undefined && !request.principal?.scopes.includes(scope)) {
+    // RFC 6750 section 3.1: insufficient_scope, with the scope that would have been enough.
+    throw new ApiError('forbidden', `This API key does not have the scope ${scope}, which this operation requires.`, {
+      headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
+    })
+  }
+}
+
+/** Adds authentication, rate limiting and scope checks to every route of the scope it is called in. */
+export function guardApi(app: FastifyInstance, guard: ApiGuard): void {
+  app.addHook('onRequest', async (request, reply) => {
+    await guardRequest(request, reply, guard)
   })
 }

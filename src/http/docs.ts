@@ -2,7 +2,8 @@
 // and the interactive reference at /docs (Swagger UI, served from the package's own files: no CDN).
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import type { Scope } from '../keys/scopes.js'
 import { API_PREFIX, openapiBase } from './openapi-info.js'
 import { publicOrigin } from './public-origin.js'
 
@@ -16,11 +17,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: openapiBase,
     // Paths are written relative to the servers, which end in /v1, as in the specification.
-    transform: ({ schema, url }) => ({
-      schema,
+    transform: ({ schema, url, route }) => ({
+      schema: withRequiredScope(schema, route.config?.scope),
       url: url.startsWith(`${API_PREFIX}/`) ? url.slice(API_PREFIX.length) : url,
     }),
   })
+}
+
+/**
+ * The scope a route requires (its `config.scope`, which the auth hook enforces) stated in its operation:
+ * OpenAPI's http bearer scheme has no scopes, so as `x-required-scope` and in the description.
+ */
+function withRequiredScope(schema: FastifySchema, scope: Scope | undefined): FastifySchema {
+  if (scope === undefined) return schema
+  const description = typeof schema.description === 'string' ? `${schema.description}\n\n` : ''
+  const documented: FastifySchema & Record<string, unknown> = { ...schema, description: `${description}**Required scope:** \`${scope}\` (otherwise 403 \`forbidden\`).`, 'x-required-scope': scope }
+  return documented
 }
 
 /** The document with the running instance first among its servers, so "Try it out" in /docs stays local. */

@@ -3,15 +3,18 @@
 
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read.' },
-  unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown or revoked.' },
+  unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown, revoked or expired.' },
+  forbidden: { status: 403, meaning: 'The API key is valid but lacks the scope the operation requires (named in WWW-Authenticate).' },
   not_found: { status: 404, meaning: 'No resource exists at this address (or with the id the body names, e.g. an order\'s petId), or no such route.' },
   method_not_allowed: { status: 405, meaning: 'The route exists but not with this HTTP method; see the Allow header.' },
   request_timeout: { status: 408, meaning: 'The request was not received completely in time.' },
   conflict: { status: 409, meaning: 'The request is valid but the resource\'s current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.' },
+  idempotency_key_in_flight: { status: 409, meaning: 'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.' },
   payload_too_large: { status: 413, meaning: 'The request body is larger than 16 KiB.' },
   unsupported_media_type: { status: 415, meaning: 'The request body is not application/json.' },
+  idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
-  rate_limited: { status: 429, meaning: 'Too many requests; retry after the time given in Retry-After.' },
+  rate_limited: { status: 429, meaning: 'The API key (or, without a valid key, the client address) has used up its request quota for the current window; retry after the time given in Retry-After.' },
   internal_error: { status: 500, meaning: 'The service failed unexpectedly; the request id identifies the failure in the logs.' },
   unavailable: { status: 503, meaning: 'The service is shutting down or its database cannot be reached; retry later.' },
 } as const satisfies Record<string, { status: number; meaning: string }>

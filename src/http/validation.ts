@@ -51,11 +51,24 @@ function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
   }
 }
 
+/**
+ * Node reads header names in lower case; the schemas spell them as documented (`Idempotency-Key`). Fastify
+ * lowers them itself only for its own validator compiler, not for a custom one like this.
+ */
+function withLowerCaseHeaderNames(schema: ObjectSchema & { required?: string[] }): object {
+  return {
+    ...schema,
+    ...(schema.properties ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name.toLowerCase(), property])) } : {}),
+    ...(schema.required ? { required: schema.required.map((name) => name.toLowerCase()) } : {}),
+  }
+}
+
 export function createValidatorCompiler(ajv: Ajv = createAjv()): FastifySchemaCompiler<unknown> {
   return ({ schema, httpPart }) => {
     if (httpPart === 'querystring' || httpPart === 'params') {
       return compileTextParameters(ajv, schema as ObjectSchema)
     }
+    if (httpPart === 'headers') return ajv.compile(withLowerCaseHeaderNames(schema as ObjectSchema))
     return ajv.compile(schema as object)
   }
 }

@@ -3,10 +3,13 @@ import { timingSafeEqual } from 'node:crypto'
 import type { Db } from '../db/database.js'
 import { hashApiKey } from './api-key.js'
 import { findActiveApiKeyByHash, touchApiKey } from './key.repository.js'
+import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
 
 export interface Principal {
   /** Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<digest prefix>`. */
   keyId: string
+  /** What the key may do. Static keys (PETSTORE_API_KEYS) may do everything. */
+  scopes: readonly Scope[]
 }
 
 /** last_used_at is a hint for operators, so it is written at most this often per key, off the request path. */
@@ -26,7 +29,7 @@ export function createAuthenticator(options: { db: Db; staticKeys: readonly stri
     for (const candidate of staticDigests) {
       if (timingSafeEqual(candidate, digest)) match = candidate
     }
-    return match ? { keyId: `static-${match.toString('hex').slice(0, 8)}` } : undefined
+    return match ? { keyId: `static-${match.toString('hex').slice(0, 8)}`, scopes: SCOPES } : undefined
   }
 
   function touch(id: number): void {
@@ -42,10 +45,13 @@ export function createAuthenticator(options: { db: Db; staticKeys: readonly stri
       const staticMatch = matchStatic(Buffer.from(hash, 'hex'))
       if (staticMatch) return staticMatch
       // Looked up by digest: an index probe on a SHA-256 reveals nothing usable about the key.
+      // Looked up on every request, so revocation and expiry take effect at once, on every instance.
       const row = await findActiveApiKeyByHash(options.db, hash)
       if (!row) return undefined
+      // An expired key is refused exactly like a revoked one: the client learns only that it is not valid.
+      if (row.expires_at !== null && !(Date.parse(row.expires_at) > Date.now())) return undefined
       touch(row.id)
-      return { keyId: String(row.id) }
+      return { keyId: String(row.id), scopes: parseStoredScopes(row.scopes) }
     },
   }
 }

@@ -5,15 +5,16 @@ export type ApiKeyRow = Selectable<ApiKeyTable>
 
 export async function insertApiKey(
   db: DbExecutor,
-  key: { name: string; keyHash: string; keyPrefix: string; createdAt: string },
+  key: { name: string; keyHash: string; keyPrefix: string; createdAt: string; scopes: string; expiresAt: string | null },
 ): Promise<ApiKeyRow> {
   return db
     .insertInto('api_keys')
-    .values({ name: key.name, key_hash: key.keyHash, key_prefix: key.keyPrefix, created_at: key.createdAt })
+    .values({ name: key.name, key_hash: key.keyHash, key_prefix: key.keyPrefix, created_at: key.createdAt, scopes: key.scopes, expires_at: key.expiresAt })
     .returningAll()
     .executeTakeFirstOrThrow()
 }
 
+/** A key that is not revoked; whether it has expired is for the caller to decide, against its own clock. */
 export async function findActiveApiKeyByHash(db: DbExecutor, keyHash: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst()
 }

@@ -8,6 +8,8 @@ import { ApiError } from '../http/errors.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { API_PREFIX } from '../http/openapi-info.js'
 import { publicOrigin } from '../http/public-origin.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
+import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import type { CursorCodec } from '../pets/cursor.js'
 import { NoQuery } from '../pets/pet.schema.js'
 import { toOrder } from './order.mapper.js'
@@ -19,6 +21,7 @@ export interface OrderRoutesOptions {
   data: DataAccess
   /** Issued with their own scope: a cursor of `GET /pets` is not accepted here, nor the reverse. */
   cursors: CursorCodec<never>
+  idempotency: Idempotency
   publicBaseUrl: string | undefined
 }
 
@@ -35,8 +38,9 @@ async function refuseBody(request: FastifyRequest): Promise<void> {
   }
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { data, cursors, publicBaseUrl }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { data, cursors, idempotency, publicBaseUrl }) => {
   app.get('/store/orders', {
+    config: { scope: 'orders:read' },
     schema: {
       operationId: 'listOrders',
       tags: ['Store'],
@@ -49,7 +53,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
           description: 'A page of orders.',
           headers: { Link: Type.String({ description: 'RFC 8288 link to the next page (`rel="next"`), present only when more orders exist.' }) },
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
   }, async (request, reply) => {
@@ -67,6 +71,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   })
 
   app.post('/store/orders', {
+    config: { scope: 'orders:write' },
     schema: {
       operationId: 'placeOrder',
       tags: ['Store'],
@@ -74,26 +79,30 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       description: `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When several clients order the same animal at once, exactly one order is placed; the others get 409. ${STATE_MACHINE}`,
       ...BETA,
       querystring: NoQuery,
+      headers: IdempotencyHeaders,
       body: NewOrderSchema,
       response: {
         201: {
           ...OrderSchema,
           description: 'The order as stored: `placed`, not complete.',
-          headers: { Location: Type.String({ description: 'Absolute URL of the new order.' }) },
+          headers: { Location: Type.String({ description: 'Absolute URL of the new order.' }), ...ReplayedHeaderSchema },
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
   }, async (request, reply) => {
     const { petId, quantity = 1, shipDate } = request.body
     // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
     const origin = publicOrigin(request, publicBaseUrl)
-    const row = await placeOrder(data, { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) })
-    reply.code(201).header('location', `${origin}${API_PREFIX}/store/orders/${row.id}`)
-    return toOrder(row)
+    const input = { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) }
+    return idempotency.run(request, reply, async (trx) => {
+      const row = await placeOrder(trx, input)
+      return { status: 201, body: toOrder(row), headers: { location: `${origin}${API_PREFIX}/store/orders/${row.id}` } }
+    })
   })
 
   app.get('/store/orders/:orderId', {
+    config: { scope: 'orders:read' },
     schema: {
       operationId: 'getOrder',
       tags: ['Store'],
@@ -104,7 +113,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       params: OrderIdParams,
       response: {
         200: { ...OrderSchema, description: 'The order.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
   }, async (request) => {
@@ -114,6 +123,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   })
 
   app.delete('/store/orders/:orderId', {
+    config: { scope: 'orders:write' },
     preValidation: refuseBody,
     schema: {
       operationId: 'cancelOrder',
@@ -125,12 +135,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       params: OrderIdParams,
       response: {
         200: { ...OrderSchema, description: 'The order, now `cancelled`.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => toOrder(await finishOrder(data, request.params.orderId, 'cancel')))
+  }, async (request) => toOrder(await data.transaction((trx) => finishOrder(trx, request.params.orderId, 'cancel'))))
 
   app.post('/store/orders/:orderId/complete', {
+    config: { scope: 'orders:write' },
     preValidation: refuseBody,
     schema: {
       operationId: 'completeOrder',
@@ -139,13 +150,15 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       description: `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.`,
       ...BETA,
       querystring: NoQuery,
+      headers: IdempotencyHeaders,
       params: OrderIdParams,
       response: {
-        200: { ...OrderSchema, description: 'The order, now `completed`.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+        200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => toOrder(await finishOrder(data, request.params.orderId, 'complete')))
+  }, async (request, reply) => idempotency.run(request, reply, async (trx) =>
+    ({ status: 200, body: toOrder(await finishOrder(trx, request.params.orderId, 'complete')) })))
 
   rejectOtherMethods(app, '/store/orders', ['GET', 'POST'])
   rejectOtherMethods(app, '/store/orders/:orderId', ['GET', 'DELETE'])

@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { DataAccess } from '../db/database.js'
+import { VersionedCache } from '../db/versioned-cache.js'
+import { sendJsonText } from '../http/json-text.js'
 import { errorResponses } from '../http/error.schema.js'
 import { ApiError } from '../http/errors.js'
 import type { Metrics } from '../http/metrics.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { API_PREFIX } from '../http/openapi-info.js'
 import { publicOrigin } from '../http/public-origin.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
+import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import type { CursorCodec } from './cursor.js'
 import { markDeprecated } from './deprecation.js'
 import { toPet } from './pet.mapper.js'
@@ -17,13 +21,20 @@ export interface PetRoutesOptions {
   data: DataAccess
   cursors: CursorCodec
   metrics: Metrics
+  idempotency: Idempotency
   publicBaseUrl: string | undefined
 }
 
 const DEFAULT_LIMIT = 20
 
-export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { data, cursors, metrics, publicBaseUrl }) => {
+export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { data, cursors, metrics, idempotency, publicBaseUrl }) => {
+  // Pages and pets as JSON text, reused until anyone commits (see VersionedCache): repeated reads of an
+  // unchanged catalogue cost neither a query nor serialisation.
+  const pages = new VersionedCache<{ body: string; nextCursor: string | undefined }>(data.readVersion)
+  const petBodies = new VersionedCache<string | null>(data.readVersion)
+
   app.get('/pets', {
+    config: { scope: 'pets:read' },
     schema: {
       operationId: 'listPets',
       tags: ['Pets'],
@@ -36,48 +47,57 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
           description: 'A page of animals.',
           headers: { Link: Type.String({ description: 'RFC 8288 link to the next page (`rel="next"`), present only when more animals exist.' }) },
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
   }, async (request, reply) => {
     const { limit = DEFAULT_LIMIT, status, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
-    // One row more than asked tells whether a next page exists without a second query.
-    const rows = await listPets(data.read, { status, afterId, limit: limit + 1 })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
-    if (rows.length > limit && last) {
-      const next = new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor: cursors.encode({ afterId: last.id, status }) })
+    const page = await pages.get(`${status ?? ''} ${afterId ?? ''} ${limit}`, async () => {
+      // One row more than asked tells whether a next page exists without a second query.
+      const rows = await listPets(data.read, { status, afterId, limit: limit + 1 })
+      const pets = rows.slice(0, limit).map(toPet)
+      const last = pets.at(-1)
+      // The signed cursor is cached with the page: it depends on nothing else.
+      return { body: JSON.stringify(pets), nextCursor: rows.length > limit && last ? cursors.encode({ afterId: last.id, status }) : undefined }
+    })
+    if (page.nextCursor !== undefined) {
+      const next = new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor: page.nextCursor })
       reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets?${next}>; rel="next"`)
     }
-    return page.map(toPet)
+    return sendJsonText(reply, page.body)
   })
 
   app.post('/pets', {
+    config: { scope: 'pets:write' },
     schema: {
       operationId: 'createPet',
       tags: ['Pets'],
       summary: 'Add an animal',
-      description: 'Adds an animal; the service assigns its id. `status` defaults to `available`.',
+      description: 'Adds an animal; the service assigns its id. `status` defaults to `available`. Safe to retry with an `Idempotency-Key`.',
       querystring: NoQuery,
+      headers: IdempotencyHeaders,
       body: NewPetSchema,
       response: {
         201: {
           ...PetSchema,
           description: 'The animal as stored, with its assigned id.',
-          headers: { Location: Type.String({ description: 'Absolute URL of the new animal.' }) },
+          headers: { Location: Type.String({ description: 'Absolute URL of the new animal.' }), ...ReplayedHeaderSchema },
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
   }, async (request, reply) => {
     const { name, categoryId, status = 'available' } = request.body
-    const row = await data.transaction((trx) => insertPet(trx, { name, category_id: categoryId, status }))
-    reply.code(201).header('location', `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets/${row.id}`)
-    return toPet(row)
+    const origin = publicOrigin(request, publicBaseUrl)
+    return idempotency.run(request, reply, async (trx) => {
+      const row = await insertPet(trx, { name, category_id: categoryId, status })
+      return { status: 201, body: toPet(row), headers: { location: `${origin}${API_PREFIX}/pets/${row.id}` } }
+    })
   })
 
   app.get('/pets/:petId', {
+    config: { scope: 'pets:read' },
     onRequest: markDeprecated({ operation: 'getPet', successor: (request) => `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, metrics }),
     schema: {
       operationId: 'getPet',
@@ -90,13 +110,17 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       params: PetIdParams,
       response: {
         200: { ...PetSchema, description: 'The animal.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'not_found', 'internal_error', 'unavailable'),
+        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => {
-    const row = await findPetById(data.read, request.params.petId)
-    if (!row) throw new ApiError('not_found', `No pet has id ${request.params.petId}.`)
-    return toPet(row)
+  }, async (request, reply) => {
+    const { petId } = request.params
+    const body = await petBodies.get(String(petId), async () => {
+      const row = await findPetById(data.read, petId)
+      return row ? JSON.stringify(toPet(row)) : null
+    })
+    if (body === null) throw new ApiError('not_found', `No pet has id ${petId}.`)
+    return sendJsonText(reply, body)
   })
 
   rejectOtherMethods(app, '/pets', ['GET', 'POST'])

@@ -28,7 +28,8 @@ export interface ServerProcess {
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Quotas no test reaches, unless it sets its own (as in helpers/server.ts).
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1000000000', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

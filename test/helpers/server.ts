@@ -13,6 +13,12 @@ export { makeTempDir } from './temp.js'
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef'
 
+/**
+ * Quotas no test reaches, unless it sets its own: rate limits are the subject of rate-limit*.test.ts, and
+ * the others (fuzzing, concurrency) send far more than the production defaults from one key and address.
+ */
+export const UNLIMITED = { RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1000000000' }
+
 export interface TestServer {
   baseUrl: string
   app: FastifyInstance
@@ -41,6 +47,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PETSTORE_API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'info',
     PORT: '0',
+    ...UNLIMITED,
     ...options.env,
   })
   const logs: string[] = []

@@ -1,0 +1,129 @@
+// Turning rounds into the one table: medians of rounds, ratios to L from the same run, and where the
+// service stands against the issue's targets.
+import { median, type Measurement } from './load.js'
+
+export interface RoundResult extends Measurement {
+  peakRssMiB: number
+}
+
+export interface ScenarioSummary {
+  id: string
+  label: string
+  requestsPerSecond: number
+  /** (max − min) / median of the rounds' req/s, in percent: how noisy this row was. */
+  spreadPercent: number
+  p50: number
+  p99: number
+  peakRssMiB: number
+  unexpected: Record<string, number>
+  errors: number
+  rounds: RoundResult[]
+}
+
+export function summarise(id: string, label: string, rounds: RoundResult[]): ScenarioSummary {
+  const rates = rounds.map((round) => round.requestsPerSecond)
+  const middle = median(rates)
+  const unexpected: Record<string, number> = {}
+  for (const round of rounds) {
+    for (const [status, count] of Object.entries(round.unexpected)) unexpected[status] = (unexpected[status] ?? 0) + count
+  }
+  return {
+    id,
+    label,
+    requestsPerSecond: middle,
+    spreadPercent: rounds.length > 1 ? ((Math.max(...rates) - Math.min(...rates)) / middle) * 100 : 0,
+    p50: median(rounds.map((round) => round.p50)),
+    p99: median(rounds.map((round) => round.p99)),
+    peakRssMiB: Math.max(...rounds.map((round) => round.peakRssMiB).filter(Number.isFinite)),
+    unexpected,
+    errors: rounds.reduce((sum, round) => sum + round.errors, 0),
+    rounds,
+  }
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a')
+const thousands = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a')
+
+function problems(summary: ScenarioSummary): string {
+  const parts = Object.entries(summary.unexpected).map(([status, count]) => `${count}×${status}`)
+  if (summary.errors > 0) parts.push(`${summary.errors} errors`)
+  return parts.length > 0 ? parts.join(', ') : '0'
+}
+
+/** A Markdown table, readable as is in a terminal and pasteable into docs/benchmarks.md. */
+export function markdownTable(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)))
+  const line = (cells: string[]) => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`
+  const rule = `|${widths.map((width, column) => (column === 0 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`
+  return [line(header), rule, ...rows.map(line)].join('\n')
+}
+
+export function resultsTable(summaries: ScenarioSummary[], limit: number): string {
+  return markdownTable(
+    ['scenario', 'req/s', '× L', '± %', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'non-2xx/errors'],
+    summaries.map((summary) => [
+      summary.label,
+      thousands(summary.requestsPerSecond),
+      fixed(summary.requestsPerSecond / limit, 2),
+      fixed(summary.spreadPercent, 0),
+      fixed(summary.p50, 2),
+      fixed(summary.p99, 2),
+      fixed(summary.peakRssMiB, 0),
+      problems(summary),
+    ]),
+  )
+}
+
+export interface IdleRss {
+  afterStartMiB: number
+  afterLoadMiB: number
+}
+
+type Verdict = 'met' | 'NOT met' | 'not measured'
+const verdict = (ok: boolean | undefined): Verdict => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met')
+
+/**
+ * The ratios of two rows round by round (measured minutes apart, not the whole run apart): their range says
+ * how far the noise of a busy machine could move the ratio of the medians.
+ */
+function roundRange(numerator: ScenarioSummary, denominator: ScenarioSummary): string {
+  const ratios = numerator.rounds.map((round, index) => round.requestsPerSecond / (denominator.rounds[index]?.requestsPerSecond ?? NaN)).filter(Number.isFinite)
+  return ratios.length > 1 ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})` : ''
+}
+
+/** The issue's targets, each with the figure it is judged on. */
+export function targetsReport(summaries: ScenarioSummary[], limit: number, idle: IdleRss | undefined): string {
+  const byId = new Map(summaries.map((summary) => [summary.id, summary]))
+  const ratio = (id: string) => (byId.get(id)?.requestsPerSecond ?? NaN) / limit
+  const lines: string[] = []
+  const baseline = byId.get('baseline')
+  const list = byId.get('list')
+  const get = byId.get('get')
+  if (list && baseline) {
+    const ok = ratio('list') >= 0.4 && list.p99 <= 10
+    lines.push(`list 20 ≥ 0.40 × L with p99 ≤ 10 ms: ${fixed(ratio('list'), 2)} × L${roundRange(list, baseline)}, p99 ${fixed(list.p99, 1)} ms → ${verdict(ok)}`)
+  }
+  if (get && baseline) lines.push(`get one ≥ 0.45 × L: ${fixed(ratio('get'), 2)} × L${roundRange(get, baseline)} → ${verdict(ratio('get') >= 0.45)}`)
+  const create = byId.get('create')
+  const reference = byId.get('ref-create')
+  if (create && reference) {
+    const times = create.requestsPerSecond / reference.requestsPerSecond
+    lines.push(`create (durable) ≥ 3 × one-fsync-per-request: ${fixed(times, 2)} ×${roundRange(create, reference)}, ${thousands(create.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s → ${verdict(times >= 3)}`)
+  }
+  const deep = byId.get('deep')
+  if (deep && list) {
+    const share = deep.requestsPerSecond / list.requestsPerSecond
+    lines.push(`deep page within 20 % of the first page: ${fixed(share, 2)} × its req/s${roundRange(deep, list)}, p50 ${fixed(deep.p50, 2)} vs ${fixed(list.p50, 2)} ms → ${verdict(share >= 0.8)}`)
+  }
+  const loaded = summaries.filter((summary) => ['list', 'list-status', 'deep', 'get', 'mixed', 'create'].includes(summary.id))
+  if (loaded.length > 0) {
+    const peak = Math.max(...loaded.map((summary) => summary.peakRssMiB))
+    lines.push(`RSS under load ≤ 120 MB: peak ${fixed(peak, 0)} MiB → ${verdict(peak <= 120)}`)
+  }
+  if (idle) {
+    const worst = Math.max(idle.afterStartMiB, idle.afterLoadMiB)
+    lines.push(`RSS idle ≤ 80 MB: ${fixed(idle.afterStartMiB, 0)} MiB after start, ${fixed(idle.afterLoadMiB, 0)} MiB after the load → ${verdict(worst <= 80)}`)
+  }
+  lines.push('list/get latency grows at most logarithmically: see npm run bench:scale')
+  return lines.map((line) => `- ${line}`).join('\n')
+}

@@ -1,0 +1,231 @@
+// npm run bench: the service against the limit L (a bare node:http server answering the same 20-pet body),
+// measured in the same run, in interleaved rounds, on loopback. See docs/benchmarks.md.
+import { randomBytes } from 'node:crypto'
+import { readdirSync, statSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { parseArgs } from 'node:util'
+import { compileBenchServers } from './compile.js'
+import { summariseProfile } from './cpu-profile.js'
+import { mintDeepCursors } from './deep-cursor.js'
+import { runLoad } from './load.js'
+import { describeMachine, describeRevision } from './machine.js'
+import { CLI, ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startBenchServer, startService, startWatchdog, type RunningServer } from './processes.js'
+import { resultsTable, summarise, targetsReport, type IdleRss, type RoundResult, type ScenarioSummary } from './report.js'
+import { heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
+import { DEEP_OFFSET, SCENARIOS, type Scenario, type ScenarioContext, type TargetName } from './scenarios.js'
+import { createStore, type BenchStore } from './seed.js'
+import { verifyScenario } from './verify.js'
+
+const HELP = `Usage: npm run bench -- [options]
+  --duration S       seconds per measured round (10)
+  --rounds N         rounds; each row is the median of them (3)
+  --connections N    autocannon connections (50)
+  --warmup S         seconds of warm-up per scenario, before round 1 (3)
+  --pets N           pets seeded for the read scenarios (1000000)
+  --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} (L always runs)
+  --postgres URL     run the service on PostgreSQL (a fresh schema on that server; the SQLite references are skipped)
+  --log-file PATH    append the service's logs to PATH instead of /dev/null (logging is on either way)
+  --cpu-prof DIR     profile the service (node --cpu-prof) and print its top self-time functions
+  --json PATH        also write all figures, every round included, as JSON
+  --dir DIR          where the temporary databases go (default: the OS temporary directory)
+  --time-limit MIN   abort, cleaning up, after this many minutes (15)`
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
+    pets: { type: 'string', default: '1000000' },
+    scenarios: { type: 'string' },
+    postgres: { type: 'string' },
+    'log-file': { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    json: { type: 'string' },
+    dir: { type: 'string' },
+    'time-limit': { type: 'string', default: '15' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+})
+
+function positive(name: string, value: string | undefined): number {
+  const parsed = Number(value)
+  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer, not ${JSON.stringify(value)}`)
+  return parsed
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
+
+/**
+ * A source newer than both its output and the last build's bookkeeping (tsc skips rewriting an output that
+ * would not change, but always records the new source version) means dist/ is stale or the build failed.
+ */
+function checkBuild(): void {
+  const stale: string[] = []
+  let lastBuild = 0
+  try {
+    lastBuild = statSync(join(ROOT, 'dist', '.tsbuildinfo')).mtimeMs
+  } catch {
+    lastBuild = 0
+  }
+  const walk = (directory: string) => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const path = join(directory, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts')) {
+        const output = join(ROOT, 'dist', relative(join(ROOT, 'src'), path)).replace(/\.ts$/, '.js')
+        let built = 0
+        try {
+          built = statSync(output).mtimeMs
+        } catch {
+          built = 0
+        }
+        if (Math.max(built, lastBuild) < statSync(path).mtimeMs) stale.push(relative(ROOT, path))
+      }
+    }
+  }
+  statSync(CLI)
+  walk(join(ROOT, 'src'))
+  if (stale.length > 0) log(`bench: warning: dist/ is older than ${stale.join(', ')}; npm run bench builds first, tsx bench/run.ts does not`)
+}
+
+async function main(): Promise<void> {
+  if (options.help) {
+    console.log(HELP)
+    return
+  }
+  const settings = {
+    duration: positive('duration', options.duration),
+    rounds: positive('rounds', options.rounds),
+    connections: positive('connections', options.connections),
+    warmup: Number(options.warmup),
+    pets: positive('pets', options.pets),
+  }
+  if (settings.pets < 100) throw new Error('--pets must be at least 100')
+  const timeLimit = positive('time-limit', options['time-limit'])
+  installCleanup()
+  startWatchdog(timeLimit)
+  const started = performance.now()
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`
+  checkBuild()
+
+  const wanted = options.scenarios?.split(',').map((id) => id.trim())
+  const unknown = wanted?.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id)) ?? []
+  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((scenario) => scenario.id).join(', ')}`)
+  const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id))
+    .filter((scenario) => !(options.postgres && scenario.target.startsWith('reference')))
+  const needed = new Set<TargetName>(scenarios.map((scenario) => scenario.target))
+  const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
+  log(`bench: ${describeMachine()}`)
+  log(`bench: ${scenarios.length} scenarios × ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.pets.toLocaleString('en-US')} pets; about ${Math.ceil(planned / 60)} min of load`)
+
+  const directory = makeTempDirectory(options.dir)
+  const logPath = options['log-file'] ?? '/dev/null'
+  const apiKey = `bench_${randomBytes(16).toString('hex')}`
+  const servers = new Map<TargetName, RunningServer>()
+  const stores: BenchStore[] = []
+  try {
+    const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
+    stores.push(store)
+    if (needed.has('service') || needed.has('referenceList')) {
+      const { milliseconds } = await store.seedTo(settings.pets)
+      log(`bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ${(milliseconds / 1000).toFixed(1)} s`)
+    }
+    const createStoreFor = async (name: string, postgresUrl: string | undefined) => {
+      const fresh = await createStore({ directory, name, postgresUrl })
+      stores.push(fresh)
+      return fresh
+    }
+    const createTarget = needed.has('createService') ? await createStoreFor('create', options.postgres) : undefined
+    const referenceCreateTarget = needed.has('referenceCreate') ? await createStoreFor('reference-create', undefined) : undefined
+
+    const compiled = compileBenchServers()
+    const baselineScript = join(compiled, 'baseline-server.js')
+    const referenceScript = join(compiled, 'reference-server.js')
+    const benchEnv = { BENCH_API_KEY: apiKey }
+    const starting: Array<Promise<void>> = []
+    const start = (target: TargetName, launch: () => Promise<RunningServer>) => {
+      if (needed.has(target)) starting.push(launch().then((server) => void servers.set(target, server)))
+    }
+    start('baseline', () => startBenchServer('baseline', baselineScript, benchEnv))
+    // The service always starts: it creates the cursor secret the deep scenario needs, and its idle RSS is reported.
+    needed.add('service')
+    start('service', () => startService({
+      name: 'service', databaseUrl: store.databaseUrl, apiKey, logPath,
+      ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
+    }))
+    if (createTarget) start('createService', () => startService({ name: 'create service', databaseUrl: createTarget.databaseUrl, apiKey, logPath }))
+    if (store.sqlitePath) start('referenceList', () => startBenchServer('reference list', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: store.sqlitePath ?? '' }))
+    if (referenceCreateTarget?.sqlitePath) {
+      start('referenceCreate', () => startBenchServer('reference create', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: referenceCreateTarget.sqlitePath ?? '' }))
+    }
+    // Settled, not all: on a failure every server that did start is known, so the clean-up stops it.
+    const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected')
+    if (failed) throw failed.reason
+    const server = (target: TargetName): RunningServer => {
+      const found = servers.get(target)
+      if (!found) throw new Error(`${target} is not running`)
+      return found
+    }
+    log(`bench: servers up after ${elapsed()}`)
+
+    const context: ScenarioContext = { pets: settings.pets, deepCursors: await mintDeepCursors(store, settings.pets, DEEP_OFFSET) }
+    for (const scenario of scenarios) await verifyScenario(scenario, server(scenario.target).baseUrl, apiKey, context)
+
+    await sleep(2000)
+    const idleAfterStart = rssMiB(server('service').pid)
+    const heapAfterStart = await heapBreakdown(server('service').baseUrl)
+    const headers = { authorization: `Bearer ${apiKey}` }
+    const load = (scenario: Scenario, seconds: number) =>
+      runLoad({ url: server(scenario.target).baseUrl, connections: settings.connections, durationSeconds: seconds, headers, requests: scenario.requests(context) })
+
+    if (settings.warmup > 0) {
+      for (const scenario of scenarios) await load(scenario, settings.warmup)
+      log(`bench: warmed up after ${elapsed()}`)
+    }
+    const rounds = new Map<string, RoundResult[]>(scenarios.map((scenario) => [scenario.id, []]))
+    for (let round = 1; round <= settings.rounds; round++) {
+      // Interleaved (every scenario once per round) so that a slow minute of a busy machine hurts all rows alike.
+      for (const scenario of scenarios) {
+        await sleep(500)
+        const sampler = samplePeakRss(server(scenario.target).pid)
+        const measurement = await load(scenario, settings.duration)
+        const result = { ...measurement, peakRssMiB: sampler.stop() }
+        rounds.get(scenario.id)?.push(result)
+        log(`round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMiB.toFixed(0)} MiB${Object.keys(result.unexpected).length + result.errors > 0 ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}` : ''}`)
+      }
+    }
+    await sleep(3000)
+    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterLoadMiB: rssMiB(server('service').pid) }
+    const heapAfterLoad = await heapBreakdown(server('service').baseUrl)
+
+    const summaries: ScenarioSummary[] = scenarios.map((scenario) => summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []))
+    const limit = summaries.find((summary) => summary.id === 'baseline')?.requestsPerSecond ?? NaN
+    console.log(`\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`)
+    console.log(`autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`)
+    console.log(resultsTable(summaries, limit))
+    console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}`)
+    console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}\n`)
+    console.log(targetsReport(summaries, limit, idle))
+    const failures = summaries.filter((summary) => summary.errors > 0 || Object.keys(summary.unexpected).length > 0)
+    if (failures.length > 0) console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)
+    if (options.json) {
+      writeFileSync(options.json, `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, summaries }, null, 2)}\n`)
+    }
+    for (const running of servers.values()) await running.stop()
+    servers.clear()
+    if (options['cpu-prof']) console.log(`\n${summariseProfile(options['cpu-prof'])}`)
+    console.log(`\ntotal time ${elapsed()}`)
+  } finally {
+    await Promise.all([...servers.values()].map((running) => running.stop()))
+    for (const store of stores) await store.drop().catch((error: unknown) => log(`bench: could not drop a store: ${String(error)}`))
+    removeTempDirectory(directory)
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`bench: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+})

@@ -1,0 +1,135 @@
+// What is measured: each scenario names the server it loads, the request sequence every connection cycles
+// through, and a check of one real answer before any load (a benchmark of wrong answers is worthless).
+import type { LoadRequest } from './load.js'
+import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
+
+/** The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own. */
+export type TargetName = 'baseline' | 'service' | 'createService' | 'referenceList' | 'referenceCreate'
+
+export interface ScenarioContext {
+  /** Pets seeded into the service's store (ids 1 … pets). */
+  pets: number
+  /** Unfiltered cursors near the end: the first after id pets − DEEP_OFFSET, the rest over the last 10,000 pets. */
+  deepCursors: string[]
+}
+
+export interface Scenario {
+  id: string
+  label: string
+  target: TargetName
+  requests(context: ScenarioContext): LoadRequest[]
+  /** The first request's expected status, and what its JSON body must satisfy. */
+  expect: { status: number; body: (body: unknown, context: ScenarioContext) => string | undefined }
+}
+
+export const DEEP_OFFSET = 25
+
+const list = (path: string): LoadRequest => ({ method: 'GET', path })
+const create: LoadRequest = { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: CREATE_BODY }
+
+/** A uniformly random existing pet, chosen per request: the same id every time would only measure one hot page. */
+function randomGet(pets: number): LoadRequest {
+  return {
+    method: 'GET',
+    path: '/v1/pets/1',
+    setupRequest: (request: LoadRequest) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
+  }
+}
+
+/** One of the deep cursors, chosen per request; the request as first built (the one checked) uses the first. */
+function randomDeepPage(cursors: string[]): LoadRequest {
+  return {
+    method: 'GET',
+    path: `/v1/pets?cursor=${cursors[0] ?? ''}`,
+    setupRequest: (request: LoadRequest) => ({ ...request, path: `/v1/pets?cursor=${cursors[Math.floor(Math.random() * cursors.length)] ?? ''}` }),
+  }
+}
+
+function pageOf(firstId: number, length = 20) {
+  return (body: unknown): string | undefined => {
+    if (!Array.isArray(body) || body.length !== length) return `expected an array of ${length} pets`
+    const first = body[0] as { id?: unknown } | undefined
+    return first?.id === firstId ? undefined : `expected the page to start at id ${firstId}, got ${JSON.stringify(first)}`
+  }
+}
+
+function samePet(expected: object) {
+  return (body: unknown): string | undefined =>
+    JSON.stringify(body) === JSON.stringify(expected) ? undefined : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(body)}`
+}
+
+const isCreatedPet = (body: unknown): string | undefined =>
+  typeof body === 'object' && body !== null && typeof (body as { id?: unknown }).id === 'number' ? undefined : `expected a created pet, got ${JSON.stringify(body)}`
+
+/** Pet ids with FILTER_STATUS are 6, 16, 26, …: the first one after `afterId`. */
+const firstFilteredAfter = (afterId: number) => afterId + ((6 - (afterId % 10) + 10) % 10 || 10)
+
+export const SCENARIOS: Scenario[] = [
+  {
+    id: 'baseline',
+    label: 'L: bare node:http, same 20-pet body',
+    target: 'baseline',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'list',
+    label: 'list 20 (no filter)',
+    target: 'service',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'list-status',
+    label: `list 20, status=${FILTER_STATUS}`,
+    target: 'service',
+    requests: () => [list(`/v1/pets?status=${FILTER_STATUS}`)],
+    expect: { status: 200, body: pageOf(firstFilteredAfter(0)) },
+  },
+  {
+    id: 'deep',
+    label: 'list 20, deep page (last 10k of N)',
+    target: 'service',
+    requests: (context) => [randomDeepPage(context.deepCursors)],
+    expect: { status: 200, body: (body, context) => pageOf(context.pets - DEEP_OFFSET + 1)(body) },
+  },
+  {
+    id: 'get',
+    label: 'get one (random id)',
+    target: 'service',
+    requests: (context) => [randomGet(context.pets)],
+    // The check uses the request as sent before its first setupRequest: pet 1.
+    expect: { status: 200, body: samePet(petAt(1)) },
+  },
+  {
+    id: 'mixed',
+    label: 'mixed 90/10: 5 list, 4 get, 1 create',
+    target: 'service',
+    requests: (context) => [
+      list('/v1/pets'), randomGet(context.pets), list('/v1/pets'), randomGet(context.pets), list('/v1/pets'),
+      randomGet(context.pets), list('/v1/pets'), randomGet(context.pets), list('/v1/pets'), create,
+    ],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'create',
+    label: 'create (fresh store, durable)',
+    target: 'createService',
+    requests: () => [create],
+    expect: { status: 201, body: isCreatedPet },
+  },
+  {
+    id: 'ref-list',
+    label: 'ref: plain Fastify+SQLite list 20',
+    target: 'referenceList',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'ref-create',
+    label: 'ref: plain create, 1 fsync/request',
+    target: 'referenceCreate',
+    requests: () => [create],
+    expect: { status: 201, body: isCreatedPet },
+  },
+]

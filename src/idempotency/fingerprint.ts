@@ -1,0 +1,28 @@
+// What makes two requests "the same request" for an Idempotency-Key: the operation (method and route), the
+// resource it acts on (path parameters) and the body, compared after validation, so that the spelling of the
+// JSON (key order, white space, a default written out or left to the schema) does not matter.
+import { createHash } from 'node:crypto'
+
+/** JSON with object keys sorted at every level: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null'
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`
+}
+
+export interface RequestIdentity {
+  method: string
+  /** The route template, e.g. `/v1/store/orders/:orderId/complete`. */
+  route: string
+  params: unknown
+  body: unknown
+}
+
+/** SHA-256 (hex) of the request's identity. */
+export function requestFingerprint({ method, route, params, body }: RequestIdentity): string {
+  return createHash('sha256').update(canonicalJson([method.toUpperCase(), route, params ?? {}, body ?? null])).digest('hex')
+}

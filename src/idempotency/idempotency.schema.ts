@@ -1,0 +1,26 @@
+// The Idempotency-Key request header (draft-ietf-httpapi-idempotency-key-header) and the header that marks a
+// replayed response, as they appear in the route schemas and so in the OpenAPI document.
+import { Type } from 'typebox'
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
+export const REPLAYED_HEADER = 'idempotent-replayed'
+
+/** For the `headers` schema of every POST operation. Validation reports problems at `header/idempotency-key`. */
+export const IdempotencyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    // Visible ASCII: what arrives intact in an HTTP header. The draft's quoted form ("…") is visible ASCII
+    // too; the value is compared exactly as sent, quotes included.
+    pattern: '^[\\x21-\\x7E]*$',
+    description: 'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). '
+      + 'A retry with the same key and the same request (operation, path and body) gets the first request\'s response again, with `Idempotent-Replayed: true`, and changes nothing; '
+      + 'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. '
+      + 'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.',
+  })),
+})
+
+/** The response header a replay carries, for the documented success responses. */
+export const ReplayedHeaderSchema = {
+  'Idempotent-Replayed': Type.Literal('true', { description: 'Present (`true`) only on a replay: the stored response of an earlier request with the same Idempotency-Key; nothing was done again.' }),
+}

@@ -1,0 +1,167 @@
+// Idempotent POSTs (draft-ietf-httpapi-idempotency-key-header). With an Idempotency-Key header a request
+// runs in two steps, both through DataAccess.transaction (so each is durable before anything depends on it):
+//   1. a short transaction claims the key: it inserts it as in_flight (visible to every other transaction and
+//      process from then on), or finds it taken and decides: a different request → 422; a completed one → its
+//      stored response is replayed; one still running → 409; one expired, or abandoned by a dead process (its
+//      lease ran out) → taken over;
+//   2. the effect and the storing of its response run in ONE transaction, which commits only if this request
+//      still holds the key: an acknowledged effect and its stored response are durable together, or neither is.
+// A client error the effect answers (404, 409) is stored and replayed as well (a retry is the same request and
+// gets the same answer); a server error (500, 503) or a crash is not: the key is released, or its lease runs
+// out, and a retry runs the request afresh.
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { DataAccess, DbTransaction } from '../db/database.js'
+import { ApiError, errorBody } from '../http/errors.js'
+import { requestFingerprint } from './fingerprint.js'
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.schema.js'
+import {
+  completeKey, findKey, insertInFlightKey, releaseKey, storedResponseOf, takeOverKey,
+  type Acquisition, type KeyId, type StoredResponse,
+} from './idempotency.repository.js'
+
+export interface EffectResult<Body> {
+  status: number
+  body: Body
+  /** Headers that belong to the outcome (Location): a replay repeats them. */
+  headers?: Record<string, string>
+}
+
+export type Effect<Body> = (trx: DbTransaction) => Promise<EffectResult<Body>>
+
+export interface IdempotencySettings {
+  data: DataAccess
+  /** How long a key is remembered after its response was stored. */
+  ttlMs: number
+  /** How long a running request holds its key before another may take it over as abandoned. */
+  leaseMs: number
+}
+
+export interface Idempotency {
+  /**
+   * Runs `effect` in one transaction and answers with its result. With an Idempotency-Key header the effect
+   * runs at most once per key; a retry gets the stored response. Returns the body for the handler to return.
+   */
+  run<Body>(request: FastifyRequest, reply: FastifyReply, effect: Effect<Body>): Promise<Body>
+}
+
+type Claim =
+  | { outcome: 'acquired'; leaseToken: string }
+  | { outcome: 'replay'; response: StoredResponse }
+  | { outcome: 'mismatch' }
+  | { outcome: 'in_flight' }
+
+/** Rounds of "insert, else read and decide"; only a key deleted or taken over meanwhile needs a second one. */
+const CLAIM_ATTEMPTS = 3
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
+
+/** Thrown inside the effect's transaction to roll it back: another request took the key over meanwhile. */
+class KeyLost extends Error {}
+
+function inFlight(): ApiError {
+  return new ApiError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed; retry later to get its response.', {
+    headers: { 'retry-after': '1' },
+  })
+}
+
+const iso = (milliseconds: number) => new Date(milliseconds).toISOString()
+
+/** The body as the route's response schema serialises it for that status: the exact text a replay repeats. */
+function serialise(reply: FastifyReply, status: number, body: unknown): string {
+  const serialiser = reply.getSerializationFunction(String(status))
+  return serialiser ? serialiser(body as Record<string, unknown>) : JSON.stringify(body)
+}
+
+function send<Body>(reply: FastifyReply, response: StoredResponse, replayed: boolean): Body {
+  reply.code(response.status).headers(response.headers).type(JSON_CONTENT_TYPE)
+  if (replayed) reply.header(REPLAYED_HEADER, 'true')
+  // Fastify sends a string with a JSON content type as it is, unserialised: the first response's exact bytes.
+  return response.body as unknown as Body
+}
+
+export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings): Idempotency {
+  function acquisition(fingerprint: string): Acquisition {
+    const now = Date.now()
+    return { fingerprint, leaseToken: randomUUID(), now: iso(now), leasedUntil: iso(now + leaseMs), expiresAt: iso(now + ttlMs) }
+  }
+
+  async function claim(id: KeyId, fingerprint: string): Promise<Claim> {
+    return data.transaction(async (trx) => {
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+        const fresh = acquisition(fingerprint)
+        if (await insertInFlightKey(trx, id, fresh)) return { outcome: 'acquired', leaseToken: fresh.leaseToken }
+        const row = await findKey(trx, id)
+        if (!row) continue // released by its holder between the two statements
+        // An expired key is forgotten, whatever it held; ISO instants in UTC compare as text.
+        if (row.expires_at > fresh.now) {
+          if (row.request_fingerprint !== fingerprint) return { outcome: 'mismatch' }
+          const stored = storedResponseOf(row)
+          if (stored) return { outcome: 'replay', response: stored }
+          if ((row.leased_until ?? '') > fresh.now) return { outcome: 'in_flight' }
+        }
+        if (await takeOverKey(trx, id, row, fresh)) return { outcome: 'acquired', leaseToken: fresh.leaseToken }
+      }
+      return { outcome: 'in_flight' }
+    })
+  }
+
+  /** Best effort: if it fails (database down), the key's lease runs out instead. */
+  async function bestEffort(request: FastifyRequest, what: string, work: (trx: DbTransaction) => Promise<unknown>): Promise<void> {
+    try {
+      await data.transaction(work)
+    } catch (error) {
+      request.log.warn({ err: error }, `could not ${what} the idempotency key`)
+    }
+  }
+
+  async function execute<Body>(request: FastifyRequest, reply: FastifyReply, id: KeyId, leaseToken: string, effect: Effect<Body>): Promise<Body> {
+    let response: StoredResponse
+    try {
+      response = await data.transaction(async (trx) => {
+        const result = await effect(trx)
+        const stored = { status: result.status, body: serialise(reply, result.status, result.body), headers: result.headers ?? {} }
+        if (!(await completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)))) throw new KeyLost()
+        return stored
+      })
+    } catch (error) {
+      if (error instanceof KeyLost) throw inFlight()
+      if (error instanceof ApiError && error.statusCode < 500) {
+        // The effect's transaction rolled back: nothing changed. Its answer is stored on its own, so that a
+        // retry gets the same answer rather than a second chance at the effect.
+        const body = serialise(reply, error.statusCode, errorBody(error.code, error.message, error.details))
+        const stored = { status: error.statusCode, body, headers: error.headers }
+        await bestEffort(request, 'store the response of', (trx) => completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)))
+      } else {
+        await bestEffort(request, 'release', (trx) => releaseKey(trx, id, leaseToken))
+      }
+      throw error
+    }
+    return send(reply, response, false)
+  }
+
+  return {
+    async run(request, reply, effect) {
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER]
+      if (typeof key !== 'string') {
+        const result = await data.transaction(effect)
+        reply.code(result.status).headers(result.headers ?? {})
+        return result.body
+      }
+      if (!request.principal) throw new Error('an Idempotency-Key needs an authenticated request')
+      const id = { apiKeyId: request.principal.keyId, idempotencyKey: key }
+      const fingerprint = requestFingerprint({ method: request.method, route: request.routeOptions.url ?? '', params: request.params, body: request.body })
+      const claimed = await claim(id, fingerprint)
+      switch (claimed.outcome) {
+        case 'acquired':
+          return execute(request, reply, id, claimed.leaseToken, effect)
+        case 'replay':
+          request.log.info({ idempotencyKey: key, status: claimed.response.status }, 'replayed the stored response of an idempotent request')
+          return send(reply, claimed.response, true)
+        case 'mismatch':
+          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.')
+        case 'in_flight':
+          throw inFlight()
+      }
+    },
+  }
+}

@@ -1,0 +1,57 @@
+// Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged). A cache is only
+// acceptable if it is never stale: here one process caches answers and another process changes the data;
+// the first must see every committed change on its very next request.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+
+const KEY = 'read-cache-key-0123456789'
+
+describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
+  let database: TestDatabase
+  let reader: ServerProcess
+  let writer: ServerProcess
+
+  const call = (instance: ServerProcess, path: string, body?: unknown) => fetch(instance.baseUrl + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+
+  before(async () => {
+    database = await createTestDatabase()
+    const env = { DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY }
+    assert.equal((await runCli(['migrate'], env)).code, 0)
+    ;[reader, writer] = await Promise.all([spawnServer({ ...env, MIGRATE_ON_START: 'false' }), spawnServer({ ...env, MIGRATE_ON_START: 'false' })])
+  })
+  after(async () => {
+    for (const instance of [reader, writer]) {
+      instance.child.kill('SIGTERM')
+      await instance.exited
+    }
+    await database.drop()
+  })
+
+  it('shows another process\'s create, and its status changes, on the next read', async () => {
+    for (let round = 0; round < 20; round++) {
+      const pageBefore = await (await call(reader, '/v1/pets?limit=100&status=available')).json()
+      await call(reader, '/v1/pets?limit=100&status=available') // now certainly cached
+      const everyPet: { id: number }[] = await (await call(reader, '/v1/pets?limit=100')).json()
+      const nextId = Math.max(0, ...everyPet.map((pet) => pet.id)) + 1
+      assert.equal((await call(reader, `/v1/pets/${nextId}`)).status, 404)
+
+      const created = await call(writer, '/v1/pets', { name: `round-${round}`, categoryId: 1 })
+      assert.equal(created.status, 201)
+      const pet = await created.json()
+
+      const pageAfter = await (await call(reader, '/v1/pets?limit=100&status=available')).json()
+      assert.deepEqual(pageAfter, [...pageBefore, pet])
+      assert.deepEqual(await (await call(reader, `/v1/pets/${pet.id}`)).json(), pet)
+
+      assert.equal((await call(writer, '/v1/store/orders', { petId: pet.id })).status, 201)
+      assert.equal((await (await call(reader, `/v1/pets/${pet.id}`)).json()).status, 'pending')
+      assert.deepEqual(await (await call(reader, '/v1/pets?limit=100&status=available')).json(), pageBefore)
+    }
+  })
+})
