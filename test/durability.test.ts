@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
 import { spawnServer } from './helpers/process.js'
+import { collectPages } from './helpers/link.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
 
 const KEY = 'durability-key-0123456789'
@@ -52,13 +53,8 @@ describe(`durability on ${TEST_STORE}`, () => {
 
     const server = await spawnServer(env)
     try {
-      const stored = new Map<number, Pet>()
-      let path: string | undefined = '/v1/pets?limit=100'
-      while (path) {
-        const response = await fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${KEY}` } })
-        for (const pet of (await response.json()) as Pet[]) stored.set(pet.id, pet)
-        path = /^<[^>]*(\/v1\/pets\?[^>]+)>/.exec(response.headers.get('link') ?? '')?.[1]
-      }
+      const pets = await collectPages<Pet>((path) => fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${KEY}` } }), '/v1/pets?limit=100')
+      const stored = new Map(pets.map((pet) => [pet.id, pet]))
       for (const pet of acknowledged) assert.deepEqual(stored.get(pet.id), pet)
 
       const highest = Math.max(...stored.keys())

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { collectPages } from './helpers/link.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js'
 import { issueApiKey } from '../src/keys/issue-key.js'
@@ -109,13 +110,7 @@ describe('PostgreSQL outages', () => {
     await Promise.all(clients)
 
     assert.deepEqual([...statuses.keys()].sort(), [201, 503])
-    const stored = new Set<number>()
-    let path: string | undefined = '/v1/pets?limit=100'
-    while (path) {
-      const response = await server.request(path)
-      for (const pet of (await response.json()) as { id: number }[]) stored.add(pet.id)
-      path = /^<[^>]*(\/v1\/pets\?[^>]+)>/.exec(response.headers.get('link') ?? '')?.[1]
-    }
+    const stored = new Set((await collectPages<{ id: number }>((path) => server.request(path), '/v1/pets?limit=100')).map((pet) => pet.id))
     for (const pet of acknowledged) assert.ok(stored.has(pet.id), `acknowledged pet ${pet.id} is missing`)
   })
 })

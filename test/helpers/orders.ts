@@ -1,5 +1,6 @@
 // Steps the order tests repeat: adding a pet, placing an order, reading back the state of both.
 import assert from 'node:assert/strict'
+import { collectPages } from './link.js'
 import type { TestServer } from './server.js'
 
 export interface Pet { id: number; name: string; categoryId: number; status: 'available' | 'pending' | 'sold' }
@@ -51,16 +52,7 @@ export async function readOrder(server: TestServer, id: number): Promise<Order> 
 
 /** Every order, walking the pages of GET /v1/store/orders. */
 export async function listAllOrders(server: TestServer): Promise<Order[]> {
-  const orders: Order[] = []
-  let path: string | undefined = '/v1/store/orders?limit=100'
-  while (path) {
-    const response = await server.request(path)
-    assert.equal(response.status, 200)
-    orders.push(...(await response.json()))
-    const link = /^<[^>]*(\/v1\/store\/orders\?[^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')
-    path = link?.[1]
-  }
-  return orders
+  return collectPages<Order>((path) => server.request(path), '/v1/store/orders?limit=100')
 }
 
 /** The rows of the orders table for a pet, straight from the database. */
