@@ -4,8 +4,9 @@ import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
-// browser rendering of /docs): run once, on SQLite.
-const STORE_INDEPENDENT = new Set(['config.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts'])
+// browser rendering of /docs) or is SQLite's own read path (JSON made in SQL, the per-turn data version):
+// run once, on SQLite.
+const STORE_INDEPENDENT = new Set(['config.test.ts', 'pet-json.test.ts', 'read-version-per-turn.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts'])
 // Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
 // SQLite, by themselves after the other files, so that no other test file competes for the two cores.
 const ALONE = new Set(['slow-clients.test.ts'])

@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import type { DatabaseConnection } from './db/connect.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
+import { AccessLog } from './http/access-log.js'
 import { guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
@@ -59,6 +60,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
       redact: { paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'], censor: '[redacted]' },
       ...(logStream ? { stream: logStream } : {}),
     },
+    logController: new AccessLog(),
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -87,7 +89,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
 
   const metrics = createMetrics(database.groupCommitStats)
   const authenticator = createAuthenticator({
-    db: database.db,
+    data: database,
     staticKeys: config.staticApiKeys,
     onError: (error) => app.log.warn({ err: error }, 'could not record key use'),
   })

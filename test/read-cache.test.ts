@@ -1,6 +1,6 @@
-// Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged). A cache is only
-// acceptable if it is never stale: here one process caches answers and another process changes the data;
-// the first must see every committed change on its very next request.
+// Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged): pets, pages and
+// stored API keys. A cache is only acceptable if it is never stale: here one process caches answers and
+// another process changes the data; the first must see every committed change on its very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
@@ -53,5 +53,21 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
       assert.equal((await (await call(reader, `/v1/pets/${pet.id}`)).json()).status, 'pending')
       assert.deepEqual(await (await call(reader, '/v1/pets?limit=100&status=available')).json(), pageBefore)
     }
+  })
+
+  it('refuses a stored key on the very next request after the CLI (another process) revokes it', async () => {
+    const env = { DATABASE_URL: database.url }
+    const created = await runCli(['keys', 'create', '--name', 'revoked-while-cached'], env)
+    assert.equal(created.code, 0, created.stderr)
+    const [, id, key] = /^Created key (\d+) .*: (pst_\S+)/.exec(created.stdout) ?? []
+    assert.ok(id && key, created.stdout)
+    const withKey = () => fetch(`${reader.baseUrl}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+    for (let attempt = 0; attempt < 3; attempt++) assert.equal((await withKey()).status, 200) // now certainly cached
+
+    const revoked = await runCli(['keys', 'revoke', id], env)
+    assert.equal(revoked.code, 0, revoked.stderr)
+    const response = await withKey()
+    assert.equal(response.status, 401)
+    assert.equal((await response.json()).code, 'unauthorized')
   })
 })

@@ -1,6 +1,7 @@
 // X-Request-Id on every response (and in the logs), the security headers, and CORS for browser clients.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { hashApiKey } from '../src/keys/api-key.js'
 import { UUID } from './helpers/error-assert.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
@@ -63,8 +64,40 @@ describe('X-Request-Id, security headers and CORS', () => {
       assert.equal(response.status, 200)
       assert.equal(response.headers.get('x-request-id'), id)
       await response.arrayBuffer()
-      assert.deepEqual(logEntriesFor(id).map((entry) => entry.msg), ['incoming request', 'request completed'])
+      // One access-log line per request, written when the response has gone out.
+      assert.deepEqual(logEntriesFor(id).map((entry) => entry.msg), ['request completed'])
     }
+  })
+
+  it('writes one access-log line per request: method, target, status, time, client and key id', async () => {
+    const response = await server.request('/v1/pets?limit=1', { headers: { 'x-request-id': 'access-log-1' } })
+    assert.equal(response.status, 200)
+    await response.arrayBuffer()
+    const entries = logEntriesFor('access-log-1')
+    assert.equal(entries.length, 1, JSON.stringify(entries))
+    const { time, pid, hostname, responseTime, ...line } = entries[0] ?? {}
+    assert.equal(typeof time, 'number')
+    assert.equal(pid, process.pid)
+    assert.equal(typeof hostname, 'string')
+    assert.ok(typeof responseTime === 'number' && responseTime >= 0, `responseTime ${String(responseTime)}`)
+    assert.deepEqual(line, {
+      level: 30,
+      reqId: 'access-log-1',
+      method: 'GET',
+      url: '/v1/pets?limit=1',
+      statusCode: 200,
+      remoteAddress: '127.0.0.1',
+      // A static key's id: its digest's first 8 hex digits, never the key.
+      keyId: `static-${hashApiKey(TEST_API_KEY).slice(0, 8)}`,
+      msg: 'request completed',
+    })
+
+    // Without a valid key there is no key id, and the refusal is logged like any other answer.
+    const refused = await server.request('/v1/pets', { auth: false, headers: { 'x-request-id': 'access-log-2' } })
+    assert.equal(refused.status, 401)
+    await refused.arrayBuffer()
+    const [refusedLine] = logEntriesFor('access-log-2').filter((entry) => entry.msg === 'request completed')
+    assert.deepEqual([refusedLine?.statusCode, refusedLine?.keyId, refusedLine?.msg], [401, undefined, 'request completed'])
   })
 
   it('replaces an insane X-Request-Id with a generated UUID', async () => {

@@ -34,6 +34,7 @@ export function connectDatabase(
     read: store.read,
     transaction: store.transaction,
     readVersion: store.readVersion,
+    sqliteReader: store.sqliteReader,
     groupCommitStats: store.groupCommitStats,
     dialect: database.kind,
     ping: async () => {
@@ -45,5 +46,5 @@ export function connectDatabase(
 
 /** PostgreSQL commits concurrent transactions together by itself; every connection of the pool reads committed data. */
 function postgresStore(db: Db): DataAccess & { db: Db; groupCommitStats: undefined; close(): Promise<void> } {
-  return { db, read: db, transaction: (work) => db.transaction().execute(work), readVersion: undefined, groupCommitStats: undefined, close: () => db.destroy() }
+  return { db, read: db, transaction: (work) => db.transaction().execute(work), readVersion: undefined, sqliteReader: undefined, groupCommitStats: undefined, close: () => db.destroy() }
 }

@@ -1,5 +1,6 @@
 // The one Database type both dialects share. Column names are snake_case in the database; rows are mapped
 // to API objects by one mapper per resource, so these types never reach the HTTP layer.
+import type SqliteDatabase from 'better-sqlite3'
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
 
 export interface PetTable {
@@ -87,6 +88,14 @@ export interface DataAccess {
    * response sent after it never acknowledges a write that could still be lost). Rolls back if `work` throws.
    */
   transaction<T>(work: (trx: DbTransaction) => Promise<T>): Promise<T>
-  /** Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. */
-  readVersion: (() => number) | undefined
+  /**
+   * Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. It counts
+   * every commit acknowledged before the caller's request was received.
+   */
+  readVersion: (() => Promise<number>) | undefined
+  /**
+   * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
+   * prepared statements without the query builder (pets/pet-json.sqlite.ts). It sees committed data only.
+   */
+  sqliteReader: SqliteDatabase.Database | undefined
 }

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import type { DataAccess, Database, Db } from './database.js'
+import { readVersionPerTurn } from './read-version-per-turn.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import { withStatementCache } from './statement-cache.js'
 
@@ -42,14 +43,15 @@ export function openSqlite(path: string): SqliteStore {
   groupCommit.attach(db)
 
   let read: Db = db
-  let readVersion: (() => number) | undefined
+  let readVersion: (() => Promise<number>) | undefined
+  let readerHandle: SqliteDatabase.Database | undefined
   if (!inMemory) {
-    const readerHandle = openHandle(path)
+    readerHandle = openHandle(path)
     readerHandle.pragma('query_only = ON')
     read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
     // Changes whenever another connection (our writer, or any other process) commits to the file.
     const dataVersion = readerHandle.prepare('pragma data_version').pluck()
-    readVersion = () => dataVersion.get() as number
+    readVersion = readVersionPerTurn(() => dataVersion.get() as number)
   }
 
   return {
@@ -57,6 +59,7 @@ export function openSqlite(path: string): SqliteStore {
     read,
     groupCommitStats: groupCommit.stats,
     readVersion,
+    sqliteReader: readerHandle,
     async transaction(work) {
       let committed: Promise<void> | undefined
       const result = await db.transaction().execute((trx) => {

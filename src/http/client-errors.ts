@@ -50,10 +50,11 @@ export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
   const server = app.server as Server & { requireHostHeader: boolean }
   server.requireHostHeader = false
   server.on('checkExpectation', (request, response) => server.emit('request', request, response))
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const { httpVersionMajor, httpVersionMinor } = request.raw
     if (httpVersionMajor === 1 && httpVersionMinor >= 1 && request.headers.host === undefined) {
-      throw new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', { details: [{ path: 'header/host', message: 'is required' }] })
+      return done(new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', { details: [{ path: 'header/host', message: 'is required' }] }))
     }
+    done()
   })
 }

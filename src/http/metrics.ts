@@ -56,11 +56,12 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     registers: [metrics.registry],
   })
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: unknown paths must not create unbounded label values.
     const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) }
     requests.inc(labels)
     duration.observe(labels, reply.elapsedTime / 1000)
+    done()
   })
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

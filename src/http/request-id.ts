@@ -12,7 +12,8 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 }

@@ -25,7 +25,8 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
 }
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     applySecurityHeaders(request, reply)
+    done()
   })
 }

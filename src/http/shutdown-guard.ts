@@ -11,17 +11,17 @@ export function registerShutdownGuard(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async () => {
-    if (closing) {
-      throw new ApiError('unavailable', 'The service is shutting down; retry the request.', {
-        headers: { connection: 'close', 'retry-after': '1' },
-      })
-    }
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (!closing) return done()
+    done(new ApiError('unavailable', 'The service is shutting down; retry the request.', {
+      headers: { connection: 'close', 'retry-after': '1' },
+    }))
   })
   // A request that was already running when closing began still gets its answer, but not "keep-alive": Node
   // drops the connection after it anyway, and a client that believed the header would send its next request
   // into a closed socket instead of opening a new connection elsewhere.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
 }

@@ -1,8 +1,9 @@
 // Decides whether a presented bearer key is valid, and who it belongs to.
 import { timingSafeEqual } from 'node:crypto'
-import type { Db } from '../db/database.js'
+import type { DataAccess, Db } from '../db/database.js'
+import { VersionedCache } from '../db/versioned-cache.js'
 import { hashApiKey } from './api-key.js'
-import { findActiveApiKeyByHash, touchApiKey } from './key.repository.js'
+import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
 import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
 
 export interface Principal {
@@ -19,9 +20,20 @@ export interface Authenticator {
   authenticate(presentedKey: string): Promise<Principal | undefined>
 }
 
-export function createAuthenticator(options: { db: Db; staticKeys: readonly string[]; onError: (error: unknown) => void }): Authenticator {
+export interface AuthenticatorOptions {
+  /** Where keys are read (committed data only), and their last use written. */
+  data: DataAccess & { db: Db }
+  staticKeys: readonly string[]
+  onError: (error: unknown) => void
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const staticDigests = options.staticKeys.map((key) => Buffer.from(hashApiKey(key), 'hex'))
   const lastTouched = new Map<number, number>()
+  // Active keys by digest, kept while nobody commits (SQLite's data version): a revocation, from this process
+  // or from the CLI in another, is a commit, so it still takes effect on the very next request. Unknown
+  // digests are not kept (the cache stores undefined as "ask again"), so a flood of bad keys cannot fill it.
+  const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.data.readVersion)
 
   function matchStatic(digest: Buffer): Principal | undefined {
     // Digests of equal length compared in constant time, every one of them, so timing says nothing.
@@ -36,7 +48,7 @@ export function createAuthenticator(options: { db: Db; staticKeys: readonly stri
     const now = Date.now()
     if (now - (lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return
     lastTouched.set(id, now)
-    touchApiKey(options.db, id, new Date(now).toISOString()).catch(options.onError)
+    touchApiKey(options.data.db, id, new Date(now).toISOString()).catch(options.onError)
   }
 
   return {
@@ -45,8 +57,8 @@ export function createAuthenticator(options: { db: Db; staticKeys: readonly stri
       const staticMatch = matchStatic(Buffer.from(hash, 'hex'))
       if (staticMatch) return staticMatch
       // Looked up by digest: an index probe on a SHA-256 reveals nothing usable about the key.
-      // Looked up on every request, so revocation and expiry take effect at once, on every instance.
-      const row = await findActiveApiKeyByHash(options.db, hash)
+      // Checked on every request, so revocation and expiry take effect at once, on every instance.
+      const row = await activeKeys.get(hash, () => findActiveApiKeyByHash(options.data.read, hash))
       if (!row) return undefined
       // An expired key is refused exactly like a revoked one: the client learns only that it is not valid.
       if (row.expires_at !== null && !(Date.parse(row.expires_at) > Date.now())) return undefined

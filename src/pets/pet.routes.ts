@@ -14,7 +14,9 @@ import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempot
 import type { CursorCodec } from './cursor.js'
 import { markDeprecated } from './deprecation.js'
 import { toPet } from './pet.mapper.js'
-import { findPetById, insertPet, listPets } from './pet.repository.js'
+import { queryBuilderPetJson } from './pet-json.js'
+import { sqlitePetJson } from './pet-json.sqlite.js'
+import { insertPet } from './pet.repository.js'
 import { ListPetsQuery, NewPetSchema, NoQuery, PetIdParams, PetSchema, PetsSchema } from './pet.schema.js'
 
 export interface PetRoutesOptions {
@@ -32,6 +34,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
   // unchanged catalogue cost neither a query nor serialisation.
   const pages = new VersionedCache<{ body: string; nextCursor: string | undefined }>(data.readVersion)
   const petBodies = new VersionedCache<string | null>(data.readVersion)
+  const reads = data.sqliteReader ? sqlitePetJson(data.sqliteReader) : queryBuilderPetJson(data.read)
 
   app.get('/pets', {
     config: { scope: 'pets:read' },
@@ -54,12 +57,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     const { limit = DEFAULT_LIMIT, status, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
     const page = await pages.get(`${status ?? ''} ${afterId ?? ''} ${limit}`, async () => {
-      // One row more than asked tells whether a next page exists without a second query.
-      const rows = await listPets(data.read, { status, afterId, limit: limit + 1 })
-      const pets = rows.slice(0, limit).map(toPet)
-      const last = pets.at(-1)
+      const { json, nextAfterId } = await reads.page({ status, afterId, limit })
       // The signed cursor is cached with the page: it depends on nothing else.
-      return { body: JSON.stringify(pets), nextCursor: rows.length > limit && last ? cursors.encode({ afterId: last.id, status }) : undefined }
+      return { body: json, nextCursor: nextAfterId === undefined ? undefined : cursors.encode({ afterId: nextAfterId, status }) }
     })
     if (page.nextCursor !== undefined) {
       const next = new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor: page.nextCursor })
@@ -115,10 +115,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     },
   }, async (request, reply) => {
     const { petId } = request.params
-    const body = await petBodies.get(String(petId), async () => {
-      const row = await findPetById(data.read, petId)
-      return row ? JSON.stringify(toPet(row)) : null
-    })
+    const body = await petBodies.get(String(petId), async () => (await reads.pet(petId)) ?? null)
     if (body === null) throw new ApiError('not_found', `No pet has id ${petId}.`)
     return sendJsonText(reply, body)
   })

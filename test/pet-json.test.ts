@@ -1,0 +1,79 @@
+// The pet reads on SQLite make their JSON in SQL (json_object) instead of JSON.stringify(toPet(row)). Clients
+// must not be able to tell: for every kind of name, every filter and every page, the text is byte for byte
+// what the query-builder path (the one PostgreSQL uses) produces from the same rows.
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { openSqlite, type SqliteStore } from '../src/db/sqlite.js'
+import { queryBuilderPetJson, type PetJsonReads } from '../src/pets/pet-json.js'
+import { sqlitePetJson } from '../src/pets/pet-json.sqlite.js'
+import { insertPet, type PetStatus } from '../src/pets/pet.repository.js'
+import { makeTempDir } from './helpers/temp.js'
+
+const NAMES = [
+  'Rex', '', ' ', 'quote " and backslash \\ and slash /', 'tab\tnewline\nreturn\r', 'control \u0001\u001f\u007f',
+  'ünïcödé', 'emoji 🐕‍🦺', 'line separators \u2028\u2029', '<script>alert(1)</script>', '{"id":1}', 'x'.repeat(100),
+]
+const STATUSES: PetStatus[] = ['available', 'pending', 'sold']
+
+describe('pet JSON made by SQLite', () => {
+  let directory: string
+  let store: SqliteStore
+  let inSql: PetJsonReads
+  let inJs: PetJsonReads
+  let ids: number[]
+
+  before(async () => {
+    directory = makeTempDir()
+    store = openSqlite(join(directory, 'pets.db'))
+    await migrateToLatest(store.db)
+    ids = []
+    for (const [index, name] of NAMES.entries()) {
+      const row = await store.transaction((trx) => insertPet(trx, { name, category_id: index * 1_000_003, status: STATUSES[index % 3] ?? 'available' }))
+      ids.push(row.id)
+    }
+    assert.ok(store.sqliteReader, 'a SQLite file has a read connection')
+    inSql = sqlitePetJson(store.sqliteReader)
+    inJs = queryBuilderPetJson(store.read)
+  })
+  after(async () => {
+    await store.close()
+    rmSync(directory, { recursive: true, force: true })
+  })
+
+  it('gives every pet exactly as JSON.stringify(toPet(row)) would', async () => {
+    for (const [index, id] of ids.entries()) {
+      const text = await inSql.pet(id)
+      assert.equal(text, await inJs.pet(id))
+      assert.deepEqual(JSON.parse(text ?? 'null'), { id, name: NAMES[index], categoryId: index * 1_000_003, status: STATUSES[index % 3] })
+    }
+    assert.equal(await inSql.pet(ids.length + 1000), undefined)
+    assert.equal(await inJs.pet(ids.length + 1000), undefined)
+  })
+
+  it('gives every page, filtered or not, with the same text and the same next-page position', async () => {
+    let pages = 0
+    for (const status of [undefined, ...STATUSES]) {
+      for (const limit of [1, 2, 5, NAMES.length, 100]) {
+        for (const afterId of [undefined, 0, ...ids]) {
+          const query = { status, afterId, limit }
+          const page = await inSql.page(query)
+          assert.deepEqual(page, await inJs.page(query), JSON.stringify(query))
+          pages++
+        }
+      }
+    }
+    assert.equal(pages, 4 * 5 * (ids.length + 2))
+    // Spot checks of the shape itself, not only agreement of the two paths.
+    assert.deepEqual(await inSql.page({ status: undefined, afterId: undefined, limit: 2 }), {
+      json: JSON.stringify([
+        { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },
+        { id: ids[1], name: NAMES[1], categoryId: 1_000_003, status: 'pending' },
+      ]),
+      nextAfterId: ids[1],
+    })
+    assert.deepEqual(await inSql.page({ status: 'sold', afterId: ids.at(-1), limit: 5 }), { json: '[]', nextAfterId: undefined })
+  })
+})
