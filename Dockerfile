@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle.ts ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, running as the unprivileged node user.
@@ -22,5 +23,6 @@ RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "dist/cli.js"]
+# The production bundle with the heap limits of npm start (why: docs/benchmarks.md, "Memory").
+ENTRYPOINT ["node", "--max-semi-space-size=2", "--max-old-space-size=256", "dist/bundle/cli.js"]
 CMD ["serve"]

@@ -22,18 +22,36 @@ export async function mintCursors(store: BenchStore, afterIds: number[]): Promis
   return afterIds.map((afterId) => codec.encode({ afterId, status: undefined }))
 }
 
-/** How many different deep pages the scenario asks for, and over how many of the last pets they spread. */
-const DEEP_CURSORS = 256
-const DEEP_WINDOW = 10_000
+/**
+ * How many different pages a cursor scenario asks for, and over how many pets they spread: four times as many
+ * pages as the service's page cache holds (1,000), so that most requests run the keyset query itself.
+ */
+const WINDOW_CURSORS = 4096
+const WINDOW_PETS = 10_000
+
+export interface CursorWindow {
+  cursors: string[]
+  /** The position of the first cursor (the one a scenario's check uses): its page starts at the next id. */
+  firstAfterId: number
+}
+
+/** `WINDOW_CURSORS` cursors, the first after id `first`, the others spread evenly up to `first + span`. */
+async function mintWindowCursors(store: BenchStore, first: number, span: number): Promise<CursorWindow> {
+  const afterIds = Array.from({ length: WINDOW_CURSORS }, (_, index) => first + Math.floor((span * index) / (WINDOW_CURSORS - 1)))
+  return { cursors: await mintCursors(store, afterIds), firstAfterId: first }
+}
 
 /**
- * The deep scenario's cursors: the first after id `pets − offset` (the page its check expects), the others
- * spread evenly over the last 10,000 pets. Asking for one page over and over would let a response cache
- * answer it, and the scenario would no longer say anything about the keyset walk at depth.
+ * The cursor scenarios' cursors. Deep: over the last 10,000 pets, the first after id `pets − offset − 10,000`.
+ * Early: over the first 10,000, the first after id 1. (Over fewer when the store is too small for that.) The two differ only in depth, which is what the
+ * "deep page costs the same as the first page" target asks about; asking for one page over and over would let
+ * the page cache answer it, and say nothing about the keyset walk at all.
  */
-export async function mintDeepCursors(store: BenchStore, pets: number, offset: number): Promise<string[]> {
-  const last = pets - offset
-  const first = Math.max(1, last - DEEP_WINDOW)
-  const afterIds = Array.from({ length: DEEP_CURSORS }, (_, index) => (index === 0 ? last : first + Math.floor(((last - first) * index) / (DEEP_CURSORS - 1))))
-  return mintCursors(store, afterIds)
+export async function mintWindowedCursors(store: BenchStore, pets: number, offset: number): Promise<{ deep: CursorWindow; early: CursorWindow }> {
+  // Every cursor is at least `offset` pets from the end, so that each of its pages is a full one.
+  const span = Math.max(0, Math.min(WINDOW_PETS, pets - offset - 1))
+  return {
+    deep: await mintWindowCursors(store, pets - offset - span, span),
+    early: await mintWindowCursors(store, 1, span),
+  }
 }

@@ -6,9 +6,12 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { shippedCommand } from './shipped-command.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
-export const CLI = join(ROOT, 'dist', 'cli.js')
+/** The service's command as npm start runs it (the production bundle), with npm start's node flags. */
+export const SHIPPED = shippedCommand(ROOT)
+export const CLI = SHIPPED.script
 
 const liveChildren = new Set<ChildProcess>()
 const tempDirectories = new Set<string>()
@@ -138,7 +141,7 @@ export interface ServiceOptions {
 }
 
 /**
- * `node dist/cli.js serve` with production settings, exactly as an operator starts it. The port is probed
+ * `node [flags] SCRIPT serve` exactly as npm start runs it, with production settings, exactly as an operator starts it. The port is probed
  * free first, but another process can take it before the service binds it (a busy machine running test
  * suites does): such a start is retried on another port.
  */
@@ -155,7 +158,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 async function startServiceOnce(options: ServiceOptions, port: number): Promise<RunningServer> {
   const logFd = openSync(options.logPath, 'a')
   const stderr = tail()
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, 'serve'], {
+  const child = spawn(process.execPath, [...SHIPPED.nodeFlags, ...(options.nodeFlags ?? []), CLI, 'serve'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { compileBenchServers } from './compile.js'
 import { summariseProfile } from './cpu-profile.js'
-import { mintDeepCursors } from './deep-cursor.js'
+import { mintWindowedCursors } from './deep-cursor.js'
 import { runLoad } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
 import { CLI, ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startBenchServer, startService, startWatchdog, type RunningServer } from './processes.js'
@@ -56,6 +56,7 @@ function positive(name: string, value: string | undefined): number {
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
+const IDLE_SETTLE_SECONDS = 30
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
 
 /**
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
     }
     log(`bench: servers up after ${elapsed()}`)
 
-    const context: ScenarioContext = { pets: settings.pets, deepCursors: await mintDeepCursors(store, settings.pets, DEEP_OFFSET) }
+    const context: ScenarioContext = { pets: settings.pets, ...(await mintWindowedCursors(store, settings.pets, DEEP_OFFSET)) }
     for (const scenario of scenarios) await verifyScenario(scenario, server(scenario.target).baseUrl, apiKey, context)
 
     await sleep(2000)
@@ -198,8 +199,14 @@ async function main(): Promise<void> {
       }
     }
     await sleep(3000)
-    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterLoadMiB: rssMiB(server('service').pid) }
+    const afterLoadMiB = rssMiB(server('service').pid)
     const heapAfterLoad = await heapBreakdown(server('service').baseUrl)
+    // V8 gives memory back only once it sees the process idle (its memory reducer acts after some seconds
+    // without allocation): an idle service is measured again after half a minute of idleness.
+    log(`bench: ${IDLE_SETTLE_SECONDS} s idle before the last memory reading`)
+    await sleep(IDLE_SETTLE_SECONDS * 1000)
+    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterLoadMiB, afterLoadSettledMiB: rssMiB(server('service').pid) }
+    const heapSettled = await heapBreakdown(server('service').baseUrl)
 
     const summaries: ScenarioSummary[] = scenarios.map((scenario) => summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []))
     const limit = summaries.find((summary) => summary.id === 'baseline')?.requestsPerSecond ?? NaN
@@ -207,12 +214,13 @@ async function main(): Promise<void> {
     console.log(`autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`)
     console.log(resultsTable(summaries, limit))
     console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}`)
-    console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}\n`)
+    console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
+    console.log(`service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`)
     console.log(targetsReport(summaries, limit, idle))
     const failures = summaries.filter((summary) => summary.errors > 0 || Object.keys(summary.unexpected).length > 0)
     if (failures.length > 0) console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)
     if (options.json) {
-      writeFileSync(options.json, `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, summaries }, null, 2)}\n`)
+      writeFileSync(options.json, `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, heapSettled, summaries }, null, 2)}\n`)
     }
     for (const running of servers.values()) await running.stop()
     servers.clear()

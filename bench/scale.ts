@@ -6,7 +6,7 @@
 // the service's own cost per request: the figure the growth is judged on.
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
-import { mintDeepCursors } from './deep-cursor.js'
+import { mintWindowedCursors } from './deep-cursor.js'
 import { median, runLoad, type Measurement } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
 import { ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startService, startWatchdog, type RunningServer } from './processes.js'
@@ -24,7 +24,7 @@ const { values: options } = parseArgs({
     single: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
-    scenarios: { type: 'string', default: 'list,list-status,deep,get' },
+    scenarios: { type: 'string', default: 'list,list-status,early,deep,get' },
     postgres: { type: 'string' },
     dir: { type: 'string' },
     'time-limit': { type: 'string', default: '15' },
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     log(`bench:scale: seeded after ${((performance.now() - started) / 1000).toFixed(0)} s`)
     for (const size of stores) {
       size.service = await startService({ name: `service (${size.pets} pets)`, databaseUrl: size.store.databaseUrl, apiKey, logPath: '/dev/null' })
-      size.context = { pets: size.pets, deepCursors: await mintDeepCursors(size.store, size.pets, DEEP_OFFSET) }
+      size.context = { pets: size.pets, ...(await mintWindowedCursors(size.store, size.pets, DEEP_OFFSET)) }
       for (const scenario of scenarios) await verifyScenario(scenario, size.service.baseUrl, apiKey, size.context)
     }
     await sleep(1000)

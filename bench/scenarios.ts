@@ -1,5 +1,6 @@
 // What is measured: each scenario names the server it loads, the request sequence every connection cycles
 // through, and a check of one real answer before any load (a benchmark of wrong answers is worthless).
+import type { CursorWindow } from './deep-cursor.js'
 import type { LoadRequest } from './load.js'
 import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 
@@ -9,8 +10,9 @@ export type TargetName = 'baseline' | 'service' | 'createService' | 'referenceLi
 export interface ScenarioContext {
   /** Pets seeded into the service's store (ids 1 … pets). */
   pets: number
-  /** Unfiltered cursors near the end: the first after id pets − DEEP_OFFSET, the rest over the last 10,000 pets. */
-  deepCursors: string[]
+  /** Unfiltered cursors over the last 10,000 pets (none closer to the end than DEEP_OFFSET), and over the first. */
+  deep: CursorWindow
+  early: CursorWindow
 }
 
 export interface Scenario {
@@ -36,8 +38,8 @@ function randomGet(pets: number): LoadRequest {
   }
 }
 
-/** One of the deep cursors, chosen per request; the request as first built (the one checked) uses the first. */
-function randomDeepPage(cursors: string[]): LoadRequest {
+/** One of the window's cursors, chosen per request; the request as first built (the one checked) uses the first. */
+function randomCursorPage({ cursors }: CursorWindow): LoadRequest {
   return {
     method: 'GET',
     path: `/v1/pets?cursor=${cursors[0] ?? ''}`,
@@ -87,11 +89,18 @@ export const SCENARIOS: Scenario[] = [
     expect: { status: 200, body: pageOf(firstFilteredAfter(0)) },
   },
   {
-    id: 'deep',
-    label: 'list 20, deep page (last 10k of N)',
+    id: 'early',
+    label: 'list 20, cursor page (first 10k)',
     target: 'service',
-    requests: (context) => [randomDeepPage(context.deepCursors)],
-    expect: { status: 200, body: (body, context) => pageOf(context.pets - DEEP_OFFSET + 1)(body) },
+    requests: (context) => [randomCursorPage(context.early)],
+    expect: { status: 200, body: (body, context) => pageOf(context.early.firstAfterId + 1)(body) },
+  },
+  {
+    id: 'deep',
+    label: 'list 20, cursor page (last 10k of N)',
+    target: 'service',
+    requests: (context) => [randomCursorPage(context.deep)],
+    expect: { status: 200, body: (body, context) => pageOf(context.deep.firstAfterId + 1)(body) },
   },
   {
     id: 'get',
@@ -99,6 +108,14 @@ export const SCENARIOS: Scenario[] = [
     target: 'service',
     requests: (context) => [randomGet(context.pets)],
     // The check uses the request as sent before its first setupRequest: pet 1.
+    expect: { status: 200, body: samePet(petAt(1)) },
+  },
+  {
+    id: 'get-same',
+    label: 'get one (the same id)',
+    target: 'service',
+    // The operation as a client polling one pet uses it: a read served from the cache while nothing changes.
+    requests: () => [{ method: 'GET', path: '/v1/pets/1' }],
     expect: { status: 200, body: samePet(petAt(1)) },
   },
   {

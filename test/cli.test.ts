@@ -6,14 +6,13 @@ import { createHash } from 'node:crypto'
 import { existsSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
 import { KeyOptionError, parseExpiry, parseScopeList } from '../src/keys/key-options.js'
 import { formatScopes } from '../src/keys/scopes.js'
 import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
+import { CLI } from './helpers/cli-path.js'
 
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')
 const KEY_PATTERN = /^pst_[A-Za-z0-9_-]{43}$/

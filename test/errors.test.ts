@@ -160,6 +160,23 @@ describe('error responses', () => {
       assert.equal(old.status, 200)
     })
 
+    it('refuses a Host header unfit for the absolute URLs it would go into (Link, Location) with 400', async () => {
+      const body = JSON.stringify({ name: 'Rex', categoryId: 1 })
+      for (const request of [
+        'GET /v1/pets/1 HTTP/1.1\r\n',
+        `POST /v1/pets HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
+      ]) {
+        const response = await rawExchange(server.baseUrl,
+          `${request}Host: evil.example/"><x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n${request.startsWith('POST') ? body : ''}`)
+        assertRawError(response, {
+          status: 400,
+          code: 'invalid_request',
+          message: 'The Host header is not a valid host name.',
+          details: [{ path: 'header/host', message: 'is not a host name' }],
+        }, { 'cache-control': 'no-store' })
+      }
+    })
+
     it('serves a request whose Expect is not 100-continue as if the expectation were absent, not with Node\'s bare 417', async () => {
       const response = await rawExchange(server.baseUrl,
         `GET /v1/pets/999999 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`)

@@ -7,12 +7,11 @@ import { realpathSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
 import { freePort } from './helpers/process.js'
 import { makeTempDir } from './helpers/server.js'
+import { CLI } from './helpers/cli-path.js'
 
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url))
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')
 const STATIC_KEY = 'static-first-run-key-0123456789'

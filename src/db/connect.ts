@@ -26,7 +26,7 @@ export function connectDatabase(
 ): DatabaseConnection {
   const { database } = settings
   const store = database.kind === 'postgres'
-    ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }).db)
+    ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }))
     : openSqlite(database.path)
   let closed: Promise<void> | undefined
   return {

@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Database } from './database.js'
 
 export interface PostgresOptions {
@@ -29,8 +29,8 @@ function parseInt8(text: string): number {
  * client's socket dies later, it emits 'error' with nobody listening, which would crash the process.
  * Every client therefore gets a listener of its own; errors of clients in use still reach their queries.
  */
-function clientClass(onError: (error: Error) => void): typeof pg.Client {
-  return class ListenedClient extends pg.Client {
+function clientClass(Client: typeof pg.Client, onError: (error: Error) => void): typeof pg.Client {
+  return class ListenedClient extends Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config)
       this.on('error', onError)
@@ -38,9 +38,11 @@ function clientClass(onError: (error: Error) => void): typeof pg.Client {
   }
 }
 
-export function openPostgres(options: PostgresOptions): { db: Kysely<Database>; pool: pg.Pool } {
+/** The pool, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
+async function createPool(options: PostgresOptions): Promise<pg.Pool> {
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({
-    Client: clientClass(options.onIdleError),
+    Client: clientClass(pg.Client, options.onIdleError),
     connectionString: options.url,
     max: options.poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -56,5 +58,10 @@ export function openPostgres(options: PostgresOptions): { db: Kysely<Database>; 
     },
   })
   pool.on('error', options.onIdleError)
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool }
+  return pool
+}
+
+/** Kysely creates the pool on the first query. */
+export function openPostgres(options: PostgresOptions): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: () => createPool(options) }) })
 }

@@ -18,6 +18,11 @@ function openHandle(path: string): SqliteDatabase.Database {
   handle.pragma('synchronous = FULL')
   handle.pragma('foreign_keys = ON')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  // SQLite's own default page cache (2 MiB) rather than the 16 MiB better-sqlite3 compiles in: with two
+  // connections that is 28 MiB less memory on a large catalogue, and pages beyond it come from the operating
+  // system's file cache, which costs a read call, not a disk access. Memory-mapped I/O stays off: mapped pages
+  // would count against the process's memory all the same.
+  handle.pragma('cache_size = -2000')
   return handle
 }
 

@@ -62,7 +62,5 @@ export async function guardRequest(request: FastifyRequest, reply: FastifyReply,
 
 /** Adds authentication, rate limiting and scope checks to every route of the scope it is called in. */
 export function guardApi(app: FastifyInstance, guard: ApiGuard): void {
-  app.addHook('onRequest', async (request, reply) => {
-    await guardRequest(request, reply, guard)
-  })
+  app.addHook('onRequest', (request, reply) => guardRequest(request, reply, guard))
 }

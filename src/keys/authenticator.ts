@@ -28,20 +28,23 @@ export interface AuthenticatorOptions {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
-  const staticDigests = options.staticKeys.map((key) => Buffer.from(hashApiKey(key), 'hex'))
+  const staticKeys = options.staticKeys.map((key) => {
+    const digest = Buffer.from(hashApiKey(key), 'hex')
+    return { digest, principal: { keyId: `static-${digest.toString('hex').slice(0, 8)}`, scopes: SCOPES } satisfies Principal }
+  })
   const lastTouched = new Map<number, number>()
   // Active keys by digest, kept while nobody commits (SQLite's data version): a revocation, from this process
   // or from the CLI in another, is a commit, so it still takes effect on the very next request. Unknown
-  // digests are not kept (the cache stores undefined as "ask again"), so a flood of bad keys cannot fill it.
+  // digests are not kept (VersionedCache never keeps undefined), so a flood of bad keys cannot fill it.
   const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.data.readVersion)
 
   function matchStatic(digest: Buffer): Principal | undefined {
     // Digests of equal length compared in constant time, every one of them, so timing says nothing.
-    let match: Buffer | undefined
-    for (const candidate of staticDigests) {
-      if (timingSafeEqual(candidate, digest)) match = candidate
+    let match: Principal | undefined
+    for (const candidate of staticKeys) {
+      if (timingSafeEqual(candidate.digest, digest)) match = candidate.principal
     }
-    return match ? { keyId: `static-${match.toString('hex').slice(0, 8)}`, scopes: SCOPES } : undefined
+    return match
   }
 
   function touch(id: number): void {

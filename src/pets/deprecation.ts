@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Metrics } from '../http/metrics.js'
 
 // RFC 9745: deprecated since 2026-01-01T00:00:00Z (version 1.0.0), as an epoch-seconds Structured Field Date.
@@ -8,8 +8,10 @@ const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 
 /** Marks every authenticated response of a deprecated operation, and counts the call against its key. */
 export function markDeprecated(options: { operation: string; successor: (request: FastifyRequest) => string; metrics: Metrics }) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    // A throw (a Host header unfit for the link) is caught by Fastify's hook runner and answered as an error.
     reply.headers({ deprecation: DEPRECATION, sunset: SUNSET, link: `<${options.successor(request)}>; rel="successor-version"` })
     options.metrics.deprecatedCalls.inc({ operation: options.operation, key_id: request.principal?.keyId ?? 'unknown' })
+    done()
   }
 }

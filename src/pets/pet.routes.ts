@@ -32,7 +32,7 @@ const DEFAULT_LIMIT = 20
 export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { data, cursors, metrics, idempotency, publicBaseUrl }) => {
   // Pages and pets as JSON text, reused until anyone commits (see VersionedCache): repeated reads of an
   // unchanged catalogue cost neither a query nor serialisation.
-  const pages = new VersionedCache<{ body: string; nextCursor: string | undefined }>(data.readVersion)
+  const pages = new VersionedCache<{ body: string; nextQuery: string | undefined }>(data.readVersion)
   const petBodies = new VersionedCache<string | null>(data.readVersion)
   const reads = data.sqliteReader ? sqlitePetJson(data.sqliteReader) : queryBuilderPetJson(data.read)
 
@@ -58,13 +58,12 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
     const page = await pages.get(`${status ?? ''} ${afterId ?? ''} ${limit}`, async () => {
       const { json, nextAfterId } = await reads.page({ status, afterId, limit })
-      // The signed cursor is cached with the page: it depends on nothing else.
-      return { body: json, nextCursor: nextAfterId === undefined ? undefined : cursors.encode({ afterId: nextAfterId, status }) }
+      if (nextAfterId === undefined) return { body: json, nextQuery: undefined }
+      // The next page's query (with its signed cursor) is cached with the page: it depends on nothing else.
+      const cursor = cursors.encode({ afterId: nextAfterId, status })
+      return { body: json, nextQuery: String(new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor })) }
     })
-    if (page.nextCursor !== undefined) {
-      const next = new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor: page.nextCursor })
-      reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets?${next}>; rel="next"`)
-    }
+    if (page.nextQuery !== undefined) reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets?${page.nextQuery}>; rel="next"`)
     return sendJsonText(reply, page.body)
   })
 

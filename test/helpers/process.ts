@@ -1,9 +1,8 @@
 // Runs the petstore command as a separate process, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { CLI } from './cli-path.js'
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

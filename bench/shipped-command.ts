@@ -1,0 +1,19 @@
+// How the service ships: `npm start` (package.json) is `node [flags…] SCRIPT serve`. The benchmark starts the
+// service with exactly that script and those flags, so that the two can never drift apart.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export interface ShippedCommand {
+  /** Node flags of the start script, e.g. the V8 heap limits. */
+  nodeFlags: string[]
+  /** The started script, absolute. */
+  script: string
+}
+
+export function shippedCommand(root: string): ShippedCommand {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
+  const start = scripts?.start ?? ''
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+\.js) serve$/.exec(start)
+  if (!match?.[2]) throw new Error(`package.json's start script is not "node [--flag…] SCRIPT.js serve": ${JSON.stringify(start)}`)
+  return { nodeFlags: (match[1] ?? '').split(' ').filter(Boolean), script: join(root, match[2]) }
+}
