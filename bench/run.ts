@@ -178,6 +178,11 @@ async function main(): Promise<void> {
     await sleep(2000)
     const idleAfterStart = rssMiB(server('service').pid)
     const heapAfterStart = await heapBreakdown(server('service').baseUrl)
+    // V8 gives memory back only once it sees the process idle (its memory reducer acts after some seconds
+    // without allocation): an idle service is measured again after half a minute of idleness, here and after the load.
+    log(`bench: ${IDLE_SETTLE_SECONDS} s idle for the memory readings`)
+    await sleep(IDLE_SETTLE_SECONDS * 1000)
+    const idleAfterStartSettled = rssMiB(server('service').pid)
     const headers = { authorization: `Bearer ${apiKey}` }
     const load = (scenario: Scenario, seconds: number) =>
       runLoad({ url: server(scenario.target).baseUrl, connections: settings.connections, durationSeconds: seconds, headers, requests: scenario.requests(context) })
@@ -201,11 +206,9 @@ async function main(): Promise<void> {
     await sleep(3000)
     const afterLoadMiB = rssMiB(server('service').pid)
     const heapAfterLoad = await heapBreakdown(server('service').baseUrl)
-    // V8 gives memory back only once it sees the process idle (its memory reducer acts after some seconds
-    // without allocation): an idle service is measured again after half a minute of idleness.
-    log(`bench: ${IDLE_SETTLE_SECONDS} s idle before the last memory reading`)
+    log(`bench: ${IDLE_SETTLE_SECONDS} s idle for the last memory reading`)
     await sleep(IDLE_SETTLE_SECONDS * 1000)
-    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterLoadMiB, afterLoadSettledMiB: rssMiB(server('service').pid) }
+    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterStartSettledMiB: idleAfterStartSettled, afterLoadMiB, afterLoadSettledMiB: rssMiB(server('service').pid) }
     const heapSettled = await heapBreakdown(server('service').baseUrl)
 
     const summaries: ScenarioSummary[] = scenarios.map((scenario) => summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []))
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
     console.log(`\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`)
     console.log(`autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`)
     console.log(resultsTable(summaries, limit))
-    console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}`)
+    console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`)
     console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
     console.log(`service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`)
     console.log(targetsReport(summaries, limit, idle))

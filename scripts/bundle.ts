@@ -15,9 +15,11 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
-  // Names stay as written: they appear in logs and error stacks, and Fastify's plugin names come from them.
-  keepNames: true,
+  // Whitespace and syntax only: identifiers keep their names, which appear in logs (an error's type), stacks
+  // and Fastify's plugin names. (esbuild's keepNames would do that for renamed identifiers too, but by
+  // wrapping every function it creates, which cost about 15 % of the throughput of a cached read here.)
+  minifyWhitespace: true,
+  minifySyntax: true,
   legalComments: 'none',
   // A native addon, and a package that serves its own files from its directory: both stay in node_modules.
   external: ['better-sqlite3', '@fastify/swagger-ui'],
