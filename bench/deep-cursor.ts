@@ -5,7 +5,7 @@
 // from the built service in dist/, the very code that will verify it.
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { createCursorCodec } from '../src/pets/cursor.js'
+import type { createCursorCodec } from '../src/http/cursor.js'
 import { ROOT } from './processes.js'
 import type { BenchStore } from './seed.js'
 
@@ -16,7 +16,7 @@ const CURSOR_SCOPE = 'pets'
 export async function mintCursors(store: BenchStore, afterIds: number[]): Promise<string[]> {
   const secret = await store.readSecret(CURSOR_SECRET)
   if (!secret) throw new Error(`no ${CURSOR_SECRET} secret in the database: start the service once before minting cursors`)
-  const modulePath = pathToFileURL(join(ROOT, 'dist', 'pets', 'cursor.js')).href
+  const modulePath = pathToFileURL(join(ROOT, 'dist', 'http', 'cursor.js')).href
   const codecModule = (await import(modulePath)) as { createCursorCodec: typeof createCursorCodec }
   const codec = codecModule.createCursorCodec(secret, CURSOR_SCOPE)
   return afterIds.map((afterId) => codec.encode({ afterId, status: undefined }))

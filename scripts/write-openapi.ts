@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { connectDatabase } from '../src/db/connect.js'
+import { openStore } from '../src/db/store.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 
 async function main(outputPath: string | undefined): Promise<void> {
@@ -19,9 +19,9 @@ async function main(outputPath: string | undefined): Promise<void> {
       PETSTORE_API_KEYS: 'openapi-writer-key-0123456789',
       LOG_LEVEL: 'warn',
     })
-    const database = connectDatabase(config)
-    await migrateToLatest(database.db)
-    const app = await buildApp(config, { database })
+    const store = openStore(config)
+    await migrateToLatest(store.admin)
+    const app = await buildApp(config, { store })
     try {
       await app.ready()
       const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: 'localhost:8080' } })

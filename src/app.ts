@@ -1,40 +1,38 @@
 // buildApp: the one Fastify instance, with the same options, hooks and handlers in production and in tests.
 import cors from '@fastify/cors'
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
-import type { DatabaseConnection } from './db/connect.js'
-import { loadOrCreateSecret } from './db/secret.repository.js'
+import type { Store } from './db/store.js'
 import { AccessLog } from './http/access-log.js'
-import { guardApi, guardRequest, type ApiGuard } from './http/auth.js'
-import { handleClientError } from './http/client-errors.js'
+import { decoratePrincipal, guardApi, guardRequest, type ApiGuard } from './http/auth.js'
+import { handleClientError, handOverRequestsNodeWouldRefuse } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
 import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
 import { ApiError } from './http/errors.js'
 import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
+import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './http/limits.js'
 import { createMetrics, registerMetrics } from './http/metrics.js'
-import { API_PREFIX } from './http/openapi-info.js'
+import { API_PREFIX, requestPath } from './http/paths.js'
+import { preferringKnownJson } from './http/prepared-json.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
-import { registerSecurityHeaders, requestPath } from './http/security-headers.js'
+import { registerSecurityHeaders } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
-import { createIdempotency } from './idempotency/idempotent.js'
-import { startPurgeTimer } from './idempotency/purge.js'
-import { createAuthenticator } from './keys/authenticator.js'
 import { orderRoutes } from './orders/order.routes.js'
-import { createCursorCodec } from './pets/cursor.js'
 import { petRoutes } from './pets/pet.routes.js'
+import { createServices } from './services.js'
 
 export interface AppDependencies {
-  database: DatabaseConnection
+  /** The open, migrated store. buildApp takes it over: `app.close()` closes it, after everything that uses it. */
+  store: Store
   /** Where logs go; standard output when absent. Tests pass a stream to read them. */
   logStream?: DestinationStream
 }
-
-export const BODY_LIMIT_BYTES = 16 * 1024
 
 /** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
 export const TIMEOUTS = {
@@ -48,11 +46,11 @@ export const TIMEOUTS = {
   connectionsCheckIntervalMs: 1_000,
 }
 
-/** Longer than any path the 16 KiB header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
-const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
+/** Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
+const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
 
-export async function buildApp(config: Config, { database, logStream }: AppDependencies): Promise<FastifyInstance> {
-  const app = Fastify({
+function createFastify(config: Config, logStream: DestinationStream | undefined) {
+  return Fastify({
     logger: {
       level: config.logLevel,
       // Keys must never reach the logs, whatever a serializer or a log call decides to include.
@@ -73,38 +71,41 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
     // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.
     trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
+    // Fastify's own response serialisers, each made to send a value's known JSON text as it is (prepared-json.ts).
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: (externalSchemas, options) => {
+          const build = SerializerSelector()(externalSchemas, options)
+          return (routeSchema) => preferringKnownJson(build(routeSchema))
+        },
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
+}
 
-  app.setValidatorCompiler(createValidatorCompiler())
-  registerJsonBodyParser(app)
-  registerErrorHandler(app)
-  registerRequestIdHeader(app)
-  registerSecurityHeaders(app)
-  registerShutdownGuard(app)
-  app.decorateRequest('principal', undefined)
-  app.addHook('onClose', async () => {
-    await database.close()
-  })
-
-  const metrics = createMetrics(database.groupCommitStats)
-  const authenticator = createAuthenticator({
-    data: database,
-    staticKeys: config.staticApiKeys,
-    onError: (error) => app.log.warn({ err: error }, 'could not record key use'),
-  })
+export async function buildApp(config: Config, { store, logStream }: AppDependencies): Promise<FastifyInstance> {
+  const app = createFastify(config, logStream)
+  // Registered first, so it runs last: the store closes after every other onClose hook that may still use it.
+  app.addHook('onClose', () => store.close())
+  const services = await createServices(config, store, app.log)
+  // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
+  app.addHook('preClose', () => services.stop())
   // ioredis is loaded only when Redis is configured (about 5 MiB of memory otherwise spent for nothing).
   const redis = config.redisUrl ? await (await import('./redis/connect.js')).connectRedis(config.redisUrl, app.log) : undefined
   app.addHook('onClose', async () => {
     redis?.disconnect()
   })
-  const idempotency = createIdempotency({ data: database, ttlMs: config.idempotencyKeyTtlHours * 3_600_000, leaseMs: config.idempotencyLeaseSeconds * 1000 })
-  const idempotencyPurge = startPurgeTimer(database, (error) => app.log.warn({ err: error }, 'could not purge expired idempotency keys'))
-  // preClose runs before the onClose hook that closes the database, so a purge in progress finishes first.
-  app.addHook('preClose', () => idempotencyPurge.stop())
-  const cursorSecret = await loadOrCreateSecret(database.db, 'cursor-hmac')
-  const cursors = createCursorCodec(cursorSecret, 'pets')
-  const orderCursors = createCursorCodec<never>(cursorSecret, 'orders')
+  const metrics = createMetrics(store.groupCommitStats)
 
+  // Request handling, in the order a request meets it.
+  app.setValidatorCompiler(createValidatorCompiler())
+  handOverRequestsNodeWouldRefuse(app)
+  registerJsonBodyParser(app)
+  registerErrorHandler(app)
+  registerRequestIdHeader(app)
+  registerSecurityHeaders(app)
+  registerShutdownGuard(app)
+  decoratePrincipal(app)
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'DELETE'],
@@ -113,16 +114,18 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     strictPreflight: false,
     maxAge: 600,
   })
-  const guard: ApiGuard = { authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
+  const guard: ApiGuard = { authenticator: services.authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
+
+  // Public routes, then the API. The OpenAPI generator must be registered before the routes it documents.
   registerMetrics(app, metrics)
-  registerHealthRoutes(app, database)
+  registerHealthRoutes(app, store)
   await registerOpenApi(app)
   await registerDocs(app, config.publicBaseUrl)
-
+  const { publicBaseUrl } = config
   await app.register(async (api) => {
     guardApi(api, guard)
-    await api.register(petRoutes, { data: database, cursors, metrics, idempotency, publicBaseUrl: config.publicBaseUrl })
-    await api.register(orderRoutes, { data: database, cursors: orderCursors, idempotency, publicBaseUrl: config.publicBaseUrl })
+    await api.register(petRoutes, { pets: services.pets, cursors: services.cursors.pets, metrics, idempotency: services.idempotency, publicBaseUrl })
+    await api.register(orderRoutes, { orders: services.orders, cursors: services.cursors.orders, idempotency: services.idempotency, publicBaseUrl })
   }, { prefix: API_PREFIX })
 
   app.setNotFoundHandler(async (request, reply) => {

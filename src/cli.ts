@@ -3,11 +3,11 @@
 // stderr with a non-zero exit code.
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config, type DatabaseConfig } from './config.js'
-import { connectDatabase, type DatabaseConnection } from './db/connect.js'
+import { openStore, type Store } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
-import { issueApiKey } from './keys/issue-key.js'
+import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.js'
-import { listApiKeys, revokeApiKey, type ApiKeyRow } from './keys/key.repository.js'
+import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes, SCOPES } from './keys/scopes.js'
 
 const USAGE = `Usage:
@@ -45,13 +45,13 @@ function describe(database: DatabaseConfig): string {
   return url.toString()
 }
 
-async function withDatabase<T>(config: Config, work: (database: DatabaseConnection) => Promise<T>): Promise<T> {
-  const database = connectDatabase(config)
+async function withDatabase<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(config)
   try {
-    await migrateToLatest(database.db)
-    return await work(database)
+    await migrateToLatest(store.admin)
+    return await work(store)
   } finally {
-    await database.close()
+    await store.close()
   }
 }
 
@@ -63,14 +63,14 @@ async function run(args: string[], config: Config): Promise<void> {
     return serve(config)
   }
   if (command === 'migrate' && subcommand === undefined) {
-    const database = connectDatabase(config)
+    const store = openStore(config)
     try {
-      const { applied } = await migrateToLatest(database.db)
+      const { applied } = await migrateToLatest(store.admin)
       console.log(applied.length > 0
         ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describe(config.database)}.`
         : `The database at ${describe(config.database)} is up to date.`)
     } finally {
-      await database.close()
+      await store.close()
     }
     return
   }
@@ -94,13 +94,13 @@ async function run(args: string[], config: Config): Promise<void> {
     }
     const scopes = keyOption(() => parseScopeList(values.scopes))
     const expiresAt = keyOption(() => parseExpiry({ expiresIn: values['expires-in'], expiresAt: values['expires-at'] }, Date.now()))
-    const { key, row } = await withDatabase(config, (database) => issueApiKey(database.db, name, { scopes, expiresAt }))
+    const { key, row } = await withDatabase(config, (store) => issueApiKey(store, name, { scopes, expiresAt }))
     const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
     console.log(`Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`)
     return
   }
   if (command === 'keys' && subcommand === 'list' && rest.length === 0) {
-    const rows = await withDatabase(config, (database) => listApiKeys(database.db))
+    const rows = await withDatabase(config, (store) => listApiKeys(store.read))
     if (rows.length === 0) {
       console.log('No stored keys.')
       return
@@ -120,7 +120,7 @@ async function run(args: string[], config: Config): Promise<void> {
     const id = /^[1-9][0-9]{0,15}$/.test(rest[0] ?? '') ? Number(rest[0]) : NaN
     if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(rest[0])}`)
     const revokedAt = new Date().toISOString()
-    const row = await withDatabase(config, (database) => revokeApiKey(database.db, id, revokedAt))
+    const row = await withDatabase(config, (store) => revokeKey(store, id, revokedAt))
     if (!row) throw new Error(`No key has id ${id}.`)
     console.log(row.revoked_at === revokedAt
       ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`

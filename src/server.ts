@@ -3,7 +3,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
-import { connectDatabase } from './db/connect.js'
+import { openStore } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
 
@@ -13,19 +13,19 @@ const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: Config): Promise<void> {
   let app: FastifyInstance | undefined
   // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
-  const database = connectDatabase(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed'))
+  const store = openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed'))
   let initialKey: string | undefined
   try {
-    if (config.migrateOnStart) await migrateToLatest(database.db)
-    app = await buildApp(config, { database })
+    if (config.migrateOnStart) await migrateToLatest(store.admin)
+    app = await buildApp(config, { store })
     await app.listen({ port: config.port, host: config.host })
     // Issued once the server listens, so a start that fails (port taken) prints no key for a service that is
     // not running and leaves the first-run key to the next, successful start.
-    initialKey = await issueInitialKeyIfNone(database.db, config.staticApiKeys)
+    initialKey = await issueInitialKeyIfNone(store, config.staticApiKeys)
   } catch (error) {
-    // The app closes the database in its onClose hook; before the app exists, it is closed here.
+    // The app closes the store in its onClose hook; before the app exists, it is closed here.
     if (app) await app.close()
-    else await database.close()
+    else await store.close()
     throw error
   }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../src/keys/issue-key.js'
-import { revokeApiKey } from '../src/keys/key.repository.js'
+import { revokeKey } from '../src/keys/issue-key.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
 /** A static key using characters outside RFC 6750's b64token: PETSTORE_API_KEYS allows them. */
@@ -37,7 +37,7 @@ describe('bearer authentication', () => {
 
   before(async () => {
     server = await startTestServer({ env: { PETSTORE_API_KEYS: `${TEST_API_KEY},${SYMBOL_KEY}`, LOG_LEVEL: 'trace' } })
-    storedKey = (await issueApiKey(server.database.db, 'auth-test')).key
+    storedKey = (await issueApiKey(server.store, 'auth-test')).key
     const created = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
     assert.equal(created.status, 201)
     petId = ((await created.json()) as { id: number }).id
@@ -103,12 +103,12 @@ describe('bearer authentication', () => {
   })
 
   it('accepts a stored key and refuses it as soon as it is revoked', async () => {
-    const { key, row } = await issueApiKey(server.database.db, 'to-revoke')
+    const { key, row } = await issueApiKey(server.store, 'to-revoke')
     const before = await withAuthorization(`/v1/pets/${petId}`, `Bearer ${key}`)
     assert.equal(before.status, 200)
     assert.deepEqual(await before.json(), { id: petId, name: 'Rex', categoryId: 1, status: 'available' })
 
-    await revokeApiKey(server.database.db, row.id, new Date().toISOString())
+    await revokeKey(server.store, row.id, new Date().toISOString())
     await assertUnauthorized(await withAuthorization(`/v1/pets/${petId}`, `Bearer ${key}`), INVALID)
   })
 

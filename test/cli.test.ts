@@ -429,7 +429,7 @@ describe('a key created with the CLI, against a running server on the same datab
   })
 
   async function storedKey(id: number) {
-    return server.database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    return server.store.admin.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   }
 
   it('works at once, shows when it was last used, and is refused at once after keys revoke', async () => {

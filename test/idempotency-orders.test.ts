@@ -96,14 +96,14 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     const pet = await addPet(server)
     const order = await (await place('place-5', { petId: pet.id })).json()
     // Data changed behind the service's back: completing now fails with a 500 and rolls back.
-    await server.database.db.updateTable('pets').set({ status: 'available' }).where('id', '=', pet.id).execute()
+    await server.store.admin.updateTable('pets').set({ status: 'available' }).where('id', '=', pet.id).execute()
     await assertError(await complete('complete-5', order.id), {
       status: 500, code: 'internal_error', message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
     })
-    assert.deepEqual(await server.database.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'complete-5').execute(), [])
+    assert.deepEqual(await server.store.admin.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'complete-5').execute(), [])
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'placed' }])
 
-    await server.database.db.updateTable('pets').set({ status: 'pending' }).where('id', '=', pet.id).execute()
+    await server.store.admin.updateTable('pets').set({ status: 'pending' }).where('id', '=', pet.id).execute()
     const retried = await complete('complete-5', order.id)
     assert.equal(retried.status, 200)
     assert.equal(retried.headers.get('idempotent-replayed'), null)

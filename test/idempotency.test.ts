@@ -22,11 +22,11 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     server.request('/v1/pets', { json: body, auth, headers: key === undefined ? {} : { 'idempotency-key': key } })
 
   async function petsNamed(name: string): Promise<number> {
-    const row = await server.database.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).where('name', '=', name).executeTakeFirstOrThrow()
+    const row = await server.store.admin.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).where('name', '=', name).executeTakeFirstOrThrow()
     return Number(row.n)
   }
 
-  const storedKey = (key: string) => server.database.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute()
+  const storedKey = (key: string) => server.store.admin.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute()
 
   it('stores the first response with its effect and replays it exactly, creating nothing more', async () => {
     const first = await createPet('replay-1', { name: 'Replay', categoryId: 3 })
@@ -138,19 +138,19 @@ describe('Idempotency-Key on POST /v1/pets', () => {
 
   it('forgets a key once it expires: it may be reused for anything, and the purge deletes it', async () => {
     assert.equal((await createPet('expiring', { name: 'Expiring', categoryId: 1 })).status, 201)
-    await server.database.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'expiring').execute()
+    await server.store.admin.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'expiring').execute()
     const reused = await createPet('expiring', { name: 'Reused', categoryId: 2 })
     assert.equal(reused.status, 201)
     assert.equal(reused.headers.get('idempotent-replayed'), null)
     assert.equal(await petsNamed('Reused'), 1)
 
     assert.equal((await createPet('purged', { name: 'Purged', categoryId: 1 })).status, 201)
-    await server.database.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'purged').execute()
-    const remaining = (await server.database.db.selectFrom('idempotency_keys').select('idempotency_key').execute()).length
-    assert.equal(await purgeExpiredKeys(server.database), 1)
+    await server.store.admin.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'purged').execute()
+    const remaining = (await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute()).length
+    assert.equal(await purgeExpiredKeys(server.store), 1)
     assert.deepEqual(await storedKey('purged'), [])
-    assert.equal((await server.database.db.selectFrom('idempotency_keys').select('idempotency_key').execute()).length, remaining - 1)
-    assert.equal(await purgeExpiredKeys(server.database), 0)
+    assert.equal((await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute()).length, remaining - 1)
+    assert.equal(await purgeExpiredKeys(server.store), 0)
   })
 
   it('answers 409 while a key is held, and takes over a key whose holder died once its lease has run out', async () => {
@@ -165,7 +165,7 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       leased_until: new Date(leasedUntil).toISOString(), response_status: null, response_body: null, response_headers: null,
       created_at: new Date(now).toISOString(), expires_at: new Date(now + 24 * HOUR_MS).toISOString(),
     })
-    await server.database.db.insertInto('idempotency_keys').values([inFlight('held', now + 60_000), inFlight('abandoned', now - 1)]).execute()
+    await server.store.admin.insertInto('idempotency_keys').values([inFlight('held', now + 60_000), inFlight('abandoned', now - 1)]).execute()
 
     await assertError(await createPet('held', body), { status: 409, code: 'idempotency_key_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.' })
     await assertError(await createPet('held', { ...body, categoryId: 5 }), { status: 422, code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.' })

@@ -122,14 +122,14 @@ describe('readiness when the database is unreachable', () => {
   it('answers 503 unavailable, also when the database hangs, and closes cleanly afterwards', async () => {
     const server = await startTestServer()
     try {
-      const ping = server.database.ping
+      const ping = server.store.ping
       // A database that never answers: the check gives up after its own time limit instead of hanging.
-      server.database.ping = () => new Promise<void>(() => undefined)
+      server.store.ping = () => new Promise<void>(() => undefined)
       const hanging = await server.request('/readyz', { auth: false })
       const hangingId = await assertError(hanging, { status: 503, code: 'unavailable', message: 'The database cannot be reached.' })
-      server.database.ping = ping
+      server.store.ping = ping
 
-      await server.database.db.destroy()
+      await server.store.admin.destroy()
       const gone = await server.request('/readyz', { auth: false })
       const goneId = await assertError(gone, { status: 503, code: 'unavailable', message: 'The database cannot be reached.' })
       const warnings = server.logs.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)

@@ -160,7 +160,7 @@ describe('order lifecycle', () => {
   it('has a database that refuses an order for a missing pet and a second placed order for a pet', async () => {
     const pet = await addPet(server)
     const order = await placeOrder(server, { petId: pet.id })
-    const insert = (petId: number) => server.database.db.insertInto('orders').values({ pet_id: petId, quantity: 1, ship_date: null, status: 'placed' }).execute()
+    const insert = (petId: number) => server.store.admin.insertInto('orders').values({ pet_id: petId, quantity: 1, ship_date: null, status: 'placed' }).execute()
     // SQLite and PostgreSQL word these differently: "FOREIGN KEY constraint failed" / "violates foreign key constraint".
     await assert.rejects(insert(987_654_321), /foreign key constraint/i)
     await assert.rejects(insert(pet.id), /UNIQUE constraint failed|orders_one_placed_order_per_pet/)

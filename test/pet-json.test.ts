@@ -7,8 +7,9 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { openSqlite, type SqliteStore } from '../src/db/sqlite.js'
-import { queryBuilderPetJson, type PetJsonReads } from '../src/pets/pet-json.js'
-import { sqlitePetJson } from '../src/pets/pet-json.sqlite.js'
+import { knownJsonText } from '../src/http/prepared-json.js'
+import { queryBuilderPetReads, type PetReads } from '../src/pets/pet-reads.js'
+import { sqlitePetReads } from '../src/pets/pet-reads.sqlite.js'
 import { insertPet, type PetStatus } from '../src/pets/pet.repository.js'
 import { makeTempDir } from './helpers/temp.js'
 
@@ -21,22 +22,22 @@ const STATUSES: PetStatus[] = ['available', 'pending', 'sold']
 describe('pet JSON made by SQLite', () => {
   let directory: string
   let store: SqliteStore
-  let inSql: PetJsonReads
-  let inJs: PetJsonReads
+  let inSql: PetReads
+  let inJs: PetReads
   let ids: number[]
 
   before(async () => {
     directory = makeTempDir()
     store = openSqlite(join(directory, 'pets.db'))
-    await migrateToLatest(store.db)
+    await migrateToLatest(store.admin)
     ids = []
     for (const [index, name] of NAMES.entries()) {
       const row = await store.transaction((trx) => insertPet(trx, { name, category_id: index * 1_000_003, status: STATUSES[index % 3] ?? 'available' }))
       ids.push(row.id)
     }
     assert.ok(store.sqliteReader, 'a SQLite file has a read connection')
-    inSql = sqlitePetJson(store.sqliteReader)
-    inJs = queryBuilderPetJson(store.read)
+    inSql = sqlitePetReads(store.sqliteReader)
+    inJs = queryBuilderPetReads(store.read)
   })
   after(async () => {
     await store.close()
@@ -45,8 +46,11 @@ describe('pet JSON made by SQLite', () => {
 
   it('gives every pet exactly as JSON.stringify(toPet(row)) would', async () => {
     for (const [index, id] of ids.entries()) {
-      const text = await inSql.pet(id)
-      assert.equal(text, await inJs.pet(id))
+      const pet = await inSql.pet(id)
+      assert.ok(pet)
+      const text = knownJsonText(pet)
+      assert.equal(text, JSON.stringify(await inJs.pet(id)))
+      assert.deepEqual(pet, await inJs.pet(id))
       assert.deepEqual(JSON.parse(text ?? 'null'), { id, name: NAMES[index], categoryId: index * 1_000_003, status: STATUSES[index % 3] })
     }
     assert.equal(await inSql.pet(ids.length + 1000), undefined)
@@ -60,20 +64,23 @@ describe('pet JSON made by SQLite', () => {
         for (const afterId of [undefined, 0, ...ids]) {
           const query = { status, afterId, limit }
           const page = await inSql.page(query)
-          assert.deepEqual(page, await inJs.page(query), JSON.stringify(query))
+          const expected = await inJs.page(query)
+          assert.deepEqual(page, expected, JSON.stringify(query))
+          assert.equal(knownJsonText(page.items), JSON.stringify(expected.items), JSON.stringify(query))
           pages++
         }
       }
     }
     assert.equal(pages, 4 * 5 * (ids.length + 2))
     // Spot checks of the shape itself, not only agreement of the two paths.
-    assert.deepEqual(await inSql.page({ status: undefined, afterId: undefined, limit: 2 }), {
-      json: JSON.stringify([
-        { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },
-        { id: ids[1], name: NAMES[1], categoryId: 1_000_003, status: 'pending' },
-      ]),
-      nextAfterId: ids[1],
-    })
-    assert.deepEqual(await inSql.page({ status: 'sold', afterId: ids.at(-1), limit: 5 }), { json: '[]', nextAfterId: undefined })
+    const firstTwo = await inSql.page({ status: undefined, afterId: undefined, limit: 2 })
+    assert.equal(knownJsonText(firstTwo.items), JSON.stringify([
+      { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },
+      { id: ids[1], name: NAMES[1], categoryId: 1_000_003, status: 'pending' },
+    ]))
+    assert.equal(firstTwo.nextAfterId, ids[1])
+    const none = await inSql.page({ status: 'sold', afterId: ids.at(-1), limit: 5 })
+    assert.deepEqual(none, { items: [], nextAfterId: undefined })
+    assert.equal(knownJsonText(none.items), '[]')
   })
 })

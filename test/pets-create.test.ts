@@ -12,7 +12,7 @@ describe('POST /v1/pets (createPet)', () => {
   after(() => server.close())
 
   async function storedCount(): Promise<number> {
-    const row = await server.database.db.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const row = await server.store.admin.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     return Number(row.n)
   }
 

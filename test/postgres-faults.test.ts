@@ -25,7 +25,7 @@ describe('PostgreSQL outages', () => {
     const viaProxy = new URL(database.url)
     viaProxy.port = String(proxy.port)
     server = await startTestServer({ database: { url: viaProxy.toString(), drop: async () => {} } })
-    storedKey = (await issueApiKey(server.database.db, 'outage')).key
+    storedKey = (await issueApiKey(server.store, 'outage')).key
   })
   after(async () => {
     await server.close()

@@ -62,7 +62,7 @@ describe('two instances sharing one Redis', { skip }, () => {
   })
 
   it('admits exactly the quota of a key across both instances, however the requests are spread', async () => {
-    const { key, row } = await issueApiKey(instances[0].database.db, 'shared quota')
+    const { key, row } = await issueApiKey(instances[0].store, 'shared quota')
     const responses = await Promise.all(Array.from({ length: 30 }, async (_, index) => {
       const response = await instances[index % 2 === 0 ? 0 : 1].request('/v1/pets', { auth: key })
       await response.arrayBuffer()
@@ -107,7 +107,7 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
     const { hostname, port } = new URL(REDIS_URL)
     proxy = await startTcpProxy({ host: hostname, port: Number(port || 6379) })
     server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_NAMESPACE: namespace(), RATE_LIMIT_PER_KEY: '3' } })
-    key = (await issueApiKey(server.database.db, 'outage')).key
+    key = (await issueApiKey(server.store, 'outage')).key
   })
   after(async () => {
     await server?.close()

@@ -18,7 +18,7 @@ function rateLimitOf(response: Response): { remaining: number; reset: number } {
 }
 
 async function freshKey(server: TestServer): Promise<string> {
-  return (await issueApiKey(server.database.db, 'rate-limited')).key
+  return (await issueApiKey(server.store, 'rate-limited')).key
 }
 
 describe('rate limits with small quotas, behind a trusted proxy', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../src/keys/issue-key.js'
-import { revokeApiKey } from '../src/keys/key.repository.js'
+import { revokeKey } from '../src/keys/issue-key.js'
 import { SCOPES, type Scope } from '../src/keys/scopes.js'
 import { assertError } from './helpers/error-assert.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
@@ -29,7 +29,7 @@ describe('API key scopes, expiry and revocation', () => {
     const label = `${scopes.join(',')}|${options.expiresAt ?? ''}`
     const known = keys.get(label)
     if (known) return known
-    const { key } = await issueApiKey(server.database.db, `scoped ${label}`, { scopes, ...options })
+    const { key } = await issueApiKey(server.store, `scoped ${label}`, { scopes, ...options })
     keys.set(label, key)
     return key
   }
@@ -72,7 +72,7 @@ describe('API key scopes, expiry and revocation', () => {
   }
 
   it('lets static keys and keys created without scopes do everything', async () => {
-    const { key } = await issueApiKey(server.database.db, 'default scopes')
+    const { key } = await issueApiKey(server.store, 'default scopes')
     for (const auth of [TEST_API_KEY, key]) {
       for (const { request, allowed } of operations.filter((operation) => operation.name !== 'createPet')) {
         const [path, init] = request()
@@ -83,8 +83,8 @@ describe('API key scopes, expiry and revocation', () => {
   })
 
   it('stores all four scopes for a key inserted without any, as the previous version inserted keys', async () => {
-    await server.database.db.insertInto('api_keys').values({ name: 'old', key_hash: 'f'.repeat(64), key_prefix: 'pst_old0', created_at: new Date().toISOString() }).execute()
-    const row = await server.database.db.selectFrom('api_keys').select(['scopes', 'expires_at']).where('name', '=', 'old').executeTakeFirstOrThrow()
+    await server.store.admin.insertInto('api_keys').values({ name: 'old', key_hash: 'f'.repeat(64), key_prefix: 'pst_old0', created_at: new Date().toISOString() }).execute()
+    const row = await server.store.admin.selectFrom('api_keys').select(['scopes', 'expires_at']).where('name', '=', 'old').executeTakeFirstOrThrow()
     assert.deepEqual(row, { scopes: 'pets:read pets:write orders:read orders:write', expires_at: null })
   })
 
@@ -122,9 +122,9 @@ describe('API key scopes, expiry and revocation', () => {
   })
 
   it('refuses a scoped key as soon as it is revoked', async () => {
-    const { key, row } = await issueApiKey(server.database.db, 'revoked reader', { scopes: ['orders:read'] })
+    const { key, row } = await issueApiKey(server.store, 'revoked reader', { scopes: ['orders:read'] })
     assert.equal((await server.request('/v1/store/orders', { auth: key })).status, 200)
-    await revokeApiKey(server.database.db, row.id, new Date().toISOString())
+    await revokeKey(server.store, row.id, new Date().toISOString())
     await assertError(await server.request('/v1/store/orders', { auth: key }), INVALID, { 'www-authenticate': INVALID_CHALLENGE })
   })
 })

@@ -92,7 +92,7 @@ describe('graceful shutdown in process', () => {
       assert.equal(finished.headers.connection, 'close')
 
       await closing
-      await assert.rejects(server.database.db.selectFrom('pets').selectAll().execute(), /driver has already been destroyed/)
+      await assert.rejects(server.store.admin.selectFrom('pets').selectAll().execute(), /driver has already been destroyed/)
     } finally {
       releaseSlow.resolve()
       agent.destroy()

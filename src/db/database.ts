@@ -1,6 +1,5 @@
 // The one Database type both dialects share. Column names are snake_case in the database; rows are mapped
 // to API objects by one mapper per resource, so these types never reach the HTTP layer.
-import type SqliteDatabase from 'better-sqlite3'
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
 
 export interface PetTable {
@@ -74,28 +73,26 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable
 }
 
-export type Db = Kysely<Database>
-export type DbTransaction = Transaction<Database>
-/** What repositories accept: the database, or a transaction on it. */
-export type DbExecutor = Db | DbTransaction
+/**
+ * Reads, outside a transaction or inside one. Only `selectFrom`: a write needs a transaction (`Writer`), so
+ * that no write can resolve before it is durable (on SQLite a plain write would join whatever group-commit
+ * batch is open and be acknowledged before that batch commits).
+ */
+export type Reader = Pick<Kysely<Database>, 'selectFrom'>
 
-/** What services and routes need from the database, whichever store it is. */
+/** A write transaction, the only handle that writes: repositories' write functions take it. */
+export type Writer = Transaction<Database>
+
+/** All a service sees of the store, whichever it is. */
 export interface DataAccess {
   /** For reads outside transactions: sees committed data only. */
-  read: Db
+  read: Reader
   /**
    * Runs `work` in one transaction and resolves only once that transaction is durably committed (so a
    * response sent after it never acknowledges a write that could still be lost). Rolls back if `work` throws.
    */
-  transaction<T>(work: (trx: DbTransaction) => Promise<T>): Promise<T>
-  /**
-   * Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. It counts
-   * every commit acknowledged before the caller's request was received.
-   */
-  readVersion: (() => Promise<number>) | undefined
-  /**
-   * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
-   * prepared statements without the query builder (pets/pet-json.sqlite.ts). It sees committed data only.
-   */
-  sqliteReader: SqliteDatabase.Database | undefined
+  transaction<T>(work: (trx: Writer) => Promise<T>): Promise<T>
 }
+
+/** Work a caller adds to a service's transaction (the stored response of an idempotent request): it commits with the change, or neither does. */
+export type InTransaction<Result> = (trx: Writer, result: Result) => Promise<void>

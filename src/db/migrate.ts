@@ -1,5 +1,6 @@
 import { Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider } from 'kysely'
-import type { Db } from './database.js'
+import type { Kysely } from 'kysely'
+import type { Database } from './database.js'
 import * as initial from './migrations/0001_initial.js'
 import * as orders from './migrations/0002_orders.js'
 import * as apiKeyScopes from './migrations/0003_api_key_scopes.js'
@@ -29,7 +30,7 @@ const RETRY_DELAY_MS = 300
  * Kysely's migrator holds an advisory lock; on SQLite a process that loses the race for the write lock
  * (SQLITE_BUSY) tries again and then finds the migrations applied.
  */
-export async function migrateToLatest(db: Db): Promise<MigrationReport> {
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await migrateOnce(db)
@@ -44,13 +45,13 @@ export async function migrateToLatest(db: Db): Promise<MigrationReport> {
  * On PostgreSQL, the schema the connection works in (its search_path). Kysely's migrator would otherwise
  * accept its bookkeeping tables found in any schema of the database, not necessarily the one it then uses.
  */
-async function currentSchema(db: Db): Promise<string | undefined> {
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
   return rows[0]?.schema
 }
 
-async function migrateOnce(db: Db): Promise<MigrationReport> {
+async function migrateOnce(db: Kysely<Database>): Promise<MigrationReport> {
   const schema = await currentSchema(db)
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
   const { error, results = [] } = await migrator.migrateToLatest()

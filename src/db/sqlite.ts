@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
-import type { DataAccess, Database, Db } from './database.js'
+import type { Database } from './database.js'
 import { readVersionPerTurn } from './read-version-per-turn.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
+import type { Store } from './store.js'
 import { withStatementCache } from './statement-cache.js'
 
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
@@ -26,12 +27,8 @@ function openHandle(path: string): SqliteDatabase.Database {
   return handle
 }
 
-export interface SqliteStore extends DataAccess {
-  /** The writing connection: transactions, migrations, administrative writes. */
-  db: Db
-  groupCommitStats: GroupCommitStats
-  close(): Promise<void>
-}
+/** What SQLite adds to every store: the writer for migrations, group-commit statistics, its read fast path. */
+export type SqliteStore = Omit<Store, 'dialect' | 'ping'> & { groupCommitStats: GroupCommitStats }
 
 /**
  * Two connections to one file: the writer, whose transactions are group-committed (see group-commit.ts),
@@ -47,7 +44,7 @@ export function openSqlite(path: string): SqliteStore {
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit) })
   groupCommit.attach(db)
 
-  let read: Db = db
+  let read: Kysely<Database> = db
   let readVersion: (() => Promise<number>) | undefined
   let readerHandle: SqliteDatabase.Database | undefined
   if (!inMemory) {
@@ -60,7 +57,7 @@ export function openSqlite(path: string): SqliteStore {
   }
 
   return {
-    db,
+    admin: db,
     read,
     groupCommitStats: groupCommit.stats,
     readVersion,

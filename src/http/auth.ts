@@ -17,6 +17,11 @@ declare module 'fastify' {
   }
 }
 
+/** `request.principal`: who sent the request, once guardApi has authenticated it. */
+export function decoratePrincipal(app: FastifyInstance): void {
+  app.decorateRequest('principal', undefined)
+}
+
 export interface ApiGuard {
   authenticator: Authenticator
   rateLimiter: RateLimiter

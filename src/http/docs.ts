@@ -4,7 +4,8 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
 import type { Scope } from '../keys/scopes.js'
-import { API_PREFIX, openapiBase } from './openapi-info.js'
+import { openapiBase } from './openapi-info.js'
+import { API_PREFIX } from './paths.js'
 import { publicOrigin } from './public-origin.js'
 
 interface OpenApiDocument {

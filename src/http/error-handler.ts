@@ -1,8 +1,7 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { handOverRequestsNodeWouldRefuse } from './client-errors.js'
-import { ApiError, errorBody, errorCodeForStatus, type ErrorDetail } from './errors.js'
+import { ApiError, errorBody, errorCodeForStatus, knownApiError, type ErrorDetail } from './errors.js'
 import { applySecurityHeaders } from './security-headers.js'
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
@@ -30,7 +29,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
 
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError): ApiError {
-  if (error instanceof ApiError) return error
+  const known = knownApiError(error)
+  if (known) return known
   if (isDatabaseUnavailable(error)) {
     return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', { headers: { 'retry-after': '1' } })
   }
@@ -73,7 +73,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 /** A masked failure is logged in full, with the request id; a client error in one line. */
 function logError(request: FastifyRequest, error: FastifyError, apiError: ApiError): void {
-  if (apiError.statusCode >= 500 && !(error instanceof ApiError)) {
+  if (apiError.statusCode >= 500 && knownApiError(error) === undefined) {
     request.log.error({ err: error }, 'request failed')
   } else {
     request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.message)
@@ -102,5 +102,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     applySecurityHeaders(request, reply)
     return sendError(reply, apiError)
   })
-  handOverRequestsNodeWouldRefuse(app)
 }

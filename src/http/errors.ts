@@ -1,5 +1,6 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
+import { Conflict, NotFound } from '../domain/errors.js'
 
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read.' },
@@ -53,4 +54,19 @@ export function errorCodeForStatus(status: number): ErrorCode {
   const match = Object.entries(ERROR_CODES).find(([, entry]) => entry.status === status)
   if (match) return match[0] as ErrorCode
   return status >= 500 ? 'internal_error' : 'invalid_request'
+}
+
+/**
+ * The ApiError for an error whose answer is known (ours, or a service's domain error), or undefined for
+ * anything else, which the error handler masks as internal_error. The one mapping of domain errors to HTTP.
+ */
+export function knownApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  if (error instanceof NotFound) {
+    // A resource named in the body (an order's petId) is pointed at, so the client knows which value to fix.
+    const details = error.referencedBy === undefined ? undefined : [{ path: `body/${error.referencedBy}`, message: 'does not exist' }]
+    return new ApiError('not_found', error.message, details ? { details } : {})
+  }
+  if (error instanceof Conflict) return new ApiError('conflict', error.message)
+  return undefined
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import type { DatabaseConnection } from '../db/connect.js'
+import type { Store } from '../db/store.js'
 import { ApiError } from './errors.js'
 
 const READINESS_TIMEOUT_MS = 2000
 
 /** /healthz: the process answers. /readyz: the database answers too, within two seconds. */
-export function registerHealthRoutes(app: FastifyInstance, database: DatabaseConnection): void {
+export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'ping'>): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
 
   app.get('/readyz', { schema: { hide: true } }, async (request) => {
@@ -14,7 +14,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: DatabaseCon
       timer = setTimeout(() => reject(new Error('database ping timed out')), READINESS_TIMEOUT_MS)
     })
     try {
-      await Promise.race([database.ping(), timeout])
+      await Promise.race([store.ping(), timeout])
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed')
       throw new ApiError('unavailable', 'The database cannot be reached.')

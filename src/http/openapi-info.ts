@@ -1,8 +1,6 @@
 // The parts of the OpenAPI document that are not derived from route schemas: who, where, how to authenticate.
 import { ERROR_CODES } from './errors.js'
 
-export const API_PREFIX = '/v1'
-
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
   .join('\n')

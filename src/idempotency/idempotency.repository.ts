@@ -1,7 +1,7 @@
 // Rows of idempotency_keys. Every write is conditional on what the caller last saw (the lease token and the
 // state), so that of concurrent requests with one key, in any number of processes, exactly one holds it.
 import type { Selectable } from 'kysely'
-import type { DbExecutor, DbTransaction, IdempotencyKeyTable } from '../db/database.js'
+import type { IdempotencyKeyTable, Reader, Writer } from '../db/database.js'
 
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 
@@ -39,7 +39,7 @@ function acquiredValues({ fingerprint, leaseToken, now, leasedUntil, expiresAt }
 }
 
 /** Inserts the key as in_flight; false when the key already exists (the row is left as it is). */
-export async function insertInFlightKey(trx: DbTransaction, id: KeyId, acquisition: Acquisition): Promise<boolean> {
+export async function insertInFlightKey(trx: Writer, id: KeyId, acquisition: Acquisition): Promise<boolean> {
   const inserted = await trx
     .insertInto('idempotency_keys')
     .values({ api_key_id: id.apiKeyId, idempotency_key: id.idempotencyKey, ...acquiredValues(acquisition) })
@@ -49,7 +49,7 @@ export async function insertInFlightKey(trx: DbTransaction, id: KeyId, acquisiti
   return inserted !== undefined
 }
 
-export async function findKey(db: DbExecutor, id: KeyId): Promise<IdempotencyKeyRow | undefined> {
+export async function findKey(db: Reader, id: KeyId): Promise<IdempotencyKeyRow | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
@@ -62,7 +62,7 @@ export async function findKey(db: DbExecutor, id: KeyId): Promise<IdempotencyKey
  * Takes over a key that is expired or whose holder abandoned it, as a fresh in_flight key: true when this
  * caller got it, false when someone else changed the row since `seen` was read.
  */
-export async function takeOverKey(trx: DbTransaction, id: KeyId, seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>, acquisition: Acquisition): Promise<boolean> {
+export async function takeOverKey(trx: Writer, id: KeyId, seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>, acquisition: Acquisition): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set(acquiredValues(acquisition))
@@ -75,7 +75,7 @@ export async function takeOverKey(trx: DbTransaction, id: KeyId, seen: Pick<Idem
 }
 
 /** Stores the response of the holder's request: false when the caller no longer holds the key. */
-export async function completeKey(trx: DbTransaction, id: KeyId, leaseToken: string, response: StoredResponse, expiresAt: string): Promise<boolean> {
+export async function completeKey(trx: Writer, id: KeyId, leaseToken: string, response: StoredResponse, expiresAt: string): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set({
@@ -95,7 +95,7 @@ export async function completeKey(trx: DbTransaction, id: KeyId, leaseToken: str
 }
 
 /** Forgets an in_flight key its holder gives up (the request failed without a response worth replaying). */
-export async function releaseKey(trx: DbTransaction, id: KeyId, leaseToken: string): Promise<void> {
+export async function releaseKey(trx: Writer, id: KeyId, leaseToken: string): Promise<void> {
   await trx
     .deleteFrom('idempotency_keys')
     .where('api_key_id', '=', id.apiKeyId)
@@ -106,7 +106,7 @@ export async function releaseKey(trx: DbTransaction, id: KeyId, leaseToken: stri
 }
 
 /** Deletes up to `limit` keys that expired before `now`; returns how many it deleted. */
-export async function deleteExpiredKeys(trx: DbTransaction, now: string, limit: number): Promise<number> {
+export async function deleteExpiredKeys(trx: Writer, now: string, limit: number): Promise<number> {
   const result = await trx
     .deleteFrom('idempotency_keys')
     .where((eb) => eb(

@@ -1,18 +1,21 @@
-// Idempotent POSTs (draft-ietf-httpapi-idempotency-key-header). With an Idempotency-Key header a request
-// runs in two steps, both through DataAccess.transaction (so each is durable before anything depends on it):
+// Idempotent POSTs (draft-ietf-httpapi-idempotency-key-header), wrapped around a service call by the HTTP
+// layer. The service owns its transaction; this module adds work to it. With an Idempotency-Key header a
+// request runs in two steps, both durable before anything depends on them:
 //   1. a short transaction claims the key: it inserts it as in_flight (visible to every other transaction and
 //      process from then on), or finds it taken and decides: a different request → 422; a completed one → its
 //      stored response is replayed; one still running → 409; one expired, or abandoned by a dead process (its
 //      lease ran out) → taken over;
-//   2. the effect and the storing of its response run in ONE transaction, which commits only if this request
-//      still holds the key: an acknowledged effect and its stored response are durable together, or neither is.
+//   2. the service call runs with an `inTransaction` step that stores its response in the service's ONE
+//      transaction, which commits only if this request still holds the key: an acknowledged effect and its
+//      stored response are durable together, or neither is.
 // A client error the effect answers (404, 409) is stored and replayed as well (a retry is the same request and
 // gets the same answer); a server error (500, 503) or a crash is not: the key is released, or its lease runs
 // out, and a retry runs the request afresh.
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { DataAccess, DbTransaction } from '../db/database.js'
-import { ApiError, errorBody } from '../http/errors.js'
+import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import { ApiError, errorBody, knownApiError } from '../http/errors.js'
+import { withJsonText } from '../http/prepared-json.js'
 import { requestFingerprint } from './fingerprint.js'
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.schema.js'
 import {
@@ -20,14 +23,18 @@ import {
   type Acquisition, type KeyId, type StoredResponse,
 } from './idempotency.repository.js'
 
-export interface EffectResult<Body> {
+/** The HTTP answer to a service call's result. */
+export interface Answer<Body> {
   status: number
   body: Body
   /** Headers that belong to the outcome (Location): a replay repeats them. */
   headers?: Record<string, string>
 }
 
-export type Effect<Body> = (trx: DbTransaction) => Promise<EffectResult<Body>>
+export type { InTransaction }
+
+/** The service call; it runs `inTransaction` (when given) inside its own transaction. */
+export type ServiceCall<Result> = (inTransaction: InTransaction<Result> | undefined) => Promise<Result>
 
 export interface IdempotencySettings {
   data: DataAccess
@@ -39,10 +46,10 @@ export interface IdempotencySettings {
 
 export interface Idempotency {
   /**
-   * Runs `effect` in one transaction and answers with its result. With an Idempotency-Key header the effect
-   * runs at most once per key; a retry gets the stored response. Returns the body for the handler to return.
+   * Makes the service call and answers with `answer(result)`. With an Idempotency-Key header the call runs at
+   * most once per key; a retry gets the stored response. Returns the body for the handler to return.
    */
-  run<Body>(request: FastifyRequest, reply: FastifyReply, effect: Effect<Body>): Promise<Body>
+  run<Result, Body>(request: FastifyRequest, reply: FastifyReply, call: ServiceCall<Result>, answer: (result: Result) => Answer<Body>): Promise<Body>
 }
 
 type Claim =
@@ -75,8 +82,10 @@ function serialise(reply: FastifyReply, status: number, body: unknown): string {
 function send<Body>(reply: FastifyReply, response: StoredResponse, replayed: boolean): Body {
   reply.code(response.status).headers(response.headers).type(JSON_CONTENT_TYPE)
   if (replayed) reply.header(REPLAYED_HEADER, 'true')
-  // Fastify sends a string with a JSON content type as it is, unserialised: the first response's exact bytes.
-  return response.body as unknown as Body
+  // The stored text is what this route's serialiser made of the body; it is sent as it is, the first
+  // response's exact bytes.
+  const body: Body = JSON.parse(response.body)
+  return withJsonText(body as Body & object, response.body)
 }
 
 export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings): Idempotency {
@@ -106,7 +115,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
   }
 
   /** Best effort: if it fails (database down), the key's lease runs out instead. */
-  async function bestEffort(request: FastifyRequest, what: string, work: (trx: DbTransaction) => Promise<unknown>): Promise<void> {
+  async function bestEffort(request: FastifyRequest, what: string, work: (trx: Writer) => Promise<unknown>): Promise<void> {
     try {
       await data.transaction(work)
     } catch (error) {
@@ -114,38 +123,46 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     }
   }
 
-  async function execute<Body>(request: FastifyRequest, reply: FastifyReply, id: KeyId, leaseToken: string, effect: Effect<Body>): Promise<Body> {
-    let response: StoredResponse
+  async function execute<Result, Body>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: KeyId,
+    leaseToken: string,
+    call: ServiceCall<Result>,
+    answer: (result: Result) => Answer<Body>,
+  ): Promise<Body> {
+    let response: StoredResponse | undefined
     try {
-      response = await data.transaction(async (trx) => {
-        const result = await effect(trx)
-        const stored = { status: result.status, body: serialise(reply, result.status, result.body), headers: result.headers ?? {} }
-        if (!(await completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)))) throw new KeyLost()
-        return stored
+      await call(async (trx, result) => {
+        const { status, body, headers = {} } = answer(result)
+        response = { status, body: serialise(reply, status, body), headers }
+        if (!(await completeKey(trx, id, leaseToken, response, iso(Date.now() + ttlMs)))) throw new KeyLost()
       })
     } catch (error) {
       if (error instanceof KeyLost) throw inFlight()
-      if (error instanceof ApiError && error.statusCode < 500) {
-        // The effect's transaction rolled back: nothing changed. Its answer is stored on its own, so that a
+      const apiError = knownApiError(error)
+      if (apiError && apiError.statusCode < 500) {
+        // The service's transaction rolled back: nothing changed. Its answer is stored on its own, so that a
         // retry gets the same answer rather than a second chance at the effect.
-        const body = serialise(reply, error.statusCode, errorBody(error.code, error.message, error.details))
-        const stored = { status: error.statusCode, body, headers: error.headers }
+        const body = serialise(reply, apiError.statusCode, errorBody(apiError.code, apiError.message, apiError.details))
+        const stored = { status: apiError.statusCode, body, headers: apiError.headers }
         await bestEffort(request, 'store the response of', (trx) => completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)))
       } else {
         await bestEffort(request, 'release', (trx) => releaseKey(trx, id, leaseToken))
       }
       throw error
     }
+    if (!response) throw new Error('the service call did not run its inTransaction step')
     return send(reply, response, false)
   }
 
   return {
-    async run(request, reply, effect) {
+    async run(request, reply, call, answer) {
       const key = request.headers[IDEMPOTENCY_KEY_HEADER]
       if (typeof key !== 'string') {
-        const result = await data.transaction(effect)
-        reply.code(result.status).headers(result.headers ?? {})
-        return result.body
+        const { status, body, headers = {} } = answer(await call(undefined))
+        reply.code(status).headers(headers)
+        return body
       }
       if (!request.principal) throw new Error('an Idempotency-Key needs an authenticated request')
       const id = { apiKeyId: request.principal.keyId, idempotencyKey: key }
@@ -153,7 +170,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {
         case 'acquired':
-          return execute(request, reply, id, claimed.leaseToken, effect)
+          return execute(request, reply, id, claimed.leaseToken, call, answer)
         case 'replay':
           request.log.info({ idempotencyKey: key, status: claimed.response.status }, 'replayed the stored response of an idempotent request')
           return send(reply, claimed.response, true)

@@ -1,6 +1,6 @@
 // Decides whether a presented bearer key is valid, and who it belongs to.
 import { timingSafeEqual } from 'node:crypto'
-import type { DataAccess, Db } from '../db/database.js'
+import type { DataAccess } from '../db/database.js'
 import { VersionedCache } from '../db/versioned-cache.js'
 import { hashApiKey } from './api-key.js'
 import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
@@ -22,7 +22,9 @@ export interface Authenticator {
 
 export interface AuthenticatorOptions {
   /** Where keys are read (committed data only), and their last use written. */
-  data: DataAccess & { db: Db }
+  data: DataAccess
+  /** A number that changes whenever anyone commits (SQLite), for the cache of stored keys; none: no cache. */
+  readVersion: (() => Promise<number>) | undefined
   staticKeys: readonly string[]
   onError: (error: unknown) => void
 }
@@ -36,7 +38,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // Active keys by digest, kept while nobody commits (SQLite's data version): a revocation, from this process
   // or from the CLI in another, is a commit, so it still takes effect on the very next request. Unknown
   // digests are not kept (VersionedCache never keeps undefined), so a flood of bad keys cannot fill it.
-  const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.data.readVersion)
+  const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.readVersion)
 
   function matchStatic(digest: Buffer): Principal | undefined {
     // Digests of equal length compared in constant time, every one of them, so timing says nothing.
@@ -51,7 +53,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const now = Date.now()
     if (now - (lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return
     lastTouched.set(id, now)
-    touchApiKey(options.data.db, id, new Date(now).toISOString()).catch(options.onError)
+    // In a transaction of its own, durable like every write; nobody waits for it.
+    options.data.transaction((trx) => touchApiKey(trx, id, new Date(now).toISOString())).catch(options.onError)
   }
 
   return {

@@ -1,6 +1,6 @@
-import type { DbExecutor } from '../db/database.js'
+import type { DataAccess, Writer } from '../db/database.js'
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js'
-import { countApiKeys, insertApiKey, type ApiKeyRow } from './key.repository.js'
+import { countApiKeys, insertApiKey, revokeApiKey, type ApiKeyRow } from './key.repository.js'
 import { formatScopes, SCOPES, type Scope } from './scopes.js'
 
 export interface IssueKeyOptions {
@@ -11,9 +11,18 @@ export interface IssueKeyOptions {
 }
 
 /** Creates a key and stores only its digest. The key is returned once, to be shown once. */
-export async function issueApiKey(db: DbExecutor, name: string, options: IssueKeyOptions = {}): Promise<{ key: string; row: ApiKeyRow }> {
+export function issueApiKey(data: DataAccess, name: string, options: IssueKeyOptions = {}): Promise<{ key: string; row: ApiKeyRow }> {
+  return data.transaction((trx) => insertNewKey(trx, name, options))
+}
+
+/** Marks a key revoked. Returns the row as it is now, or undefined when no key has that id. */
+export function revokeKey(data: DataAccess, id: number, revokedAt: string): Promise<ApiKeyRow | undefined> {
+  return data.transaction((trx) => revokeApiKey(trx, id, revokedAt))
+}
+
+async function insertNewKey(trx: Writer, name: string, options: IssueKeyOptions): Promise<{ key: string; row: ApiKeyRow }> {
   const key = generateApiKey()
-  const row = await insertApiKey(db, {
+  const row = await insertApiKey(trx, {
     name,
     keyHash: hashApiKey(key),
     keyPrefix: displayPrefix(key),
@@ -28,7 +37,7 @@ export async function issueApiKey(db: DbExecutor, name: string, options: IssueKe
  * First run: with no static keys configured and no stored key, nobody could call the API, so one key is
  * created and returned to be printed. Every later start finds a stored key and returns undefined.
  */
-export async function issueInitialKeyIfNone(db: DbExecutor, staticKeys: readonly string[]): Promise<string | undefined> {
-  if (staticKeys.length > 0 || (await countApiKeys(db)) > 0) return undefined
-  return (await issueApiKey(db, 'initial')).key
+export async function issueInitialKeyIfNone(data: DataAccess, staticKeys: readonly string[]): Promise<string | undefined> {
+  if (staticKeys.length > 0) return undefined
+  return data.transaction(async (trx) => ((await countApiKeys(trx)) > 0 ? undefined : (await insertNewKey(trx, 'initial', {})).key))
 }

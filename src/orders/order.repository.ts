@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import type { DbExecutor, OrderStatus, OrderTable } from '../db/database.js'
+import type { OrderStatus, OrderTable, Reader, Writer } from '../db/database.js'
 
 export type OrderRow = Selectable<OrderTable>
 export type { OrderStatus }
@@ -11,11 +11,11 @@ export interface NewOrderRow {
   status: 'placed'
 }
 
-export async function insertOrder(db: DbExecutor, order: NewOrderRow): Promise<OrderRow> {
-  return db.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow()
+export async function insertOrder(trx: Writer, order: NewOrderRow): Promise<OrderRow> {
+  return trx.insertInto('orders').values(order).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function findOrderById(db: DbExecutor, id: number): Promise<OrderRow | undefined> {
+export async function findOrderById(db: Reader, id: number): Promise<OrderRow | undefined> {
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
@@ -26,7 +26,7 @@ export interface OrderPageQuery {
 }
 
 /** Orders in ascending id order, served by the primary key. */
-export async function listOrders(db: DbExecutor, query: OrderPageQuery): Promise<OrderRow[]> {
+export async function listOrders(db: Reader, query: OrderPageQuery): Promise<OrderRow[]> {
   let select = db.selectFrom('orders').selectAll().orderBy('id').limit(query.limit)
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
   return select.execute()
@@ -36,6 +36,6 @@ export async function listOrders(db: DbExecutor, query: OrderPageQuery): Promise
  * Moves an order from one status to another, only if it is still in `from`: the updated row, or undefined when
  * the order does not exist or is no longer in `from`. Of concurrent callers exactly one gets the row.
  */
-export async function transitionOrderStatus(db: DbExecutor, id: number, from: OrderStatus, to: OrderStatus): Promise<OrderRow | undefined> {
-  return db.updateTable('orders').set({ status: to }).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst()
+export async function transitionOrderStatus(trx: Writer, id: number, from: OrderStatus, to: OrderStatus): Promise<OrderRow | undefined> {
+  return trx.updateTable('orders').set({ status: to }).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst()
 }

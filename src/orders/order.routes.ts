@@ -1,31 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { DataAccess } from '../db/database.js'
+import type { CursorCodec } from '../http/cursor.js'
 import { normaliseDateTime } from '../http/date-time.js'
 import { errorResponses } from '../http/error.schema.js'
 import { ApiError } from '../http/errors.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
-import { API_PREFIX } from '../http/openapi-info.js'
+import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
+import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
-import type { Idempotency } from '../idempotency/idempotent.js'
+import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import type { CursorCodec } from '../pets/cursor.js'
-import { NoQuery } from '../pets/pet.schema.js'
-import { toOrder } from './order.mapper.js'
-import { findOrderById, listOrders } from './order.repository.js'
-import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSchema, STATE_MACHINE } from './order.schema.js'
-import { finishOrder, placeOrder } from './order.service.js'
+import { NoQuery } from '../http/schema-primitives.js'
+import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSchema, STATE_MACHINE, type Order } from './order.schema.js'
+import type { OrderService } from './order.service.js'
 
 export interface OrderRoutesOptions {
-  data: DataAccess
+  orders: OrderService
   /** Issued with their own scope: a cursor of `GET /pets` is not accepted here, nor the reverse. */
-  cursors: CursorCodec<never>
+  cursors: CursorCodec
   idempotency: Idempotency
   publicBaseUrl: string | undefined
 }
 
-const DEFAULT_LIMIT = 20
 // Placing, reading, cancelling and completing orders are new in this release and may still change; Swagger UI
 // does not render `x-stability`, so the summary carries the marker too.
 const BETA = { 'x-stability': 'beta' } as const
@@ -38,7 +35,7 @@ async function refuseBody(request: FastifyRequest): Promise<void> {
   }
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { data, cursors, idempotency, publicBaseUrl }) => {
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, cursors, idempotency, publicBaseUrl }) => {
   app.get('/store/orders', {
     config: { scope: 'orders:read' },
     schema: {
@@ -57,17 +54,15 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
   }, async (request, reply) => {
-    const { limit = DEFAULT_LIMIT, cursor } = request.query
+    const { limit = DEFAULT_PAGE_SIZE, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
-    // One row more than asked tells whether a next page exists without a second query.
-    const rows = await listOrders(data.read, { afterId, limit: limit + 1 })
-    const page = rows.slice(0, limit)
-    const last = page.at(-1)
-    if (rows.length > limit && last) {
-      const next = new URLSearchParams({ limit: String(limit), cursor: cursors.encode({ afterId: Number(last.id), status: undefined }) })
-      reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/store/orders?${next}>; rel="next"`)
-    }
-    return page.map(toOrder)
+    const page = await orders.list({ afterId, limit })
+    const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/store/orders`, page, (nextAfterId) => ({
+      limit: String(limit),
+      cursor: cursors.encode({ afterId: nextAfterId, status: undefined }),
+    }))
+    if (link !== undefined) reply.header('link', link)
+    return page.items
   })
 
   app.post('/store/orders', {
@@ -91,14 +86,15 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
     },
   }, async (request, reply) => {
-    const { petId, quantity = 1, shipDate } = request.body
+    const { petId, quantity, shipDate } = request.body
     // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
     const origin = publicOrigin(request, publicBaseUrl)
     const input = { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) }
-    return idempotency.run(request, reply, async (trx) => {
-      const row = await placeOrder(trx, input)
-      return { status: 201, body: toOrder(row), headers: { location: `${origin}${API_PREFIX}/store/orders/${row.id}` } }
-    })
+    return idempotency.run(request, reply, (inTransaction?: InTransaction<Order>) => orders.place(input, inTransaction), (order) => ({
+      status: 201,
+      body: order,
+      headers: { location: `${origin}${API_PREFIX}/store/orders/${order.id}` },
+    }))
   })
 
   app.get('/store/orders/:orderId', {
@@ -116,11 +112,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => {
-    const row = await findOrderById(data.read, request.params.orderId)
-    if (!row) throw new ApiError('not_found', `No order has id ${request.params.orderId}.`)
-    return toOrder(row)
-  })
+  }, async (request) => orders.get(request.params.orderId))
 
   app.delete('/store/orders/:orderId', {
     config: { scope: 'orders:write' },
@@ -138,7 +130,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => toOrder(await data.transaction((trx) => finishOrder(trx, request.params.orderId, 'cancel'))))
+  }, async (request) => orders.cancel(request.params.orderId))
 
   app.post('/store/orders/:orderId/complete', {
     config: { scope: 'orders:write' },
@@ -157,8 +149,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => idempotency.run(request, reply, async (trx) =>
-    ({ status: 200, body: toOrder(await finishOrder(trx, request.params.orderId, 'complete')) })))
+  }, async (request, reply) =>
+    idempotency.run(request, reply, (inTransaction?: InTransaction<Order>) => orders.complete(request.params.orderId, inTransaction), (order) => ({ status: 200, body: order })))
 
   rejectOtherMethods(app, '/store/orders', ['GET', 'POST'])
   rejectOtherMethods(app, '/store/orders/:orderId', ['GET', 'DELETE'])

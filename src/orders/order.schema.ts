@@ -1,15 +1,17 @@
 import { Type, type Static } from 'typebox'
-import { Int64Id } from '../pets/pet.schema.js'
+import { pageLimit } from '../http/pagination.js'
+import { Int64Id } from '../http/schema-primitives.js'
 
 export const ORDER_STATUSES = ['placed', 'completed', 'cancelled'] as const
 export const MAX_ORDER_QUANTITY = 100
+export const DEFAULT_ORDER_QUANTITY = 1
 
 /** The lifecycle, stated once for every description that needs it. */
 export const STATE_MACHINE = 'An order is `placed` on an `available` animal, which becomes `pending`. A placed order is then either '
   + 'completed (order `completed`, animal `sold`) or cancelled (order `cancelled`, animal `available` again); both are final. '
   + 'Any other transition answers 409 `conflict` and changes nothing.'
 
-export const OrderStatus = Type.Unsafe<(typeof ORDER_STATUSES)[number]>({
+export const OrderStatusSchema = Type.Unsafe<(typeof ORDER_STATUSES)[number]>({
   type: 'string',
   enum: [...ORDER_STATUSES],
   description: 'Where the order is in its lifecycle: `placed` (open; the animal is `pending`), `completed` (the animal is `sold`) or `cancelled` (the animal was returned to `available`). `completed` and `cancelled` are final.',
@@ -24,7 +26,7 @@ const SHIP_DATE_RULES = 'An RFC 3339 date-time with an explicit offset (`Z` or `
 export const NewOrderSchema = Type.Object(
   {
     petId: { ...Int64Id, description: 'The animal to order (1 to 2^53−1). It must exist (404 otherwise) and be `available` (409 otherwise).' },
-    quantity: Type.Optional({ ...Quantity, default: 1, description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}; 1 when omitted.` }),
+    quantity: Type.Optional({ ...Quantity, default: DEFAULT_ORDER_QUANTITY, description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}; ${DEFAULT_ORDER_QUANTITY} when omitted.` }),
     shipDate: Type.Optional(Type.String({ format: 'date-time', description: `Requested ship date. ${SHIP_DATE_RULES}` })),
   },
   { additionalProperties: false, description: 'An order to place. Properties not listed here (`id`, `status` and `complete` included) are refused.' },
@@ -41,7 +43,7 @@ export const OrderSchema = Type.Object(
       description: 'Requested ship date as an RFC 3339 instant in UTC with milliseconds, or null when none was given.',
     }),
     complete: Type.Boolean({ description: 'True exactly when `status` is `completed`.' }),
-    status: OrderStatus,
+    status: OrderStatusSchema,
   },
   { additionalProperties: false, description: `An order for one animal. ${STATE_MACHINE}` },
 )
@@ -50,7 +52,7 @@ export const OrdersSchema = Type.Array(OrderSchema, { description: 'A page of or
 
 export const ListOrdersQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Maximum number of orders returned (1 to 100, default 20).' })),
+    limit: pageLimit('orders'),
     cursor: Type.Optional(Type.String({
       minLength: 1,
       maxLength: 256,
@@ -66,4 +68,3 @@ export const OrderIdParams = Type.Object(
 )
 
 export type Order = Static<typeof OrderSchema>
-export type NewOrder = Static<typeof NewOrderSchema>

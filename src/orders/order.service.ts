@@ -1,31 +1,33 @@
 // The order lifecycle and the animal's status moving with it, as transactions. Each transition is a
 // conditional update inside a transaction (`… where status = 'placed'`), so that of several concurrent
-// requests, from any number of processes, exactly one wins; the others find the state changed and answer 409.
-// No in-process lock is involved: correctness rests on the database alone. Each function runs inside the
-// caller's transaction (DataAccess.transaction), so that other writes, such as the stored response of an
-// idempotent request, commit together with the transition or not at all.
-import type { DbTransaction } from '../db/database.js'
-import { ApiError } from '../http/errors.js'
+// requests, from any number of processes, exactly one wins; the others find the state changed and get a
+// Conflict. No in-process lock is involved: correctness rests on the database alone. A caller's
+// `inTransaction` work (the stored response of an idempotent request) commits with the transition or not at all.
+import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import { Conflict, NotFound } from '../domain/errors.js'
+import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
-import { findOrderById, insertOrder, transitionOrderStatus, type OrderRow, type OrderStatus } from './order.repository.js'
+import { toOrder } from './order.mapper.js'
+import { findOrderById, insertOrder, listOrders, transitionOrderStatus, type OrderPageQuery, type OrderStatus } from './order.repository.js'
+import { DEFAULT_ORDER_QUANTITY, type Order } from './order.schema.js'
 
 export interface PlaceOrderInput {
   petId: number
-  quantity: number
-  /** Already normalised to UTC. */
+  quantity?: number
+  /** Already normalised to UTC, or null. */
   shipDate: string | null
 }
 
-/** Places an order for an available pet and makes the pet pending, both or neither (throwing rolls back). */
-export async function placeOrder(trx: DbTransaction, input: PlaceOrderInput): Promise<OrderRow> {
-  if (!(await transitionPetStatus(trx, input.petId, 'available', 'pending'))) {
-    const pet = await findPetById(trx, input.petId)
-    if (!pet) {
-      throw new ApiError('not_found', `No pet has id ${input.petId}.`, { details: [{ path: 'body/petId', message: 'does not exist' }] })
-    }
-    throw new ApiError('conflict', `Pet ${input.petId} is ${pet.status}; only an available pet can be ordered.`)
-  }
-  return insertOrder(trx, { pet_id: input.petId, quantity: input.quantity, ship_date: input.shipDate, status: 'placed' })
+export interface OrderService {
+  list(query: OrderPageQuery): Promise<Page<Order>>
+  /** The order; NotFound when there is none with this id. */
+  get(id: number): Promise<Order>
+  /** Places an order for an available pet and makes the pet pending, both or neither. */
+  place(input: PlaceOrderInput, inTransaction?: InTransaction<Order>): Promise<Order>
+  /** Ends a placed order and returns its pet to available. */
+  cancel(id: number, inTransaction?: InTransaction<Order>): Promise<Order>
+  /** Ends a placed order and sells its pet. */
+  complete(id: number, inTransaction?: InTransaction<Order>): Promise<Order>
 }
 
 const FINISHES = {
@@ -33,19 +35,53 @@ const FINISHES = {
   complete: { order: 'completed', pet: 'sold', done: 'completed' },
 } as const satisfies Record<string, { order: OrderStatus; pet: PetStatus; done: string }>
 
-/** Ends a placed order: `cancel` returns the pet to available, `complete` sells it. */
-export async function finishOrder(trx: DbTransaction, orderId: number, action: keyof typeof FINISHES): Promise<OrderRow> {
+async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
+  if (!(await transitionPetStatus(trx, input.petId, 'available', 'pending'))) {
+    const pet = await findPetById(trx, input.petId)
+    if (!pet) throw new NotFound('pet', input.petId, 'petId')
+    throw new Conflict(`Pet ${input.petId} is ${pet.status}; only an available pet can be ordered.`)
+  }
+  // The HTTP contract fills the default quantity before this; other callers get the same one.
+  const quantity = input.quantity ?? DEFAULT_ORDER_QUANTITY
+  return toOrder(await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }))
+}
+
+async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINISHES): Promise<Order> {
   const finish = FINISHES[action]
   const row = await transitionOrderStatus(trx, orderId, 'placed', finish.order)
   if (!row) {
     const current = await findOrderById(trx, orderId)
-    if (!current) throw new ApiError('not_found', `No order has id ${orderId}.`)
-    throw new ApiError('conflict', `Order ${orderId} is ${current.status}; only a placed order can be ${finish.done}.`)
+    if (!current) throw new NotFound('order', orderId)
+    throw new Conflict(`Order ${orderId} is ${current.status}; only a placed order can be ${finish.done}.`)
   }
   // A placed order always has a pending pet; if not, the data was changed outside the service, and the
   // transaction is rolled back (500) rather than making the inconsistency worse.
   if (!(await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet))) {
     throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
   }
-  return row
+  return toOrder(row)
+}
+
+export function createOrderService(data: DataAccess): OrderService {
+  /** `change` and the caller's `inTransaction` work, in one durable transaction. */
+  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) =>
+    data.transaction(async (trx) => {
+      const order = await change(trx)
+      await inTransaction?.(trx, order)
+      return order
+    })
+
+  return {
+    async list(query) {
+      return pageOf(await listOrders(data.read, { ...query, limit: rowsToFetch(query.limit) }), query.limit, toOrder)
+    },
+    async get(id) {
+      const row = await findOrderById(data.read, id)
+      if (!row) throw new NotFound('order', id)
+      return toOrder(row)
+    },
+    place: (input, inTransaction) => write((trx) => placeIn(trx, input), inTransaction),
+    cancel: (id, inTransaction) => write((trx) => finishIn(trx, id, 'cancel'), inTransaction),
+    complete: (id, inTransaction) => write((trx) => finishIn(trx, id, 'complete'), inTransaction),
+  }
 }

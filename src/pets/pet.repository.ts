@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely'
-import type { DbExecutor, PetTable } from '../db/database.js'
+import type { PetTable, Reader, Writer } from '../db/database.js'
 
 export type PetRow = Selectable<PetTable>
 export type PetStatus = PetTable['status']
@@ -10,11 +10,11 @@ export interface NewPetRow {
   status: PetStatus
 }
 
-export async function insertPet(db: DbExecutor, pet: NewPetRow): Promise<PetRow> {
-  return db.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
+export async function insertPet(trx: Writer, pet: NewPetRow): Promise<PetRow> {
+  return trx.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function findPetById(db: DbExecutor, id: number): Promise<PetRow | undefined> {
+export async function findPetById(db: Reader, id: number): Promise<PetRow | undefined> {
   return db.selectFrom('pets').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
@@ -26,7 +26,7 @@ export interface PetPageQuery {
 }
 
 /** Pets in ascending id order. Served by the primary key, or by the (status, id) index when filtered. */
-export async function listPets(db: DbExecutor, query: PetPageQuery): Promise<PetRow[]> {
+export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[]> {
   let select = db.selectFrom('pets').selectAll().orderBy('id').limit(query.limit)
   if (query.status !== undefined) select = select.where('status', '=', query.status)
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
@@ -38,7 +38,7 @@ export async function listPets(db: DbExecutor, query: PetPageQuery): Promise<Pet
  * part of the update, so of several concurrent callers (processes included) exactly one succeeds: PostgreSQL
  * re-checks it after waiting for the row lock, and SQLite runs one write transaction at a time.
  */
-export async function transitionPetStatus(db: DbExecutor, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
-  const result = await db.updateTable('pets').set({ status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
+export async function transitionPetStatus(trx: Writer, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
+  const result = await trx.updateTable('pets').set({ status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
   return result.numUpdatedRows === 1n
 }

@@ -1,41 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { DataAccess } from '../db/database.js'
-import { VersionedCache } from '../db/versioned-cache.js'
-import { sendJsonText } from '../http/json-text.js'
+import type { CursorCodec } from '../http/cursor.js'
 import { errorResponses } from '../http/error.schema.js'
-import { ApiError } from '../http/errors.js'
 import type { Metrics } from '../http/metrics.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
-import { API_PREFIX } from '../http/openapi-info.js'
+import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
+import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
-import type { Idempotency } from '../idempotency/idempotent.js'
+import { NoQuery } from '../http/schema-primitives.js'
+import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import type { CursorCodec } from './cursor.js'
 import { markDeprecated } from './deprecation.js'
-import { toPet } from './pet.mapper.js'
-import { queryBuilderPetJson } from './pet-json.js'
-import { sqlitePetJson } from './pet-json.sqlite.js'
-import { insertPet } from './pet.repository.js'
-import { ListPetsQuery, NewPetSchema, NoQuery, PetIdParams, PetSchema, PetsSchema } from './pet.schema.js'
+import type { PetStatus } from './pet.repository.js'
+import type { PetService } from './pet.service.js'
+import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema, type Pet } from './pet.schema.js'
 
 export interface PetRoutesOptions {
-  data: DataAccess
-  cursors: CursorCodec
+  pets: PetService
+  cursors: CursorCodec<PetStatus>
   metrics: Metrics
   idempotency: Idempotency
   publicBaseUrl: string | undefined
 }
 
-const DEFAULT_LIMIT = 20
-
-export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { data, cursors, metrics, idempotency, publicBaseUrl }) => {
-  // Pages and pets as JSON text, reused until anyone commits (see VersionedCache): repeated reads of an
-  // unchanged catalogue cost neither a query nor serialisation.
-  const pages = new VersionedCache<{ body: string; nextQuery: string | undefined }>(data.readVersion)
-  const petBodies = new VersionedCache<string | null>(data.readVersion)
-  const reads = data.sqliteReader ? sqlitePetJson(data.sqliteReader) : queryBuilderPetJson(data.read)
-
+export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, cursors, metrics, idempotency, publicBaseUrl }) => {
   app.get('/pets', {
     config: { scope: 'pets:read' },
     schema: {
@@ -54,17 +42,16 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
   }, async (request, reply) => {
-    const { limit = DEFAULT_LIMIT, status, cursor } = request.query
+    const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
     const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
-    const page = await pages.get(`${status ?? ''} ${afterId ?? ''} ${limit}`, async () => {
-      const { json, nextAfterId } = await reads.page({ status, afterId, limit })
-      if (nextAfterId === undefined) return { body: json, nextQuery: undefined }
-      // The next page's query (with its signed cursor) is cached with the page: it depends on nothing else.
-      const cursor = cursors.encode({ afterId: nextAfterId, status })
-      return { body: json, nextQuery: String(new URLSearchParams({ limit: String(limit), ...(status ? { status } : {}), cursor })) }
-    })
-    if (page.nextQuery !== undefined) reply.header('link', `<${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets?${page.nextQuery}>; rel="next"`)
-    return sendJsonText(reply, page.body)
+    const page = await pets.list({ status, afterId, limit })
+    const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, page, (nextAfterId) => ({
+      limit: String(limit),
+      ...(status ? { status } : {}),
+      cursor: cursors.encode({ afterId: nextAfterId, status }),
+    }))
+    if (link !== undefined) reply.header('link', link)
+    return page.items
   })
 
   app.post('/pets', {
@@ -87,12 +74,13 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       },
     },
   }, async (request, reply) => {
-    const { name, categoryId, status = 'available' } = request.body
+    // Worked out first: a Host header that cannot make a URL must be refused before the pet is created, not after.
     const origin = publicOrigin(request, publicBaseUrl)
-    return idempotency.run(request, reply, async (trx) => {
-      const row = await insertPet(trx, { name, category_id: categoryId, status })
-      return { status: 201, body: toPet(row), headers: { location: `${origin}${API_PREFIX}/pets/${row.id}` } }
-    })
+    return idempotency.run(request, reply, (inTransaction?: InTransaction<Pet>) => pets.create(request.body, inTransaction), (pet) => ({
+      status: 201,
+      body: pet,
+      headers: { location: `${origin}${API_PREFIX}/pets/${pet.id}` },
+    }))
   })
 
   app.get('/pets/:petId', {
@@ -112,12 +100,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => {
-    const { petId } = request.params
-    const body = await petBodies.get(String(petId), async () => (await reads.pet(petId)) ?? null)
-    if (body === null) throw new ApiError('not_found', `No pet has id ${petId}.`)
-    return sendJsonText(reply, body)
-  })
+  }, async (request) => pets.get(request.params.petId))
 
   rejectOtherMethods(app, '/pets', ['GET', 'POST'])
   rejectOtherMethods(app, '/pets/:petId', ['GET'])

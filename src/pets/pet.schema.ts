@@ -1,16 +1,11 @@
 import { Type, type Static } from 'typebox'
-
-/**
- * int64 ids are limited to 1 … 2^53−1: the range every JSON client (JavaScript included) reads exactly.
- * A larger literal would be rounded by most parsers, so the service refuses it instead of storing a neighbour.
- */
-export const MAX_INT64_ID = Number.MAX_SAFE_INTEGER
-
-export const Int64Id = Type.Integer({ format: 'int64', minimum: 1, maximum: MAX_INT64_ID })
+import { pageLimit } from '../http/pagination.js'
+import { Int64Id } from '../http/schema-primitives.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+export const DEFAULT_PET_STATUS = 'available'
 
-export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
+export const PetStatusSchema = Type.Unsafe<(typeof PET_STATUSES)[number]>({
   type: 'string',
   enum: [...PET_STATUSES],
   description: 'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
@@ -29,7 +24,7 @@ export const NewPetSchema = Type.Object(
   {
     name: PetName,
     categoryId: { ...Int64Id, description: 'Identifier of the category the animal belongs to (1 to 2^53−1).' },
-    status: Type.Optional({ ...PetStatus, default: 'available', description: 'Availability status; `available` when omitted.' }),
+    status: Type.Optional({ ...PetStatusSchema, default: DEFAULT_PET_STATUS, description: 'Availability status; `available` when omitted.' }),
   },
   { additionalProperties: false, description: 'An animal to add. Properties not listed here (a client-chosen `id` included) are refused.' },
 )
@@ -39,7 +34,7 @@ export const PetSchema = Type.Object(
     id: { ...Int64Id, description: 'Unique identifier assigned by the service on creation (1 to 2^53−1); never reused.' },
     name: PetName,
     categoryId: Int64Id,
-    status: PetStatus,
+    status: PetStatusSchema,
   },
   { additionalProperties: false, description: 'An animal in the catalogue.' },
 )
@@ -48,8 +43,8 @@ export const PetsSchema = Type.Array(PetSchema, { description: 'A page of animal
 
 export const ListPetsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned (1 to 100, default 20).' })),
-    status: Type.Optional({ ...PetStatus, description: 'Only animals with this status.' }),
+    limit: pageLimit('animals'),
+    status: Type.Optional({ ...PetStatusSchema, description: 'Only animals with this status.' }),
     cursor: Type.Optional(Type.String({
       minLength: 1,
       maxLength: 256,
@@ -63,8 +58,6 @@ export const PetIdParams = Type.Object(
   { petId: { ...Int64Id, description: 'The identifier of the animal (1 to 2^53−1).' } },
   { additionalProperties: false },
 )
-
-export const NoQuery = Type.Object({}, { additionalProperties: false })
 
 export type Pet = Static<typeof PetSchema>
 export type NewPet = Static<typeof NewPetSchema>

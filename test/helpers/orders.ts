@@ -57,12 +57,12 @@ export async function listAllOrders(server: TestServer): Promise<Order[]> {
 
 /** The rows of the orders table for a pet, straight from the database. */
 export async function storedOrdersOf(server: TestServer, petId: number): Promise<{ id: number; status: string }[]> {
-  const rows = await server.database.db.selectFrom('orders').select(['id', 'status']).where('pet_id', '=', petId).orderBy('id').execute()
+  const rows = await server.store.admin.selectFrom('orders').select(['id', 'status']).where('pet_id', '=', petId).orderBy('id').execute()
   return rows.map((row) => ({ id: Number(row.id), status: row.status }))
 }
 
 export async function storedOrderCount(server: TestServer): Promise<number> {
-  const row = await server.database.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const row = await server.store.admin.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
 }
 

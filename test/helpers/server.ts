@@ -5,7 +5,7 @@ import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
-import { connectDatabase, type DatabaseConnection } from '../../src/db/connect.js'
+import { openStore, type Store } from '../../src/db/store.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { createTestDatabase, type TestDatabase } from './store.js'
 
@@ -23,7 +23,7 @@ export interface TestServer {
   baseUrl: string
   app: FastifyInstance
   config: Config
-  database: DatabaseConnection
+  store: Store
   /** Every log line the server wrote, as text. */
   logs: string[]
   /** fetch against the server; `auth: false` leaves the Authorization header out. */
@@ -57,9 +57,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       done()
     },
   })
-  const database = connectDatabase(config)
-  await migrateToLatest(database.db)
-  const app = await buildApp(config, { database, logStream })
+  const store = openStore(config)
+  await migrateToLatest(store.admin)
+  const app = await buildApp(config, { store, logStream })
   await options.beforeListen?.(app)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
@@ -70,7 +70,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     baseUrl,
     app,
     config,
-    database,
+    store,
     logs,
     request(path, init = {}) {
       const { auth = true, json, ...rest } = init

@@ -1,17 +1,21 @@
 import type SqliteDatabase from 'better-sqlite3'
+import { rowsToFetch } from '../http/pagination.js'
+import { withJsonText } from '../http/prepared-json.js'
 import type { PetStatus } from './pet.repository.js'
-import type { PetJsonReads } from './pet-json.js'
+import type { PetReads } from './pet-reads.js'
+import type { Pet } from './pet.schema.js'
 
-// The API's Pet, made by SQLite: the same keys in the same order as toPet (pet.mapper.ts), so the text is
-// what JSON.stringify(toPet(row)) would give.
+// The API's Pet, made by SQLite: the same keys in the same order as toPet (pet.mapper.ts) and the response
+// schema, so the text is what the route's serialiser would make of the parsed value.
 const PET_JSON = `json_object('id', id, 'name', name, 'categoryId', category_id, 'status', status)`
 
 /**
  * The pet reads as prepared statements on SQLite's read connection, the JSON made by SQLite: no query
- * building, no row objects, no JSON.stringify. Four page statements, one per combination of the optional
- * filters, each served by the primary key or the (status, id) index.
+ * building and no row objects. The text is parsed once into the value the service returns and kept as that
+ * value's JSON (prepared-json.ts), so the response is not serialised again. Four page statements, one per
+ * combination of the optional filters, each served by the primary key or the (status, id) index.
  */
-export function sqlitePetJson(reader: SqliteDatabase.Database): PetJsonReads {
+export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
   const pet = reader.prepare<[number], string>(`select ${PET_JSON} from pets where id = ?`).pluck()
   const pageStatement = (where: string) =>
     reader.prepare<unknown[], [string, number]>(`select ${PET_JSON}, id from pets ${where} order by id limit ?`).raw()
@@ -25,15 +29,18 @@ export function sqlitePetJson(reader: SqliteDatabase.Database): PetJsonReads {
     if (status === undefined) return afterId === undefined ? pages.all.all(limit) : pages.after.all(afterId, limit)
     return afterId === undefined ? pages.status.all(status, limit) : pages.statusAfter.all(status, afterId, limit)
   }
+  const parsed = <Value extends object>(text: string): Value => withJsonText(JSON.parse(text) as Value, text)
 
   return {
-    pet: async (id) => pet.get(id),
+    async pet(id) {
+      const text = pet.get(id)
+      return text === undefined ? undefined : parsed<Pet>(text)
+    },
     async page({ status, afterId, limit }) {
-      // One row more than asked tells whether a next page exists without a second query.
-      const rows = pageRows(status, afterId, limit + 1)
+      const rows = pageRows(status, afterId, rowsToFetch(limit))
       const shown = rows.length > limit ? rows.slice(0, limit) : rows
       return {
-        json: `[${shown.map(([json]) => json).join(',')}]`,
+        items: parsed<Pet[]>(`[${shown.map(([json]) => json).join(',')}]`),
         nextAfterId: rows.length > limit ? shown.at(-1)?.[1] : undefined,
       }
     },

@@ -2,24 +2,23 @@
 // so that a client can neither forge a position nor carry a cursor over to another filter. Each collection has
 // its own scope (`pets`, `orders`), part of what is signed, so a cursor of one is never accepted by another.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { ApiError } from '../http/errors.js'
-import type { PetStatus } from './pet.repository.js'
+import { ApiError } from './errors.js'
 
 const SIGNATURE_BYTES = 16
 
-/** A collection's status filter (lower-case letters), or `never` for a collection without one. */
-export interface CursorPosition<Status extends string = PetStatus> {
+/** A collection's status filter (lower-case letters); `never` (the default) for a collection without one. */
+export interface CursorPosition<Status extends string = never> {
   afterId: number
   status: Status | undefined
 }
 
-export interface CursorCodec<Status extends string = PetStatus> {
+export interface CursorCodec<Status extends string = never> {
   encode(position: CursorPosition<Status>): string
   /** The id to continue after, for a cursor issued for this same filter; a 400 ApiError otherwise. */
   decode(cursor: string, status: Status | undefined): number
 }
 
-export function createCursorCodec<Status extends string = PetStatus>(secret: Buffer, scope: string): CursorCodec<Status> {
+export function createCursorCodec<Status extends string = never>(secret: Buffer, scope: string): CursorCodec<Status> {
   const sign = (payload: string) =>
     createHmac('sha256', secret).update(`${scope}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
 

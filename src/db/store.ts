@@ -1,0 +1,69 @@
+// Opening the store the configuration names: SQLite (embedded, group commit) or PostgreSQL (pool).
+import { sql, type Kysely } from 'kysely'
+import type { Config } from '../config.js'
+import type { DataAccess, Database } from './database.js'
+import type { GroupCommitStats } from './group-commit.js'
+import { openPostgres } from './postgres.js'
+import { openSqlite } from './sqlite.js'
+import type SqliteDatabase from 'better-sqlite3'
+
+/**
+ * An open store, as the composition root holds it. Services get only its DataAccess part ({read,
+ * transaction}); the rest is for building caches and fast paths, for migrations and for its lifecycle.
+ */
+export interface Store extends DataAccess {
+  dialect: 'sqlite' | 'postgres'
+  /**
+   * The Kysely instance itself, for migrations (and tests that arrange data). Not for the service: a write
+   * through it outside `transaction` is not made durable before it resolves.
+   */
+  admin: Kysely<Database>
+  /**
+   * Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. It counts
+   * every commit acknowledged before the caller's request was received.
+   */
+  readVersion: (() => Promise<number>) | undefined
+  /**
+   * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
+   * prepared statements without the query builder (pets/pet-reads.sqlite.ts). It sees committed data only.
+   */
+  sqliteReader: SqliteDatabase.Database | undefined
+  /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
+  groupCommitStats: GroupCommitStats | undefined
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>
+  /** Closes every connection. Closing twice is harmless. */
+  close(): Promise<void>
+}
+
+export type StoreSettings = Pick<Config, 'database' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>
+
+export function openStore(settings: StoreSettings, onIdleError: (error: Error) => void = () => {}): Store {
+  const { database } = settings
+  const store =
+    database.kind === 'postgres'
+      ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }))
+      : openSqlite(database.path)
+  let closed: Promise<void> | undefined
+  return {
+    ...store,
+    dialect: database.kind,
+    ping: async () => {
+      await sql`select 1`.execute(store.admin)
+    },
+    close: () => (closed ??= store.close()),
+  }
+}
+
+/** PostgreSQL commits concurrent transactions together by itself; every connection of the pool reads committed data. */
+function postgresStore(db: Kysely<Database>): Omit<Store, 'dialect' | 'ping'> {
+  return {
+    admin: db,
+    read: db,
+    transaction: (work) => db.transaction().execute(work),
+    readVersion: undefined,
+    sqliteReader: undefined,
+    groupCommitStats: undefined,
+    close: () => db.destroy(),
+  }
+}

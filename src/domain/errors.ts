@@ -1,0 +1,25 @@
+// What a service says went wrong, in the domain's words. Services throw these; the HTTP layer's one error
+// handler (http/error-handler.ts) maps them to the Error body, so no service knows about statuses or paths.
+
+/** The resource does not exist (or no longer does). */
+export class NotFound extends Error {
+  constructor(
+    readonly resource: 'pet' | 'order',
+    readonly id: number,
+    /** The input field that named it, when it is not the addressed resource (an order's `petId`). */
+    readonly referencedBy?: string,
+  ) {
+    super(`No ${resource} has id ${id}.`)
+    this.name = 'NotFound'
+  }
+}
+
+/** The request is valid, but the resource's current state does not allow it; nothing was changed. */
+export class Conflict extends Error {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'Conflict'
+  }
+}
+
+export type DomainError = NotFound | Conflict

@@ -1,0 +1,10 @@
+// Size limits, each stated once: the server options, the error messages and the OpenAPI text read them here.
+
+/** Largest request body accepted (413 `payload_too_large` beyond). */
+export const BODY_LIMIT_BYTES = 16 * 1024
+
+/** Node's limit on the request line and headers together (its default `maxHeaderSize`; 431 beyond). */
+export const HEADER_LIMIT_BYTES = 16 * 1024
+
+/** A size as the messages and the document state it. */
+export const inKiB = (bytes: number): string => `${bytes / 1024} KiB`
