@@ -5,8 +5,9 @@ import type { IdempotencyKeyTable, Reader, Writer } from '../db/database.js'
 
 export type IdempotencyKeyRow = Selectable<IdempotencyKeyTable>
 
-export interface KeyId {
-  apiKeyId: string
+export interface IdempotencyKeyOfApiKey {
+  /** The API key that sent it (Principal.keyId): keys of different API keys never meet. */
+  keyId: string
   idempotencyKey: string
 }
 
@@ -39,21 +40,21 @@ function acquiredValues({ fingerprint, leaseToken, now, leasedUntil, expiresAt }
 }
 
 /** Inserts the key as in_flight; false when the key already exists (the row is left as it is). */
-export async function insertInFlightKey(trx: Writer, id: KeyId, acquisition: Acquisition): Promise<boolean> {
+export async function insertInFlightKey(trx: Writer, id: IdempotencyKeyOfApiKey, acquisition: Acquisition): Promise<boolean> {
   const inserted = await trx
     .insertInto('idempotency_keys')
-    .values({ api_key_id: id.apiKeyId, idempotency_key: id.idempotencyKey, ...acquiredValues(acquisition) })
+    .values({ api_key_id: id.keyId, idempotency_key: id.idempotencyKey, ...acquiredValues(acquisition) })
     .onConflict((conflict) => conflict.columns(['api_key_id', 'idempotency_key']).doNothing())
     .returning('lease_token')
     .executeTakeFirst()
   return inserted !== undefined
 }
 
-export async function findKey(db: Reader, id: KeyId): Promise<IdempotencyKeyRow | undefined> {
+export async function findKey(db: Reader, id: IdempotencyKeyOfApiKey): Promise<IdempotencyKeyRow | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('api_key_id', '=', id.apiKeyId)
+    .where('api_key_id', '=', id.keyId)
     .where('idempotency_key', '=', id.idempotencyKey)
     .executeTakeFirst()
 }
@@ -62,11 +63,11 @@ export async function findKey(db: Reader, id: KeyId): Promise<IdempotencyKeyRow 
  * Takes over a key that is expired or whose holder abandoned it, as a fresh in_flight key: true when this
  * caller got it, false when someone else changed the row since `seen` was read.
  */
-export async function takeOverKey(trx: Writer, id: KeyId, seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>, acquisition: Acquisition): Promise<boolean> {
+export async function takeOverKey(trx: Writer, id: IdempotencyKeyOfApiKey, seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>, acquisition: Acquisition): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set(acquiredValues(acquisition))
-    .where('api_key_id', '=', id.apiKeyId)
+    .where('api_key_id', '=', id.keyId)
     .where('idempotency_key', '=', id.idempotencyKey)
     .where('lease_token', '=', seen.lease_token)
     .where('state', '=', seen.state)
@@ -75,7 +76,7 @@ export async function takeOverKey(trx: Writer, id: KeyId, seen: Pick<Idempotency
 }
 
 /** Stores the response of the holder's request: false when the caller no longer holds the key. */
-export async function completeKey(trx: Writer, id: KeyId, leaseToken: string, response: StoredResponse, expiresAt: string): Promise<boolean> {
+export async function completeKey(trx: Writer, id: IdempotencyKeyOfApiKey, leaseToken: string, response: StoredResponse, expiresAt: string): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set({
@@ -86,7 +87,7 @@ export async function completeKey(trx: Writer, id: KeyId, leaseToken: string, re
       response_headers: JSON.stringify(response.headers),
       expires_at: expiresAt,
     })
-    .where('api_key_id', '=', id.apiKeyId)
+    .where('api_key_id', '=', id.keyId)
     .where('idempotency_key', '=', id.idempotencyKey)
     .where('lease_token', '=', leaseToken)
     .where('state', '=', 'in_flight')
@@ -95,10 +96,10 @@ export async function completeKey(trx: Writer, id: KeyId, leaseToken: string, re
 }
 
 /** Forgets an in_flight key its holder gives up (the request failed without a response worth replaying). */
-export async function releaseKey(trx: Writer, id: KeyId, leaseToken: string): Promise<void> {
+export async function releaseKey(trx: Writer, id: IdempotencyKeyOfApiKey, leaseToken: string): Promise<void> {
   await trx
     .deleteFrom('idempotency_keys')
-    .where('api_key_id', '=', id.apiKeyId)
+    .where('api_key_id', '=', id.keyId)
     .where('idempotency_key', '=', id.idempotencyKey)
     .where('lease_token', '=', leaseToken)
     .where('state', '=', 'in_flight')

@@ -20,7 +20,7 @@ import { requestFingerprint } from './fingerprint.js'
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.schema.js'
 import {
   completeKey, findKey, insertInFlightKey, releaseKey, storedResponseOf, takeOverKey,
-  type Acquisition, type KeyId, type StoredResponse,
+  type Acquisition, type IdempotencyKeyOfApiKey, type StoredResponse,
 } from './idempotency.repository.js'
 
 /** The HTTP answer to a service call's result. */
@@ -94,7 +94,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     return { fingerprint, leaseToken: randomUUID(), now: iso(now), leasedUntil: iso(now + leaseMs), expiresAt: iso(now + ttlMs) }
   }
 
-  async function claim(id: KeyId, fingerprint: string): Promise<Claim> {
+  async function claim(id: IdempotencyKeyOfApiKey, fingerprint: string): Promise<Claim> {
     return data.transaction(async (trx) => {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         const fresh = acquisition(fingerprint)
@@ -126,7 +126,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
   async function execute<Result, Body>(
     request: FastifyRequest,
     reply: FastifyReply,
-    id: KeyId,
+    id: IdempotencyKeyOfApiKey,
     leaseToken: string,
     call: ServiceCall<Result>,
     answer: (result: Result) => Answer<Body>,
@@ -165,7 +165,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
         return body
       }
       if (!request.principal) throw new Error('an Idempotency-Key needs an authenticated request')
-      const id = { apiKeyId: request.principal.keyId, idempotencyKey: key }
+      const id = { keyId: request.principal.keyId, idempotencyKey: key }
       const fingerprint = requestFingerprint({ method: request.method, route: request.routeOptions.url ?? '', params: request.params, body: request.body })
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {
