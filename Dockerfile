@@ -20,9 +20,12 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 RUN mkdir -p /app/data && chown node:node /app/data
+# The default SQLite database (./data/petstore.db) lives here: a volume, so that it outlives the container.
+VOLUME ["/app/data"]
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:8080/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Shell form, so that the check follows PORT when it is set at run time.
+HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:${PORT:-8080}/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # The production bundle with the heap limits of npm start (why: docs/benchmarks.md, "Memory").
 ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/bundle/cli.js"]
 CMD ["serve"]

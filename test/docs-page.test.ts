@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
-const CHROMIUM = '/usr/bin/chromium'
+// Debian's Chromium; PETSTORE_TEST_CHROMIUM names another binary (or a missing one, to see the skip reported).
+const CHROMIUM = process.env.PETSTORE_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',

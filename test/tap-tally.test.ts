@@ -1,0 +1,92 @@
+// npm test's summary (scripts/test.ts) counts every skipped test and suite, with its reason: a file skipped
+// as a whole (no Chromium, no nginx) used to be summarised as `0 skipped`, its message lost in the output.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { emptyTally, tallyText } from '../scripts/tap-tally.js'
+import { makeTempDir } from './helpers/temp.js'
+
+/** Runs `node --test FILE` as npm test does (TAP on a pipe) and returns its standard output. */
+async function runNodeTest(file: string, env: Record<string, string | undefined>): Promise<string> {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env }
+  // Set by the test runner around this file: a nested runner would report to it instead of printing TAP.
+  delete childEnv.NODE_TEST_CONTEXT
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.resume()
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+  assert.equal(code, 0, stdout)
+  return stdout
+}
+
+describe('the TAP tally of npm test', () => {
+  it('counts a skipped suite, which node:test leaves out of its own "# skipped" count, and a skipped test', () => {
+    // The TAP node 20 prints for a file with one skipped describe, one passing test and one skipped test.
+    const tap = [
+      'TAP version 13',
+      '# Subtest: GET /docs in a browser',
+      'ok 1 - GET /docs in a browser # SKIP /usr/bin/chromium not found',
+      '  ---',
+      '  duration_ms: 0.7',
+      "  type: 'suite'",
+      '  ...',
+      '# Subtest: outer',
+      '    # Subtest: inner \\# 2',
+      '    ok 1 - inner \\# 2 # SKIP',
+      'ok 2 - outer',
+      '1..2',
+      '# tests 2',
+      '# suites 2',
+      '# pass 1',
+      '# fail 0',
+      '# cancelled 0',
+      '# skipped 1',
+      '# todo 0',
+    ].join('\n')
+    assert.deepEqual(tallyText(emptyTally(), tap), {
+      passed: 1,
+      failed: 0,
+      skipped: [
+        { name: 'GET /docs in a browser', reason: '/usr/bin/chromium not found' },
+        { name: 'inner # 2', reason: '' },
+      ],
+    })
+  })
+
+  it('counts failed and cancelled tests as failed', () => {
+    assert.deepEqual(tallyText(emptyTally(), '# pass 3\n# fail 1\n# cancelled 2\n'), { passed: 3, failed: 3, skipped: [] })
+  })
+
+  it('counts the skips of a real node --test run: a skipped describe, a skipped test and t.skip()', async () => {
+    const file = join(makeTempDir(), 'skips.test.mjs')
+    writeFileSync(file, [
+      "import { describe, it } from 'node:test'",
+      "describe('needs a program', { skip: 'the program is missing' }, () => { it('a', () => {}) })",
+      "it('runs', () => {})",
+      "it('is skipped', { skip: 'not today' }, () => {})",
+      "it('skips itself', (t) => { t.skip('decided at run time') })",
+    ].join('\n'))
+    assert.deepEqual(tallyText(emptyTally(), await runNodeTest(file, {})), {
+      passed: 1,
+      failed: 0,
+      skipped: [
+        { name: 'needs a program', reason: 'the program is missing' },
+        { name: 'is skipped', reason: 'not today' },
+        { name: 'skips itself', reason: 'decided at run time' },
+      ],
+    })
+  })
+
+  it('counts the /docs browser test as skipped, with its reason, when Chromium is missing (CI unset)', async () => {
+    const missing = join(makeTempDir(), 'chromium')
+    const output = await runNodeTest('test/docs-page.test.ts', { PETSTORE_TEST_CHROMIUM: missing, CI: undefined })
+    assert.deepEqual(tallyText(emptyTally(), output), {
+      passed: 0,
+      failed: 0,
+      skipped: [{ name: 'GET /docs in a browser', reason: `${missing} not found: the /docs browser test needs Debian's Chromium (apt-get install chromium)` }],
+    })
+  })
+})
