@@ -28,12 +28,12 @@ describe('stored keys, as the README describes them', () => {
   })
 
   async function lastUsed(id: number): Promise<string | null> {
-    const row = await server.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await server.store.admin.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()
     return row.last_used_at
   }
 
   it('records a key\'s last use once, not again on the requests that follow within the minute', async () => {
-    const { key, row } = await issueApiKey(server.database.db, 'claims')
+    const { key, row } = await issueApiKey(server.store, 'claims')
     assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
     // Recorded off the request path: wait for it (the README's claim is about how often, not how soon).
     let first: string | null = null
