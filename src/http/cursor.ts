@@ -36,6 +36,9 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
       if (encodedPayload === undefined || encodedSignature === undefined || extra !== undefined) throw invalid()
       const payload = Buffer.from(encodedPayload, 'base64url').toString()
       const signature = Buffer.from(encodedSignature, 'base64url')
+      // Node's base64 decoder skips what it cannot read (`=`, `!`, spaces) and the unused low bits of the last
+      // character, so many texts decode to the one signed cursor. Only the exact text encode() wrote is one.
+      if (signature.toString('base64url') !== encodedSignature || Buffer.from(payload).toString('base64url') !== encodedPayload) throw invalid()
       const expected = sign(payload)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
       const match = /^([1-9][0-9]{0,15})\.([a-z]*)$/.exec(payload)

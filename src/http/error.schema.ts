@@ -37,7 +37,7 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   idempotency_key_reused: 'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
   payload_too_large: 'The body is larger than 16 KiB (code `payload_too_large`).',
   rate_limited: 'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
-  unsupported_media_type: 'The body is not application/json (code `unsupported_media_type`).',
+  unsupported_media_type: 'The body is not application/json, or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }

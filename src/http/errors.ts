@@ -3,7 +3,7 @@
 import { Conflict, NotFound } from '../domain/errors.js'
 
 export const ERROR_CODES = {
-  invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read.' },
+  invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read (not UTF-8, not JSON, a key given twice in one object, a number that cannot be read exactly).' },
   unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown, revoked or expired.' },
   forbidden: { status: 403, meaning: 'The API key is valid but lacks the scope the operation requires (named in WWW-Authenticate).' },
   not_found: { status: 404, meaning: 'No resource exists at this address (or with the id the body names, e.g. an order\'s petId), or no such route.' },
@@ -12,7 +12,7 @@ export const ERROR_CODES = {
   conflict: { status: 409, meaning: 'The request is valid but the resource\'s current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.' },
   idempotency_key_in_flight: { status: 409, meaning: 'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.' },
   payload_too_large: { status: 413, meaning: 'The request body is larger than 16 KiB.' },
-  unsupported_media_type: { status: 415, meaning: 'The request body is not application/json.' },
+  unsupported_media_type: { status: 415, meaning: 'The request body is not application/json, or declares a charset other than UTF-8.' },
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
   rate_limited: { status: 429, meaning: 'The API key (or, without a valid key, the client address) has used up its request quota for the current window; retry after the time given in Retry-After.' },

@@ -1,22 +1,18 @@
-// The application/json body parser. Fastify's own parser (secure-json-parse: refuses __proto__ and
-// constructor.prototype keys) reads the text; then every number in it is checked, because JSON.parse
-// rounds silently: 9007199254740993 would become 9007199254740992 and 1.0000000000000001 would become 1.
+// The application/json body parser. The body is read as bytes and must be well-formed UTF-8 (a declared
+// charset other than utf-8 is a 415): nothing is replaced by U+FFFD behind the client's back. Fastify's own
+// parser (secure-json-parse: refuses __proto__ and constructor.prototype keys) then reads the text, and one
+// more pass (json-scan.ts) refuses what JSON.parse would accept silently: numbers it would round, and keys
+// given twice in one object.
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from './errors.js'
+import { findJsonProblem, type JsonProblem } from './json-scan.js'
+import { unsupportedCharset } from './media-type.js'
+import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 
-// Strings are matched first so that digits inside them are skipped.
-const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g
-const PLAIN_INTEGER = /^-?\d+$/
+const SHOWN_LENGTH = 40
 
-/** Returns the first number literal that would not be read exactly as written, if any. */
-export function findInexactNumber(json: string): string | undefined {
-  for (const [token] of json.matchAll(STRING_OR_NUMBER)) {
-    if (token.startsWith('"')) continue
-    const value = Number(token)
-    if (!Number.isFinite(value)) return token
-    if (Number.isInteger(value) && !(PLAIN_INTEGER.test(token) && Number.isSafeInteger(value))) return token
-  }
-  return undefined
+function shorten(text: string): string {
+  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text
 }
 
 /** Says why a body Fastify's parser refused is not acceptable: broken JSON, or a prototype-poisoning key. */
@@ -29,23 +25,43 @@ function unreadableBody(body: string): ApiError {
   return new ApiError('invalid_request', 'The request body contains a forbidden property name (__proto__, or constructor with prototype).')
 }
 
+function refusal(problem: JsonProblem): ApiError {
+  if (problem.kind === 'inexact-number') {
+    return new ApiError('invalid_request',
+      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`)
+  }
+  return new ApiError('invalid_request',
+    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ${shorten(problem.pointer)}); each key may appear once.`,
+    { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] })
+}
+
+function notUtf8(bytes: Buffer): ApiError {
+  return new ApiError('invalid_request',
+    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence `
+    + '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.')
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    const body = bytes as Buffer
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
     // no body, an empty one is simply no body (the operation refuses one that is not empty).
-    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined)
-    parse(request, body as string, (error, value) => {
-      if (error) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(body as string) : error, undefined)
-      const inexact = findInexactNumber(body as string)
-      if (inexact !== undefined) {
-        const shown = inexact.length > 40 ? `${inexact.slice(0, 40)}…` : inexact
-        return done(new ApiError('invalid_request',
-          `The number ${shown} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`), undefined)
-      }
+    if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
+    const charset = unsupportedCharset(request.headers['content-type'])
+    if (charset !== undefined) {
+      return done(new ApiError('unsupported_media_type',
+        `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: application/json (charset=utf-8 may be added).`), undefined)
+    }
+    const text = decodeUtf8(body)
+    if (text === undefined) return done(notUtf8(body), undefined)
+    parse(request, text, (error, value) => {
+      if (error) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(text) : error, undefined)
+      const problem = findJsonProblem(text)
+      if (problem !== undefined) return done(refusal(problem), undefined)
       done(null, value)
     })
   })

@@ -1,0 +1,21 @@
+// The charset a Content-Type declares. JSON is UTF-8 (RFC 8259 §8.1) and the body is decoded as UTF-8 only,
+// so a body declared in another charset would be misread (latin1 `é` is one byte, not valid UTF-8, or worse,
+// valid UTF-8 meaning something else): the client is told so (415) rather than guessed at.
+
+// RFC 9110 §5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
+const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
+const QUOTED_PAIR = /\\(.)/g
+
+/** The first charset parameter of a Content-Type value that is not `utf-8` (any case, quoted or not), if any. */
+export function unsupportedCharset(contentType: string | undefined): string | undefined {
+  // Nearly every request: `application/json`, without parameters.
+  if (contentType === undefined) return undefined
+  const parameters = contentType.indexOf(';')
+  if (parameters === -1) return undefined
+  for (const [, name = '', raw = ''] of contentType.slice(parameters).matchAll(PARAMETER)) {
+    if (name.toLowerCase() !== 'charset') continue
+    const value = raw.startsWith('"') ? raw.slice(1, -1).replace(QUOTED_PAIR, '$1') : raw
+    if (value.toLowerCase() !== 'utf-8') return value
+  }
+  return undefined
+}
