@@ -10,11 +10,13 @@ import { AccessLog } from './http/access-log.js'
 import { guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
+import { refuseDuplicateHeaders } from './http/duplicate-headers.js'
 import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
-import { ApiError } from './http/errors.js'
 import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
+import { serializeRequest } from './http/log-url.js'
 import { createMetrics, registerMetrics } from './http/metrics.js'
+import { noRouteError, refuseEmptyPathParameters } from './http/no-route.js'
 import { API_PREFIX } from './http/openapi-info.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
@@ -57,6 +59,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
       level: config.logLevel,
       // Keys must never reach the logs, whatever a serializer or a log call decides to include.
       redact: { paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'], censor: '[redacted]' },
+      serializers: { req: serializeRequest },
       ...(logStream ? { stream: logStream } : {}),
     },
     logController: new AccessLog(),
@@ -68,7 +71,8 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     keepAliveTimeout: TIMEOUTS.keepAliveMs,
     connectionTimeout: TIMEOUTS.connectionIdleMs,
     clientErrorHandler: handleClientError,
-    frameworkErrors: handleFrameworkError,
+    // The guard is made below; a framework error can only arrive once the server listens.
+    frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply, guard),
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
     // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.
@@ -81,6 +85,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
   registerRequestIdHeader(app)
   registerSecurityHeaders(app)
   registerShutdownGuard(app)
+  refuseDuplicateHeaders(app)
   app.decorateRequest('principal', undefined)
   app.addHook('onClose', async () => {
     await database.close()
@@ -121,6 +126,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
 
   await app.register(async (api) => {
     guardApi(api, guard)
+    refuseEmptyPathParameters(api)
     await api.register(petRoutes, { data: database, cursors, metrics, idempotency, publicBaseUrl: config.publicBaseUrl })
     await api.register(orderRoutes, { data: database, cursors: orderCursors, idempotency, publicBaseUrl: config.publicBaseUrl })
   }, { prefix: API_PREFIX })
@@ -130,7 +136,7 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     // The path as the router reads it (absolute-form and percent-encoded targets included).
     const path = requestPath(request)
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) await guardRequest(request, reply, guard)
-    throw new ApiError('not_found', `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`)
+    throw noRouteError(request)
   })
 
   return app
