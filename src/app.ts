@@ -10,12 +10,14 @@ import { AccessLog } from './http/access-log.js'
 import { decoratePrincipal, guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError, handOverRequestsNodeWouldRefuse } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
+import { refuseDuplicateHeaders } from './http/duplicate-headers.js'
 import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
-import { ApiError } from './http/errors.js'
 import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
 import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './http/limits.js'
+import { serializeRequest } from './http/log-url.js'
 import { createMetrics, registerMetrics } from './http/metrics.js'
+import { noRouteError, refuseEmptyPathParameters } from './http/no-route.js'
 import { API_PREFIX, requestPath } from './http/paths.js'
 import { preferringKnownJson } from './http/prepared-json.js'
 import { registerRateLimit } from './http/rate-limit.js'
@@ -49,12 +51,14 @@ export const TIMEOUTS = {
 /** Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
 const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
 
-function createFastify(config: Config, logStream: DestinationStream | undefined) {
+/** `guard` gives the API's guard, made once the app exists; framework errors arrive only once the server listens. */
+function createFastify(config: Config, logStream: DestinationStream | undefined, guard: () => ApiGuard) {
   return Fastify({
     logger: {
       level: config.logLevel,
       // Keys must never reach the logs, whatever a serializer or a log call decides to include.
       redact: { paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'], censor: '[redacted]' },
+      serializers: { req: serializeRequest },
       ...(logStream ? { stream: logStream } : {}),
     },
     logController: new AccessLog(),
@@ -66,7 +70,7 @@ function createFastify(config: Config, logStream: DestinationStream | undefined)
     keepAliveTimeout: TIMEOUTS.keepAliveMs,
     connectionTimeout: TIMEOUTS.connectionIdleMs,
     clientErrorHandler: handleClientError,
-    frameworkErrors: handleFrameworkError,
+    frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply, guard()),
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
     // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.
@@ -84,7 +88,7 @@ function createFastify(config: Config, logStream: DestinationStream | undefined)
 }
 
 export async function buildApp(config: Config, { store, logStream }: AppDependencies): Promise<FastifyInstance> {
-  const app = createFastify(config, logStream)
+  const app = createFastify(config, logStream, () => guard)
   // Registered first, so it runs last: the store closes after every other onClose hook that may still use it.
   app.addHook('onClose', () => store.close())
   const services = await createServices(config, store, app.log)
@@ -105,6 +109,7 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   registerRequestIdHeader(app)
   registerSecurityHeaders(app)
   registerShutdownGuard(app)
+  refuseDuplicateHeaders(app)
   decoratePrincipal(app)
   await app.register(cors, {
     origin: '*',
@@ -124,6 +129,7 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   const { publicBaseUrl } = config
   await app.register(async (api) => {
     guardApi(api, guard)
+    refuseEmptyPathParameters(api)
     await api.register(petRoutes, { pets: services.pets, cursors: services.cursors.pets, metrics, idempotency: services.idempotency, publicBaseUrl })
     await api.register(orderRoutes, { orders: services.orders, cursors: services.cursors.orders, idempotency: services.idempotency, publicBaseUrl })
   }, { prefix: API_PREFIX })
@@ -133,7 +139,7 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
     // The path as the router reads it (absolute-form and percent-encoded targets included).
     const path = requestPath(request)
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) await guardRequest(request, reply, guard)
-    throw new ApiError('not_found', `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`)
+    throw noRouteError(request)
   })
 
   return app

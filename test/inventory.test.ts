@@ -7,8 +7,11 @@ import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { apiPrefix, operationsOf, type OpenApiDocument } from './helpers/fuzz-document.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
-/** Every method a documented API path answers: its operations', and 405 for the rest (HEAD wherever GET is). */
-const API_PATH_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT']
+/**
+ * Every method a documented API path answers: its operations', and 405 for the rest (HEAD wherever GET is), for
+ * every method Fastify's router knows but OPTIONS (CORS).
+ */
+const API_PATH_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE']
 
 /** The operational endpoints of DESIGN.md section 3: health, readiness, metrics, the document, the reference. */
 const OPERATIONAL_ROUTES = [
@@ -117,7 +120,7 @@ describe('route inventory', () => {
   })
 
   it('answers everything else with 404 not_found, after authentication under the API prefix', async () => {
-    for (const url of ['/', '/v1', '/v1/', '/v1/categories', '/v2/pets', '/admin', '/docs.json', '/openapi.json', '/.env']) {
+    for (const url of ['/', '/v1', '/v1/', '/v1/pets/', '/v1/store/orders/', '/v1/categories', '/v2/pets', '/admin', '/docs.json', '/openapi.json', '/.env']) {
       const response = await answer('GET', url)
       assert.equal(response.statusCode, 404, url)
       assert.equal(JSON.parse(response.body).code, 'not_found', url)

@@ -18,6 +18,9 @@ const TRANSIENT_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false
   const code = (error as { code?: unknown }).code
+  // Node's HTTP server fails a request with ECONNRESET "aborted" when its client hangs up mid-request: a reset
+  // of the client's connection, not of the database's (whose resets say "read ECONNRESET" or name the server).
+  if (code === 'ECONNRESET' && error.message === 'aborted') return false
   if (typeof code === 'string' && (TRANSIENT_SYSTEM_CODES.has(code) || TRANSIENT_SQLITE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE.test(code)))) {
     return true
   }

@@ -1,42 +1,31 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { ApiError, errorBody, errorCodeForStatus, knownApiError, type ErrorDetail } from './errors.js'
+import { guardRequest, type ApiGuard } from './auth.js'
+import { isClientAbort } from './client-abort.js'
+import { duplicateHeaderError } from './duplicate-headers.js'
+import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
+import { redactKeys } from './log-url.js'
+import { API_PREFIX, requestPath } from './paths.js'
 import { applySecurityHeaders } from './security-headers.js'
+import { validationDetails } from './validation-details.js'
 
-const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
-
-interface AjvLikeError {
-  instancePath?: string
-  message?: string
-  keyword?: string
-  params?: Record<string, unknown>
-}
-
-function validationDetails(error: FastifyError): ErrorDetail[] {
-  const part = PART_NAMES[error.validationContext ?? ''] ?? 'request'
-  return ((error.validation ?? []) as AjvLikeError[]).map((problem) => {
-    const missing = problem.params?.missingProperty
-    const extra = problem.params?.additionalProperty
-    const child = typeof missing === 'string' ? `/${missing}` : typeof extra === 'string' ? `/${extra}` : ''
-    const message = typeof missing === 'string' ? 'is required'
-      : typeof extra === 'string' ? 'is not allowed'
-        : problem.keyword === 'enum' ? `must be one of ${(problem.params?.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
-          : problem.message ?? 'is invalid'
-    return { path: `${part}${problem.instancePath ?? ''}${child}`, message }
-  })
-}
+// A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
+const MAX_LOGGED_MESSAGE_LENGTH = 1000
 
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
-function toApiError(error: FastifyError): ApiError {
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   const known = knownApiError(error)
   if (known) return known
+  if (isClientAbort(request, error)) {
+    // Nobody reads this answer; its status (not 5xx) keeps the request out of error rates and outage counts.
+    return new ApiError('invalid_request', 'The client closed the connection before the request was complete.')
+  }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', { headers: { 'retry-after': '1' } })
   }
   if (error.validation) {
-    const details = validationDetails(error)
-    const summary = details.map((detail) => `${detail.path} ${detail.message}`).join('; ')
+    const { details, summary } = validationDetails(error)
     return new ApiError('invalid_request', `Invalid request: ${summary}`, { details })
   }
   switch (error.code) {
@@ -76,26 +65,42 @@ function logError(request: FastifyRequest, error: FastifyError, apiError: ApiErr
   if (apiError.statusCode >= 500 && knownApiError(error) === undefined) {
     request.log.error({ err: error }, 'request failed')
   } else {
-    request.log.info({ code: apiError.code, status: apiError.statusCode }, apiError.message)
+    const message = redactKeys(apiError.message)
+    request.log.info({ code: apiError.code, status: apiError.statusCode }, message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message)
   }
 }
 
 /**
  * Fastify's frameworkErrors: errors the router raises before any route or hook runs (a path that is not
  * valid percent-encoding, an over-long path segment). Without it they leave in Fastify's own shape. No hook
- * has run, so the headers every response carries are set here.
+ * has run, so what the hooks do first is done here: the headers every response carries, the refusal of
+ * repeated headers, and under the API prefix authentication, so that a request without a valid key learns
+ * nothing about its path.
  */
-export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = toApiError(error)
-  logError(request, error, apiError)
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): void {
   reply.header('x-request-id', request.id)
   applySecurityHeaders(request, reply)
+  void answerFrameworkError(error, request, reply, guard)
+}
+
+async function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
+  let failure: FastifyError = duplicateHeaderError(request) ?? error
+  const path = requestPath(request)
+  if (failure === error && (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))) {
+    try {
+      await guardRequest(request, reply, guard)
+    } catch (refusal) {
+      failure = refusal as FastifyError
+    }
+  }
+  const apiError = toApiError(failure, request)
+  logError(request, failure, apiError)
   void sendError(reply, apiError)
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error)
+    const apiError = toApiError(error, request)
     logError(request, error, apiError)
     // Set here too, not only by their hooks: an error raised by an earlier hook skips the hooks after it.
     reply.header('x-request-id', request.id)

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
+import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from './validation-details.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)
@@ -19,7 +20,12 @@ export const ErrorSchema = Type.Object(
           },
           { additionalProperties: false },
         ),
-        { description: 'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`).' },
+        {
+          maxItems: MAX_LISTED_PROBLEMS + 1,
+          description: 'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`). ' +
+            `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 more problems not listed"}\`. ` +
+            `A path longer than ${MAX_DETAIL_PATH_LENGTH} characters is shortened, ending in \`…\`.`,
+        },
       ),
     ),
   },

@@ -3,6 +3,7 @@ import type { Store } from '../db/store.js'
 import { ApiError } from './errors.js'
 
 const READINESS_TIMEOUT_MS = 2000
+const READINESS_RETRY_AFTER_SECONDS = 5
 
 /** /healthz: the process answers. /readyz: the database answers too, within two seconds. */
 export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'ping'>): void {
@@ -17,7 +18,8 @@ export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'p
       await Promise.race([store.ping(), timeout])
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed')
-      throw new ApiError('unavailable', 'The database cannot be reached.')
+      // Load balancers and clients poll again after this long rather than at once (RFC 9110 section 10.2.3).
+      throw new ApiError('unavailable', 'The database cannot be reached.', { headers: { 'retry-after': String(READINESS_RETRY_AFTER_SECONDS) } })
     } finally {
       clearTimeout(timer)
     }

@@ -1,17 +1,23 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { ApiError } from './errors.js'
 
-const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+// HEAD follows GET, and OPTIONS belongs to CORS preflight.
+const ANSWERED_ELSEWHERE = new Set(['HEAD', 'OPTIONS'])
 
-/** Answers 405 with an Allow header for the methods a path does not support (instead of a misleading 404). */
+/**
+ * Answers 405 with an Allow header for the methods a path does not support (instead of a misleading 404):
+ * every method the router knows (TRACE and QUERY included), not only the common ones.
+ */
 export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: HTTPMethods[]): void {
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')
   app.route({
-    method: METHODS.filter((method) => !allowed.includes(method)),
+    method: app.supportedMethods.filter((method) => !ANSWERED_ELSEWHERE.has(method) && !allowed.includes(method as HTTPMethods)) as HTTPMethods[],
     url,
     schema: { hide: true },
-    handler: async (request) => {
-      throw new ApiError('method_not_allowed', `${request.method} is not allowed on this resource; allowed: ${allow}.`, { headers: { allow } })
+    // Refused before the body is read: for a method that carries one (PUT, QUERY) its type and size do not matter.
+    onRequest: (request, _reply, done) => {
+      done(new ApiError('method_not_allowed', `${request.method} is not allowed on this resource; allowed: ${allow}.`, { headers: { allow } }))
     },
+    handler: async () => undefined,
   })
 }

@@ -1,0 +1,52 @@
+// What a log line may say about a request's URL. Clients put keys where they should not (`?access_token=…`,
+// a key pasted into the path), and logs are read by more people, kept longer and copied further than the
+// key store: every log line that carries a URL or quotes part of one goes through here.
+import type { FastifyRequest } from 'fastify'
+
+export const REDACTED = '[redacted]'
+
+// The service's own keys, wherever they appear, also with the underscore percent-encoded. The tail takes
+// every character a key (base64url) or its percent-encoding can hold.
+const SERVICE_KEY = /pst(?:_|%5f)[\w%-]*/gi
+
+// Query parameter names that usually carry a secret, matched within the name once lower-cased and stripped of
+// separators: access_token, id_token, api_key, apiKey, X-Api-Key, client_secret, password, passwd, pwd, auth,
+// authorization, signature, X-Amz-Signature, sig, session, credentials, jwt, an OAuth code…
+const CREDENTIAL_NAME = /auth|code|credential|jwt|key|pass|pwd|secret|session|sig|token/
+
+/** Text with every service key in it replaced. */
+export function redactKeys(text: string): string {
+  return text.replace(SERVICE_KEY, REDACTED)
+}
+
+function looksLikeCredential(rawName: string): boolean {
+  let name = rawName.replaceAll('+', ' ')
+  try {
+    name = decodeURIComponent(name)
+  } catch {
+    // Not valid percent-encoding: judged as written.
+  }
+  return CREDENTIAL_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''))
+}
+
+/** A request target as it may be logged: credential-like query values and service keys anywhere replaced. */
+export function redactUrl(url: string): string {
+  const queryStart = url.indexOf('?')
+  if (queryStart === -1) return redactKeys(url)
+  const query = url.slice(queryStart + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    return equals !== -1 && looksLikeCredential(pair.slice(0, equals)) ? `${pair.slice(0, equals + 1)}${REDACTED}` : pair
+  })
+  return redactKeys(`${url.slice(0, queryStart + 1)}${query.join('&')}`)
+}
+
+/** Fastify's `req` log serializer with the URL redacted (Fastify's own writes request.url as it came). */
+export function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }
+}
