@@ -18,6 +18,7 @@ import { createMetrics, registerMetrics } from './http/metrics.js'
 import { API_PREFIX } from './http/openapi-info.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
+import { registerRootIndex } from './http/root-index.js'
 import { registerSecurityHeaders, requestPath } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
@@ -114,10 +115,12 @@ export async function buildApp(config: Config, { database, logStream }: AppDepen
     maxAge: 600,
   })
   const guard: ApiGuard = { authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
-  registerMetrics(app, metrics)
+  const { limitPublicRoute } = guard.rateLimiter
+  registerMetrics(app, metrics, { token: config.metricsToken, limitPublicRoute })
   registerHealthRoutes(app, database)
+  registerRootIndex(app, limitPublicRoute)
   await registerOpenApi(app)
-  await registerDocs(app, config.publicBaseUrl)
+  await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, limitPublicRoute })
 
   await app.register(async (api) => {
     guardApi(api, guard)
