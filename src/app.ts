@@ -22,6 +22,7 @@ import { API_PREFIX, requestPath } from './http/paths.js'
 import { preferringKnownJson } from './http/prepared-json.js'
 import { registerRateLimit } from './http/rate-limit.js'
 import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
+import { registerRootIndex } from './http/root-index.js'
 import { registerSecurityHeaders } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
@@ -122,10 +123,12 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   const guard: ApiGuard = { authenticator: services.authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
 
   // Public routes, then the API. The OpenAPI generator must be registered before the routes it documents.
-  registerMetrics(app, metrics)
+  const { limitPublicRoute } = guard.rateLimiter
+  registerMetrics(app, metrics, { token: config.metricsToken, limitPublicRoute })
   registerHealthRoutes(app, store)
+  registerRootIndex(app, limitPublicRoute)
   await registerOpenApi(app)
-  await registerDocs(app, config.publicBaseUrl)
+  await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, limitPublicRoute })
   const { publicBaseUrl } = config
   await app.register(async (api) => {
     guardApi(api, guard)

@@ -73,6 +73,15 @@ const apiKeys: Parser<string[]> = (value, name) => {
   return [...new Set(keys)]
 }
 
+// A bearer token: visible ASCII (it travels in a header), long enough not to be guessed within rate limits.
+const bearerToken: Parser<string | undefined> = (value, name) => {
+  if (value === undefined || value === '') return undefined
+  // A secret: the message says what is wrong, never what the value is.
+  if (/^[\x21-\x7E]{16,}$/.test(value)) return value
+  const problem = /[^\x21-\x7E]/.test(value) ? 'it contains white space or a character outside visible ASCII' : `it is ${value.length} characters long`
+  throw new ConfigError(name, `${problem}; expected at least 16 visible ASCII characters without white space`)
+}
+
 const publicBaseUrl: Parser<string | undefined> = (value, name) => {
   if (value === undefined || value === '') return undefined
   let url: URL | undefined
@@ -182,6 +191,8 @@ const variables = {
   // Prefix of the counters in Redis, so that several deployments can share one Redis without sharing quotas.
   RATE_LIMIT_NAMESPACE: ['rateLimitNamespace', redisNamespace],
   TRUST_PROXY: ['trustProxy', trustProxy],
+  // When set, /metrics answers only requests with `Authorization: Bearer <token>`.
+  METRICS_TOKEN: ['metricsToken', bearerToken],
 } as const
 
 type Variables = typeof variables

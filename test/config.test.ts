@@ -36,6 +36,7 @@ describe('loadConfig defaults', () => {
       rateLimitWindowSeconds: 60,
       rateLimitNamespace: 'petstore:rate-limit',
       trustProxy: false,
+      metricsToken: undefined,
     })
   })
 
@@ -44,6 +45,7 @@ describe('loadConfig defaults', () => {
       PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '',
       DATABASE_POOL_SIZE: '', DATABASE_STATEMENT_TIMEOUT_MS: '', MIGRATE_ON_START: '',
       RATE_LIMIT_PER_KEY: '', RATE_LIMIT_ANONYMOUS: '', RATE_LIMIT_WINDOW_SECONDS: '', RATE_LIMIT_NAMESPACE: '', TRUST_PROXY: '',
+      METRICS_TOKEN: '',
     }
     assert.deepEqual(loadConfig(env), loadConfig({}))
   })
@@ -203,6 +205,8 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['IDEMPOTENCY_KEY_TTL_HOURS', '1.5'],
     ['IDEMPOTENCY_LEASE_SECONDS', '0'],
     ['IDEMPOTENCY_LEASE_SECONDS', '3601'],
+    ['METRICS_TOKEN', 'short-token'],
+    ['METRICS_TOKEN', 'token with spaces 0123456789'],
   ]
 
   for (const [variable, value] of invalid) {
@@ -251,6 +255,15 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     for (const message of [error.message, spaced.message]) {
       assert.ok(!message.includes('secret'), message)
     }
+  })
+
+  it('never echoes METRICS_TOKEN, and accepts 16 visible ASCII characters or more', () => {
+    assert.equal(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789' }).metricsToken, 'metrics-token-0123456789')
+    assert.equal(configError({ METRICS_TOKEN: 'tiny-secret' }).message, 'METRICS_TOKEN is not valid: it is 11 characters long; expected at least 16 visible ASCII characters without white space')
+    assert.equal(
+      configError({ METRICS_TOKEN: 'secret with spaces 0123456789' }).message,
+      'METRICS_TOKEN is not valid: it contains white space or a character outside visible ASCII; expected at least 16 visible ASCII characters without white space',
+    )
   })
 
   it('never echoes a password from a rejected URL', () => {

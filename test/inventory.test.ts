@@ -15,7 +15,8 @@ const API_PATH_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'QUER
 
 /** The operational endpoints of DESIGN.md section 3: health, readiness, metrics, the document, the reference. */
 const OPERATIONAL_ROUTES = [
-  ...['/healthz', '/readyz', '/metrics', '/v1/openapi.json'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
+  // `/`: a small JSON index pointing at the documentation and the health routes.
+  ...['/', '/healthz', '/readyz', '/metrics', '/v1/openapi.json'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
   // /docs: Swagger UI from local files: its page, initialiser, static assets, and the document it renders.
   ...['/docs', '/docs/', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/*', '/docs/json', '/docs/yaml']
     .flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
@@ -120,7 +121,7 @@ describe('route inventory', () => {
   })
 
   it('answers everything else with 404 not_found, after authentication under the API prefix', async () => {
-    for (const url of ['/', '/v1', '/v1/', '/v1/pets/', '/v1/store/orders/', '/v1/categories', '/v2/pets', '/admin', '/docs.json', '/openapi.json', '/.env']) {
+    for (const url of ['/v1', '/v1/', '/v1/pets/', '/v1/store/orders/', '/v1/categories', '/v2/pets', '/admin', '/docs.json', '/openapi.json', '/.env']) {
       const response = await answer('GET', url)
       assert.equal(response.statusCode, 404, url)
       assert.equal(JSON.parse(response.body).code, 'not_found', url)

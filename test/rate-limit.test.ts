@@ -77,7 +77,7 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     assert.equal(rateLimitOf(other).remaining, 4)
   })
 
-  it('counts requests without a valid key per client address, so a 401 flood is cut off while valid keys from there still work', async () => {
+  it('counts requests without a valid key per client address, so a 401 flood is cut off, for that address only', async () => {
     const flooder = '203.0.113.7'
     const attempts: [string, RequestInit][] = [
       ['/v1/pets', { headers: { authorization: `Bearer ${WRONG_KEY}` } }],
@@ -101,13 +101,55 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
       }, { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}`, 'www-authenticate': null })
     }
 
-    // The address is limited, not the keys used from it, nor other addresses.
-    const valid = await server.request('/v1/pets', from(flooder, { headers: { authorization: `Bearer ${await freshKey(server)}` } }))
-    assert.equal(valid.status, 200)
-    assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=5;w=60')
+    // The address is refused before any key is looked up, so a valid key from there waits for the window too
+    // (its own quota is untouched); other addresses are not affected.
+    const key = await freshKey(server)
+    const valid = await server.request('/v1/pets', from(flooder, { headers: { authorization: `Bearer ${key}` } }))
+    assert.equal(valid.status, 429)
+    assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=3;w=60')
+    await valid.arrayBuffer()
+    const elsewhere = await server.request('/v1/pets', from('203.0.113.18', { headers: { authorization: `Bearer ${key}` } }))
+    assert.equal(elsewhere.status, 200)
+    assert.equal(rateLimitOf(elsewhere).remaining, 4)
     const neighbour = await server.request('/v1/pets', from('203.0.113.8', { headers: { authorization: `Bearer ${WRONG_KEY}` } }))
     assert.equal(neighbour.status, 401)
     assert.equal(rateLimitOf(neighbour).remaining, 2)
+  })
+
+  it('refuses a spent address before any key lookup: 50 more bad keys cost no database query', async () => {
+    // Counts the stored-key lookups the authenticator makes (it reads server.store.read on every call).
+    const read = server.store.read
+    let lookups = 0
+    server.store.read = new Proxy(read, {
+      get(target, property) {
+        if (property === 'selectFrom') {
+          return (table: string) => {
+            if (table === 'api_keys') lookups++
+            return target.selectFrom(table as 'api_keys')
+          }
+        }
+        const value: unknown = Reflect.get(target, property)
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    try {
+      const flooder = '203.0.113.10'
+      const badKey = (index: number) => from(flooder, { headers: { authorization: `Bearer ${WRONG_KEY}${index}` } })
+      for (let request = 0; request < 3; request++) assert.equal((await server.request('/v1/pets', badKey(request))).status, 401)
+      assert.equal(lookups, 3)
+      for (let request = 0; request < 50; request++) {
+        const refused = await server.request('/v1/pets', badKey(100 + request))
+        const retryAfter = refused.headers.get('retry-after') ?? ''
+        await assertError(refused, {
+          status: 429,
+          code: 'rate_limited',
+          message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+        }, { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}`, 'www-authenticate': null })
+      }
+      assert.equal(lookups, 3)
+    } finally {
+      server.store.read = read
+    }
   })
 
   it('exposes the rate-limit headers to browsers, on 200 and on 429', async () => {
@@ -122,15 +164,21 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     }
   })
 
-  it('does not limit the endpoints outside the API (health, metrics, the OpenAPI document)', async () => {
+  it('never limits the health checks, and counts the public routes (metrics, the OpenAPI document) apart from the API', async () => {
     const exhausted = '203.0.113.9'
     for (let request = 0; request < 4; request++) await (await server.request('/v1/pets', from(exhausted, { headers: { authorization: `Bearer ${WRONG_KEY}` } }))).arrayBuffer()
-    for (const path of ['/healthz', '/readyz', '/metrics', '/v1/openapi.json']) {
+    for (const path of ['/healthz', '/readyz']) {
       const response = await server.request(path, from(exhausted))
       assert.equal(response.status, 200, path)
       await response.arrayBuffer()
       assert.equal(response.headers.get('ratelimit'), null, path)
       assert.equal(response.headers.get('ratelimit-policy'), null, path)
+    }
+    for (const path of ['/metrics', '/v1/openapi.json']) {
+      const response = await server.request(path, from(exhausted))
+      assert.equal(response.status, 200, path)
+      await response.arrayBuffer()
+      assert.equal(response.headers.get('ratelimit-policy'), '"default";q=3;w=60', path)
     }
   })
 })

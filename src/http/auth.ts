@@ -52,6 +52,9 @@ async function identify(request: FastifyRequest, authenticator: Authenticator): 
 
 /** Authenticates, counts the request against its quota, and checks the route's scope; throws the refusal. */
 export async function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
+  // An address known to be over its anonymous quota is refused before its key is looked up: otherwise every
+  // request of a bad-key flood, although answered 429, would still cost a database query.
+  guard.rateLimiter.refuseSpentAddress(request, reply)
   const refusal = await identify(request, guard.authenticator)
   // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
   await guard.rateLimiter.check(request, reply)

@@ -2,16 +2,12 @@
 // and the interactive reference at /docs (Swagger UI, served from the package's own files: no CDN).
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestAsyncHookHandler } from 'fastify'
 import type { Scope } from '../keys/scopes.js'
 import { openapiBase } from './openapi-info.js'
 import { API_PREFIX } from './paths.js'
+import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './prepared-documents.js'
 import { publicOrigin } from './public-origin.js'
-
-interface OpenApiDocument {
-  servers?: { url: string; description?: string }[]
-  [key: string]: unknown
-}
 
 /** Must be registered before the routes it documents. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -36,20 +32,52 @@ function withRequiredScope(schema: FastifySchema, scope: Scope | undefined): Fas
   return documented
 }
 
-/** The document with the running instance first among its servers, so "Try it out" in /docs stays local. */
-function documentFor(app: FastifyInstance, request: FastifyRequest, publicBaseUrl: string | undefined): OpenApiDocument {
-  const document = app.swagger() as OpenApiDocument
-  const self = { url: `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}`, description: 'This instance' }
-  return { ...document, servers: [self, ...(document.servers ?? []).filter((server) => server.url !== self.url)] }
+const CONTENT_TYPES: Record<DocumentFormat, string> = { json: 'application/json; charset=utf-8', yaml: 'application/x-yaml' }
+
+/** The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test fails if it changes). */
+const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
+
+/**
+ * Swagger UI needs nothing but its own scripts, styles and images (and data: images); "Try it out" may call
+ * this instance and the documented servers. No page may frame the reference (clickjacking).
+ */
+function contentSecurityPolicy(publicBaseUrl: string | undefined): string {
+  const servers = new Set([publicBaseUrl, ...openapiBase.servers.map((server) => new URL(server.url).origin)].filter((origin) => origin !== undefined))
+  return [
+    "default-src 'none'", "script-src 'self'", `style-src 'self' ${SWAGGER_LOGO_STYLE}`, "img-src 'self' data:", "font-src 'self'",
+    `connect-src 'self' ${[...servers].join(' ')}`, "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; ')
 }
 
-export async function registerDocs(app: FastifyInstance, publicBaseUrl: string | undefined): Promise<void> {
-  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async (request) => documentFor(app, request, publicBaseUrl))
+export interface DocsOptions {
+  publicBaseUrl: string | undefined
+  /** The public routes' rate limit. */
+  limitPublicRoute: onRequestAsyncHookHandler
+}
 
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 },
-    transformSpecification: (_document, request) => documentFor(app, request, publicBaseUrl),
-    transformSpecificationClone: false,
+export async function registerDocs(app: FastifyInstance, { publicBaseUrl, limitPublicRoute }: DocsOptions): Promise<void> {
+  const documents = new PreparedDocuments({ object: () => app.swagger() as OpenApiDocument, yaml: () => app.swagger({ yaml: true }) }, API_PREFIX)
+  const send = (format: DocumentFormat) => async (request: FastifyRequest, reply: FastifyReply) =>
+    reply.type(CONTENT_TYPES[format]).send(documents.bytes(format, publicOrigin(request, publicBaseUrl)))
+
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, onRequest: limitPublicRoute }, send('json'))
+
+  const csp = contentSecurityPolicy(publicBaseUrl)
+  await app.register(async (docs) => {
+    // Every route of the reference, its static files included.
+    docs.addHook('onRequest', limitPublicRoute)
+    docs.addHook('onRequest', async (_request, reply) => {
+      reply.header('content-security-policy', csp)
+      reply.header('x-frame-options', 'DENY')
+    })
+    // Swagger UI's own handlers serialise the document on every request; these serve the prepared bytes.
+    docs.addHook('onRoute', (route) => {
+      if (route.url === '/docs/json') route.handler = send('json')
+      if (route.url === '/docs/yaml') route.handler = send('yaml')
+    })
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 },
+    })
   })
 }

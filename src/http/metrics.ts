@@ -1,13 +1,24 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { GroupCommitStats } from '../db/group-commit.js'
+import { requireMetricsToken } from './metrics-token.js'
 
 export interface Metrics {
+  /** The service's own counters, read fresh on every scrape. */
   registry: Registry
+  /** The process's (CPU, memory, event loop, GC): sampled readings, see PROCESS_METRICS_MAX_AGE_MS. */
+  processRegistry: Registry
   /** Calls to deprecated operations per key, so an operator sees who still depends on them before removal. */
   deprecatedCalls: Counter<'operation' | 'key_id'>
 }
+
+/**
+ * Collecting the process metrics is half the cost of a scrape (it reads /proc); their text is reused for this
+ * long. They are readings of a moving process anyway, and a scraper polls every few seconds at most, while a
+ * flood of scrapes then costs half as much. The service's counters are never reused: they are exact.
+ */
+export const PROCESS_METRICS_MAX_AGE_MS = 1_000
 
 /** Counters read at scrape time from a source that counts on its own (the SQLite group commit). */
 function countedElsewhere(registry: Registry, name: string, help: string, read: () => number): void {
@@ -25,8 +36,9 @@ function countedElsewhere(registry: Registry, name: string, help: string, read: 
 }
 
 export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
+  const processRegistry = new Registry()
+  collectDefaultMetrics({ register: processRegistry })
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
   if (groupCommit) {
     countedElsewhere(registry, 'petstore_sqlite_commits_total', 'SQLite COMMITs (each one fsync) made by group commit.', () => groupCommit.commits)
     countedElsewhere(registry, 'petstore_sqlite_committed_transactions_total', 'Transactions made durable by those COMMITs; divided by the commits, the mean batch size.', () => groupCommit.transactions)
@@ -37,10 +49,17 @@ export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
     labelNames: ['operation', 'key_id'] as const,
     registers: [registry],
   })
-  return { registry, deprecatedCalls }
+  return { registry, processRegistry, deprecatedCalls }
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+export interface MetricsRouteOptions {
+  /** METRICS_TOKEN: when set, a scrape needs it as a bearer token. */
+  token: string | undefined
+  /** The public routes' rate limit, applied before the token is checked (so that guessing it is limited too). */
+  limitPublicRoute: onRequestAsyncHookHandler
+}
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, { token, limitPublicRoute }: MetricsRouteOptions): void {
   const labelNames = ['method', 'route', 'status_code'] as const
   const requests = new Counter({
     name: 'http_requests_total',
@@ -64,8 +83,15 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     done()
   })
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  let processText = ''
+  let processTextAt = Number.NEGATIVE_INFINITY
+  const onRequest = token === undefined ? [limitPublicRoute] : [limitPublicRoute, requireMetricsToken(token)]
+  app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
+    if (Date.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
+      processText = await metrics.processRegistry.metrics()
+      processTextAt = Date.now()
+    }
     reply.type(metrics.registry.contentType)
-    return metrics.registry.metrics()
+    return processText + (await metrics.registry.metrics())
   })
 }

@@ -2,10 +2,11 @@
 // Counters live in Redis when REDIS_URL is set, so that every instance draws on one quota, and in memory
 // otherwise. The headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` and `RateLimit`.
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
 import { ApiError } from './errors.js'
+import { SpentAddresses } from './spent-addresses.js'
 
 export type RateLimitSettings = Pick<Config, 'rateLimitPerKey' | 'rateLimitAnonymous' | 'rateLimitWindowSeconds' | 'rateLimitNamespace'>
 
@@ -15,6 +16,18 @@ export interface RateLimiter {
    * RateLimit headers; throws `rate_limited` once the quota of the window is used up.
    */
   check(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  /**
+   * Throws `rate_limited`, without asking the store, when this process has seen the client address spend its
+   * anonymous quota in the current window: called before the key is looked up, so that a flood of bad keys
+   * costs no database query once it is over quota (a valid key from that address waits for the window too).
+   */
+  refuseSpentAddress(request: FastifyRequest, reply: FastifyReply): void
+  /**
+   * onRequest hook of the public routes (documents, /docs, /metrics, the index): the anonymous quota per
+   * client address, counted apart from the API's, so that reading the documentation does not use up the
+   * quota of a client's API calls (and the reverse).
+   */
+  limitPublicRoute: onRequestAsyncHookHandler
 }
 
 /** After the shared store fails, requests are admitted without asking it for this long, then it is tried again. */
@@ -22,51 +35,79 @@ export const FAIL_OPEN_MS = 1_000
 
 const POLICY = '"default"'
 
+/** Requests counted in the public bucket of their address rather than by key or in the API's anonymous bucket. */
+const publicRequests = new WeakSet<FastifyRequest>()
+
+function counterKey(request: FastifyRequest): string {
+  if (publicRequests.has(request)) return `public:${request.ip}`
+  return request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`
+}
+
 // Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
 // reached, requests are answered without counting (and without RateLimit headers, which would be guesses);
 // the outage is logged once, and counting resumes by itself when Redis answers again.
 export async function registerRateLimit(app: FastifyInstance, settings: RateLimitSettings, redis: Redis | undefined): Promise<RateLimiter> {
   const window = settings.rateLimitWindowSeconds
   await app.register(rateLimit, {
-    // Not on every route: the API scope runs the check itself, between authentication and refusal.
+    // Not on every route: the API scope and the public routes run the check themselves (health checks never).
     global: false,
     ...(redis ? { redis, nameSpace: `${settings.rateLimitNamespace}:` } : { cache: 10_000 }),
     timeWindow: window * 1000,
     max: (request) => (request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous),
-    keyGenerator: (request) => (request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`),
-    // Store errors reach check(), which fails open and logs.
+    keyGenerator: counterKey,
+    // Store errors reach count(), which fails open and logs.
     skipOnError: false,
   })
   // The limiter without the plugin's own reply handling: it answers with the counts, so that the headers
   // and the 429 take this service's form (the Error body, the IETF draft headers).
   const count = app.createRateLimit()
+  const spent = new SpentAddresses()
   let failingUntil = 0
   let failing = false
 
+  function refuse(request: FastifyRequest, reply: FastifyReply, max: number, resetSeconds: number): never {
+    const retryAfter = Math.max(1, resetSeconds)
+    reply.header('ratelimit-policy', `${POLICY};q=${max};w=${window}`)
+    reply.header('ratelimit', `${POLICY};r=0;t=${resetSeconds}`)
+    const message = publicRequests.has(request)
+      ? `Too many requests from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+      : request.principal
+        ? `This API key has used its ${max} requests per ${window} s; retry in ${retryAfter} s.`
+        : `Too many requests without a valid API key from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+    throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
+  }
+
+  async function check(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Date.now() < failingUntil) return
+    let result: Awaited<ReturnType<typeof count>>
+    try {
+      result = await count(request)
+    } catch (error) {
+      failingUntil = Date.now() + FAIL_OPEN_MS
+      if (!failing) app.log.warn({ err: error }, 'the rate-limit store failed; requests are admitted without rate limits until it answers again')
+      failing = true
+      return
+    }
+    if (failing) app.log.info('the rate-limit store answers again; rate limits apply')
+    failing = false
+    if (result.isAllowed) return
+    const reset = Math.max(0, result.ttlInSeconds)
+    // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
+    if (!request.principal && !publicRequests.has(request) && result.remaining === 0) spent.add(request.ip, Date.now() + result.ttl)
+    if (result.isExceeded) refuse(request, reply, result.max, reset)
+    reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
+    reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
+  }
+
   return {
-    async check(request, reply) {
-      if (Date.now() < failingUntil) return
-      let result: Awaited<ReturnType<typeof count>>
-      try {
-        result = await count(request)
-      } catch (error) {
-        failingUntil = Date.now() + FAIL_OPEN_MS
-        if (!failing) app.log.warn({ err: error }, 'the rate-limit store failed; requests are admitted without rate limits until it answers again')
-        failing = true
-        return
-      }
-      if (failing) app.log.info('the rate-limit store answers again; rate limits apply')
-      failing = false
-      if (result.isAllowed) return
-      const reset = Math.max(0, result.ttlInSeconds)
-      reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
-      reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
-      if (!result.isExceeded) return
-      const retryAfter = Math.max(1, reset)
-      const message = request.principal
-        ? `This API key has used its ${result.max} requests per ${window} s; retry in ${retryAfter} s.`
-        : `Too many requests without a valid API key from this address (${result.max} per ${window} s); retry in ${retryAfter} s.`
-      throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
+    check,
+    refuseSpentAddress(request, reply) {
+      const until = spent.until(request.ip, Date.now())
+      if (until !== undefined) refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
+    },
+    async limitPublicRoute(request, reply) {
+      publicRequests.add(request)
+      await check(request, reply)
     },
   }
 }

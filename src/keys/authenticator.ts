@@ -7,7 +7,12 @@ import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repos
 import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
 
 export interface Principal {
-  /** Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<digest prefix>`. */
+  /**
+   * Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<n>` for the n-th key of
+   * PETSTORE_API_KEYS (never a function of the key itself, which could help guess a short one offline).
+   * It also owns the key's rate-limit counter and Idempotency-Key records: a static key removed from the
+   * middle of the list passes its number, and those, to the next one (append new keys, remove from the end).
+   */
   keyId: string
   /** What the key may do. Static keys (PETSTORE_API_KEYS) may do everything. */
   scopes: readonly Scope[]
@@ -30,10 +35,10 @@ export interface AuthenticatorOptions {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
-  const staticKeys = options.staticKeys.map((key) => {
-    const digest = Buffer.from(hashApiKey(key), 'hex')
-    return { digest, principal: { keyId: `static-${digest.toString('hex').slice(0, 8)}`, scopes: SCOPES } satisfies Principal }
-  })
+  const staticKeys = options.staticKeys.map((key, index) => ({
+    digest: Buffer.from(hashApiKey(key), 'hex'),
+    principal: { keyId: `static-${index + 1}`, scopes: SCOPES } satisfies Principal,
+  }))
   const lastTouched = new Map<number, number>()
   // Active keys by digest, kept while nobody commits (SQLite's data version): a revocation, from this process
   // or from the CLI in another, is a commit, so it still takes effect on the very next request. Unknown

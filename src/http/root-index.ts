@@ -1,0 +1,16 @@
+// GET /: what a person (or a crawler) finds at the service's address: where the documentation and the health
+// routes are. Not in the OpenAPI document, which describes the API under /v1 (its paths are relative to the
+// servers, which end in /v1).
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import { openapiBase } from './openapi-info.js'
+import { API_PREFIX } from './paths.js'
+
+export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
+  // Relative links: right behind any proxy, whatever Host the request carried.
+  const body = JSON.stringify({
+    name: openapiBase.info.title,
+    version: openapiBase.info.version,
+    links: { docs: '/docs', openapi: `${API_PREFIX}/openapi.json`, health: '/healthz', ready: '/readyz' },
+  })
+  app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
+}
