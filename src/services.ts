@@ -2,6 +2,7 @@
 // paths chosen here, once, for the store at hand. Routes see only the services' interfaces.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
+import type { DataAccess } from './db/database.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
 import type { Store } from './db/store.js'
 import { createCursorCodec, type CursorCodec } from './http/cursor.js'
@@ -33,7 +34,8 @@ function petReadsFor(store: Store): PetReads {
 }
 
 export async function createServices(config: Config, store: Store, log: FastifyBaseLogger): Promise<Services> {
-  const data = { read: store.read, transaction: store.transaction }
+  // Services see the store only as DataAccess: reads, and writes in durable transactions.
+  const data: DataAccess = store
   // Shared by every instance on the database, so a cursor issued by one is accepted by the others.
   const cursorSecret = await loadOrCreateSecret(data, 'cursor-hmac')
   const purge = startPurgeTimer(data, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys'))
