@@ -9,6 +9,7 @@ import { redactKeys } from './log-url.js'
 import { API_PREFIX, requestPath } from './paths.js'
 import { applySecurityHeaders } from './security-headers.js'
 import { validationDetails } from './validation-details.js'
+import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
@@ -30,7 +31,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', 'The request body is larger than the 16 KiB limit.')
+      return new ApiError('payload_too_large', `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('unsupported_media_type', 'The request body must be sent as Content-Type: application/json.')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

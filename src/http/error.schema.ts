@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from './validation-details.js'
+import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)
@@ -41,7 +42,7 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   idempotency_key_in_flight: 'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
   idempotency_key_reused: 'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
-  payload_too_large: 'The body is larger than 16 KiB (code `payload_too_large`).',
+  payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
   rate_limited: 'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type: 'The body is not application/json, or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',

@@ -1,6 +1,7 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
 import { Conflict, NotFound } from '../domain/errors.js'
+import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
 export const ERROR_CODES = {
   invalid_request: { status: 400, meaning: 'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read (not UTF-8, not JSON, a key given twice in one object, a number that cannot be read exactly).' },
@@ -11,7 +12,7 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, meaning: 'The request was not received completely in time.' },
   conflict: { status: 409, meaning: 'The request is valid but the resource\'s current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.' },
   idempotency_key_in_flight: { status: 409, meaning: 'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.' },
-  payload_too_large: { status: 413, meaning: 'The request body is larger than 16 KiB.' },
+  payload_too_large: { status: 413, meaning: `The request body is larger than ${inKiB(BODY_LIMIT_BYTES)}.` },
   unsupported_media_type: { status: 415, meaning: 'The request body is not application/json, or declares a charset other than UTF-8.' },
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
