@@ -15,25 +15,58 @@ const description = `An animal catalogue and its store: list, add and fetch pets
 | complete | \`POST /store/orders/{orderId}/complete\` | \`pending\` → \`sold\` | \`placed\` → \`completed\` (\`complete: true\`) |
 | cancel | \`DELETE /store/orders/{orderId}\` | \`pending\` → \`available\` | \`placed\` → \`cancelled\` |
 
-Each transition happens in one database transaction, animal and order together. Anything else (ordering an animal that is not \`available\`, completing or cancelling an order that is no longer \`placed\`) answers 409 \`conflict\` and changes nothing; when clients race for the same animal or order, exactly one wins. \`completed\` and \`cancelled\` orders are final and stay readable. An animal created as \`pending\` or \`sold\` (allowed by \`POST /pets\`) has no order and cannot be ordered.
+Each transition happens in one database transaction, animal and order together. Anything else (ordering an animal
+that is not \`available\`, completing or cancelling an order that is no longer \`placed\`) answers 409 \`conflict\`
+and changes nothing; when clients race for the same animal or order, exactly one wins. \`completed\` and
+\`cancelled\` orders are final and stay readable. An animal created as \`pending\` or \`sold\` (allowed by \`POST
+/pets\`) has no order and cannot be ordered.
 
-**Stability.** Operations marked \`x-stability: beta\` (and \`[beta]\` in their summary) are new and may still change: placing, reading, cancelling and completing orders. Everything else is stable for version 1.
+**Stability.** Operations marked \`x-stability: beta\` (and \`[beta]\` in their summary) are new and may still
+change: placing, reading, cancelling and completing orders. Everything else is stable for version 1.
 
-**Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the request is looked at. An expired or revoked key is invalid from that moment on, on every instance (keys are checked on every request).
+**Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered
+with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the request is looked at. An expired or
+revoked key is invalid from that moment on, on every instance (keys are checked on every request).
 
-**Scopes.** A key carries scopes: \`pets:read\` (\`listPets\`, \`getPet\`), \`pets:write\` (\`createPet\`), \`orders:read\` (\`listOrders\`, \`getOrder\`) and \`orders:write\` (\`placeOrder\`, \`cancelOrder\`, \`completeOrder\`); all four unless it was created with fewer. Each operation names the scope it needs in \`x-required-scope\` and in its description. A valid key without it gets 403 \`forbidden\` with \`WWW-Authenticate: Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750).
+**Scopes.** A key carries scopes: \`pets:read\` (\`listPets\`, \`getPet\`), \`pets:write\` (\`createPet\`),
+\`orders:read\` (\`listOrders\`, \`getOrder\`) and \`orders:write\` (\`placeOrder\`, \`cancelOrder\`,
+\`completeOrder\`); all four unless it was created with fewer. Each operation names the scope it needs in
+\`x-required-scope\` and in its description. A valid key without it gets 403 \`forbidden\` with \`WWW-Authenticate:
+Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750).
 
-**Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures otherwise), shared by every instance of the service; requests without a valid key are counted against the client's address, with a smaller quota. Every response under \`/v1\` states the quota and what is left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit: "default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with \`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
+**Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures
+otherwise), shared by every instance of the service; requests without a valid key are counted against the client's
+address, with a smaller quota. Every response under \`/v1\` states the quota and what is left of it
+(draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit:
+"default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with
+\`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
 
-**Pagination.** \`GET /pets\` returns pets in ascending \`id\` order. When more exist, the response carries \`Link: <…/v1/pets?limit=…&status=…&cursor=…>; rel="next"\` (RFC 8288). The cursor is opaque, signed, and bound to the \`status\` filter it was issued for; pages stay complete and duplicate-free while others insert. \`GET /store/orders\` pages the same way (\`limit\` and \`cursor\`); a cursor of one collection is not accepted by the other.
+**Pagination.** \`GET /pets\` returns pets in ascending \`id\` order. When more exist, the response carries \`Link:
+<…/v1/pets?limit=…&status=…&cursor=…>; rel="next"\` (RFC 8288). The cursor is opaque, signed, and bound to the
+\`status\` filter it was issued for; pages stay complete and duplicate-free while others insert. \`GET
+/store/orders\` pages the same way (\`limit\` and \`cursor\`); a cursor of one collection is not accepted by the
+other.
 
-**Numbers.** Ids, \`categoryId\` and \`petId\` are integers from 1 to 2^53−1 (9007199254740991), the range every JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where an integer is expected) is refused with 400, never rounded.
+**Numbers.** Ids, \`categoryId\` and \`petId\` are integers from 1 to 2^53−1 (9007199254740991), the range every
+JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where
+an integer is expected) is refused with 400, never rounded.
 
-**Defaults.** \`status\` omitted at creation means \`available\`. \`limit\` defaults to 20 (1 to 100). An order's \`quantity\` defaults to 1 (1 to 100) and its \`shipDate\` to null.
+**Defaults.** \`status\` omitted at creation means \`available\`. \`limit\` defaults to 20 (1 to 100). An order's
+\`quantity\` defaults to 1 (1 to 100) and its \`shipDate\` to null.
 
-**Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
+**Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and
+will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
 
-**Idempotent retries.** Every POST (\`createPet\`, \`placeOrder\`, \`completeOrder\`) takes an optional \`Idempotency-Key\` header (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, new for each request (a random UUID, say). The response (status, body and \`Location\`) is stored in the same database transaction as the request's effect. A retry with the same key and the same request (operation, path and body, compared as JSON values) gets that response again with \`Idempotent-Replayed: true\`, and changes nothing; the same key with a different request is 422 \`idempotency_key_reused\`; a retry while the first request is still being processed is 409 \`idempotency_key_in_flight\` with \`Retry-After\`. An error of the operation itself (404, 409 \`conflict\`) is stored and replayed like a success; a server error (5xx) is not, so a retry runs the request again. Keys belong to the API key that sent them and are remembered for 24 hours after the response (the operator may configure longer). Without the header, requests are not deduplicated.
+**Idempotent retries.** Every POST (\`createPet\`, \`placeOrder\`, \`completeOrder\`) takes an optional
+\`Idempotency-Key\` header (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, new for
+each request (a random UUID, say). The response (status, body and \`Location\`) is stored in the same database
+transaction as the request's effect. A retry with the same key and the same request (operation, path and body,
+compared as JSON values) gets that response again with \`Idempotent-Replayed: true\`, and changes nothing; the same
+key with a different request is 422 \`idempotency_key_reused\`; a retry while the first request is still being
+processed is 409 \`idempotency_key_in_flight\` with \`Retry-After\`. An error of the operation itself (404, 409
+\`conflict\`) is stored and replayed like a success; a server error (5xx) is not, so a retry runs the request again.
+Keys belong to the API key that sent them and are remembered for 24 hours after the response (the operator may
+configure longer). Without the header, requests are not deduplicated.
 
 **Errors.** Every error has the body \`{code, message, status}\` (plus \`details\` for invalid requests):
 
