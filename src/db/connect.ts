@@ -20,14 +20,20 @@ export interface DatabaseConnection extends DataAccess {
 
 export type DatabaseSettings = Pick<Config, 'database' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>
 
+export interface ConnectOptions {
+  /** SQLite: refuse to create a database file that does not exist yet (SqliteDatabaseMissingError). */
+  mustExist?: boolean
+}
+
 export function connectDatabase(
   settings: DatabaseSettings,
   onIdleError: (error: Error) => void = () => {},
+  { mustExist = false }: ConnectOptions = {},
 ): DatabaseConnection {
   const { database } = settings
   const store = database.kind === 'postgres'
     ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }))
-    : openSqlite(database.path)
+    : openSqlite(database.path, { mustExist })
   let closed: Promise<void> | undefined
   return {
     db: store.db,
