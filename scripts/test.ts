@@ -9,7 +9,8 @@ import { emptyTally, tallyLine, type Skip, type TapTally } from './tap-tally.js'
 // about keys) or is SQLite's own read path (JSON made in SQL, the per-turn data version): run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
   'config.test.ts', 'pet-json.test.ts', 'read-version-per-turn.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts',
-  'compose.test.ts', 'engines.test.ts', 'tap-tally.test.ts', 'key-claims.test.ts',
+  'compose.test.ts', 'engines.test.ts', 'tap-tally.test.ts', 'key-claims.test.ts', 'json-scan.test.ts',
+  'operator-errors.test.ts', 'log-pipe.test.ts', 'npm-start.test.ts',
 ])
 // Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
 // SQLite, by themselves after the other files, so that no other test file competes for the two cores.
@@ -18,7 +19,10 @@ const ALONE = new Set(['slow-clients.test.ts'])
 const POSTGRES_ONLY = (file: string) => file.startsWith('postgres-')
 // Files that start the petstore command as a process (serve, signals, migrate, keys, cross-process reads):
 // run once more against the production bundle that npm start and the Docker image run (dist/bundle/cli.js).
-const BUNDLE = ['cli.test.ts', 'first-run.test.ts', 'read-cache.test.ts', 'group-commit.test.ts', 'shutdown.test.ts', 'idempotency-instances.test.ts']
+const BUNDLE = [
+  'cli.test.ts', 'first-run.test.ts', 'read-cache.test.ts', 'group-commit.test.ts', 'shutdown.test.ts', 'idempotency-instances.test.ts',
+  'log-pipe.test.ts', 'operator-errors.test.ts',
+]
 const BUNDLE_CLI = 'dist/bundle/cli.js'
 
 interface PassResult extends TapTally { pass: string; code: number | null }

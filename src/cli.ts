@@ -1,33 +1,97 @@
 #!/usr/bin/env node
-// The petstore command: serve, migrate and manage API keys. One line of output per action; errors go to
-// stderr with a non-zero exit code.
+// The petstore command: serve, migrate and manage API keys. One line of output per action on stdout, so that
+// it can be read by a script; the database used, warnings and errors go to stderr. Exit codes: 0 success,
+// 1 failure, 2 usage error (with the usage on stderr).
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig, type Config, type DatabaseConfig } from './config.js'
+import { COMMANDS, SYNOPSIS, commandHelp, commandUsage, globalHelp, version, type Command } from './cli-usage.js'
+import { ConfigError, findMisspeltVariables, loadConfig, type Config } from './config.js'
 import { openStore, type Store } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
+import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.js'
 import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
-import { parseStoredScopes, SCOPES } from './keys/scopes.js'
+import { parseStoredScopes } from './keys/scopes.js'
+import { describeDatabase, explainingDatabaseErrors } from './startup-errors.js'
 
-const USAGE = `Usage:
-  petstore serve                     run the API server
-  petstore migrate                   bring the database schema up to date
-  petstore keys create --name NAME   create an API key (printed once), with every scope and no expiry unless:
-    [--scopes LIST]                  comma-separated, from ${SCOPES.join(', ')}
-    [--expires-in DURATION]          whole minutes, hours or days from now: 90m, 12h, 30d
-    [--expires-at DATE-TIME]         an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
-  petstore keys list                 list keys (never the keys themselves)
-  petstore keys revoke ID            revoke a key`
+/** A mistake in the command line: exit 2, with the usage of `command` (or the list of commands) on stderr. */
+class UsageError extends Error {
+  readonly command: Command | undefined
 
-class UsageError extends Error {}
+  constructor(message: string, command?: Command) {
+    super(message)
+    this.command = command
+  }
+}
+
+/** What the command line asks for, before any configuration is read (help works with a broken environment). */
+type Invocation =
+  | { kind: 'help'; command: Command | undefined }
+  | { kind: 'version' }
+  | { kind: 'run'; command: Command; values: Record<string, string | boolean | undefined>; positionals: string[] }
+
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const
+const KEYS_CREATE_OPTIONS = {
+  ...HELP_OPTION,
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-in': { type: 'string' },
+  'expires-at': { type: 'string' },
+} as const
+const POSITIONALS: Record<Command, number> = { serve: 0, migrate: 0, 'keys create': 0, 'keys list': 0, 'keys revoke': 1 }
+const isOption = (argument: string | undefined) => argument?.startsWith('-') === true
+
+function parseInvocation(args: string[]): Invocation {
+  const [first, second] = args
+  if (first === undefined) throw new UsageError('a command is required')
+  if (first === '--help' || first === '-h' || first === 'help') {
+    if (args.length > 1) throw new UsageError(`${first} takes no arguments; for a command's help: petstore COMMAND --help`)
+    return { kind: 'help', command: undefined }
+  }
+  if (first === '--version' || first === '-v') {
+    if (args.length > 1) throw new UsageError(`${first} takes no arguments`)
+    return { kind: 'version' }
+  }
+  if (isOption(first)) throw new UsageError(`unknown option ${JSON.stringify(first)}`)
+  let command: Command
+  let rest: string[]
+  if (first === 'keys') {
+    if (second === undefined || second === '--help' || second === '-h') {
+      if (second === undefined) throw new UsageError('keys needs a subcommand: create, list or revoke')
+      return { kind: 'help', command: undefined }
+    }
+    if (isOption(second)) throw new UsageError(`keys: unknown option ${JSON.stringify(second)}; keys needs a subcommand: create, list or revoke`)
+    command = `keys ${second}` as Command
+    rest = args.slice(2)
+  } else {
+    command = first as Command
+    rest = args.slice(1)
+  }
+  if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
+  try {
+    parsed = parseArgs({ args: rest, options: command === 'keys create' ? KEYS_CREATE_OPTIONS : HELP_OPTION, strict: true, allowPositionals: true })
+  } catch (error) {
+    // Node's advice about '--' after the first sentence does not apply to any of these commands.
+    const message = error instanceof Error ? error.message.split('. To specify a positional')[0] : String(error)
+    throw new UsageError(`${command}: ${message}`, command)
+  }
+  if (parsed.values.help) return { kind: 'help', command }
+  const expected = POSITIONALS[command]
+  if (parsed.positionals.length !== expected) {
+    if (command === 'keys revoke') throw new UsageError('keys revoke needs exactly one key id (see keys list)', command)
+    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(parsed.positionals[0])}`, command)
+  }
+  return { kind: 'run', command, ...parsed }
+}
 
 /** Runs a parser of a `keys create` option, its refusal becoming a usage error. */
 function keyOption<T>(parse: () => T): T {
   try {
     return parse()
   } catch (error) {
-    if (error instanceof KeyOptionError) throw new UsageError(`keys create: ${error.message}`)
+    if (error instanceof KeyOptionError) throw new UsageError(`keys create: ${error.message}`, 'keys create')
     throw error
   }
 }
@@ -38,107 +102,142 @@ function keyState(row: ApiKeyRow, now: number): string {
   return 'active'
 }
 
-function describe(database: DatabaseConfig): string {
-  if (database.kind === 'sqlite') return `sqlite:${database.path}`
-  const url = new URL(database.url)
-  if (url.password) url.password = '***'
-  return url.toString()
-}
-
-async function withDatabase<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config)
+/**
+ * Opens the existing database of a keys command. Creating one here would be wrong every time: run from another
+ * directory, the default relative path names a new, empty database, and a key created there is refused by the
+ * service.
+ */
+async function withDatabase<T>(command: Command, config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  let store: Store
   try {
-    await migrateToLatest(store.admin)
+    store = await explainingDatabaseErrors(config.database, () => openStore(config, undefined, { mustExist: true }))
+  } catch (error) {
+    if (!(error instanceof SqliteDatabaseMissingError)) throw error
+    throw new Error(`${error.message}, and ${command} does not create one. Run it in the directory the service runs in ` +
+      '(the default database is data/petstore.db under the current directory), set DATABASE_URL=file:/path/to/petstore.db, ' +
+      'or create the database first with "petstore migrate" or "npm start".', { cause: error })
+  }
+  try {
+    await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
     return await work(store)
   } finally {
     await store.close()
   }
 }
 
-async function run(args: string[], config: Config): Promise<void> {
-  const [command, subcommand, ...rest] = args
-  if (command === 'serve' && subcommand === undefined) {
+async function migrate(config: Config): Promise<void> {
+  const store = await explainingDatabaseErrors(config.database, () => openStore(config))
+  try {
+    const { applied } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
+    console.log(applied.length > 0
+      ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describeDatabase(config.database)}.`
+      : `The ${describeDatabase(config.database)} is up to date.`)
+  } finally {
+    await store.close()
+  }
+}
+
+interface NewKey {
+  name: string
+  scopes: ReturnType<typeof parseScopeList>
+  expiresAt: string | undefined
+}
+
+function newKeyOptions(values: Record<string, string | boolean | undefined>): NewKey {
+  const text = (option: string) => (typeof values[option] === 'string' ? values[option] : undefined)
+  const name = text('name')?.trim()
+  // Control characters would break the tab-separated `keys list` and could drive the operator's terminal.
+  // eslint-disable-next-line no-control-regex
+  if (!name || name.length > 100 || /[\x00-\x1F\x7F]/.test(name)) {
+    throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)', 'keys create')
+  }
+  const scopes = keyOption(() => parseScopeList(text('scopes')))
+  const expiresAt = keyOption(() => parseExpiry({ expiresIn: text('expires-in'), expiresAt: text('expires-at') }, Date.now()))
+  return { name, scopes, expiresAt }
+}
+
+async function keysCreate(config: Config, { name, scopes, expiresAt }: NewKey): Promise<void> {
+  const { key, row } = await withDatabase('keys create', config, (store) => issueApiKey(store, name, { scopes, expiresAt }))
+  const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
+  console.log(`Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`)
+}
+
+async function keysList(config: Config): Promise<void> {
+  const rows = await withDatabase('keys list', config, (store) => listApiKeys(store.read))
+  if (rows.length === 0) {
+    console.log('No stored keys.')
+    return
+  }
+  const now = Date.now()
+  console.log(['id', 'name', 'prefix', 'scopes', 'created', 'expires', 'last used', 'state'].join('\t'))
+  for (const row of rows) {
+    console.log([
+      row.id, row.name, `${row.key_prefix}…`, parseStoredScopes(row.scopes).join(',') || 'none', row.created_at,
+      row.expires_at ?? 'never', row.last_used_at ?? 'never', keyState(row, now),
+    ].join('\t'))
+  }
+}
+
+function keyId(argument: string | undefined): number {
+  const id = /^[1-9][0-9]{0,15}$/.test(argument ?? '') ? Number(argument) : NaN
+  if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(argument)}`, 'keys revoke')
+  return id
+}
+
+async function keysRevoke(config: Config, id: number): Promise<void> {
+  const revokedAt = new Date().toISOString()
+  const row = await withDatabase('keys revoke', config, (store) => revokeKey(store, id, revokedAt))
+  if (!row) throw new Error(`No key has id ${id}.`)
+  console.log(row.revoked_at === revokedAt
+    ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`
+    : `Key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}; nothing changed.`)
+}
+
+/** A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. */
+function warnAboutMisspeltVariables(): void {
+  for (const { name, meant } of findMisspeltVariables()) {
+    console.error(`petstore: warning: ${name} is set but petstore does not read it; did you mean ${meant}?`)
+  }
+}
+
+async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promise<void> {
+  const { command, values, positionals } = invocation
+  // Arguments are checked before the configuration: a usage error is reported as such whatever the environment.
+  const newKey = command === 'keys create' ? newKeyOptions(values) : undefined
+  const revokedId = command === 'keys revoke' ? keyId(positionals[0]) : undefined
+  const config = loadConfig()
+  if (command === 'serve') {
+    warnAboutMisspeltVariables()
     // Loaded only to serve: without the HTTP stack, the key and migration commands start much faster.
     const { serve } = await import('./server.js')
     return serve(config)
   }
-  if (command === 'migrate' && subcommand === undefined) {
-    const store = openStore(config)
-    try {
-      const { applied } = await migrateToLatest(store.admin)
-      console.log(applied.length > 0
-        ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describe(config.database)}.`
-        : `The database at ${describe(config.database)} is up to date.`)
-    } finally {
-      await store.close()
-    }
-    return
-  }
-  if (command === 'keys' && subcommand === 'create') {
-    let values: Partial<Record<'name' | 'scopes' | 'expires-in' | 'expires-at', string>>
-    try {
-      values = parseArgs({
-        args: rest,
-        options: { name: { type: 'string' }, scopes: { type: 'string' }, 'expires-in': { type: 'string' }, 'expires-at': { type: 'string' } },
-        strict: true,
-        allowPositionals: false,
-      }).values
-    } catch (error) {
-      throw new UsageError(`keys create: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    const name = values.name?.trim()
-    // Control characters would break the tab-separated `keys list` and could drive the operator's terminal.
-    // eslint-disable-next-line no-control-regex
-    if (!name || name.length > 100 || /[\x00-\x1F\x7F]/.test(name)) {
-      throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)')
-    }
-    const scopes = keyOption(() => parseScopeList(values.scopes))
-    const expiresAt = keyOption(() => parseExpiry({ expiresIn: values['expires-in'], expiresAt: values['expires-at'] }, Date.now()))
-    const { key, row } = await withDatabase(config, (store) => issueApiKey(store, name, { scopes, expiresAt }))
-    const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
-    console.log(`Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`)
-    return
-  }
-  if (command === 'keys' && subcommand === 'list' && rest.length === 0) {
-    const rows = await withDatabase(config, (store) => listApiKeys(store.read))
-    if (rows.length === 0) {
-      console.log('No stored keys.')
-      return
-    }
-    const now = Date.now()
-    console.log(['id', 'name', 'prefix', 'scopes', 'created', 'expires', 'last used', 'state'].join('\t'))
-    for (const row of rows) {
-      console.log([
-        row.id, row.name, `${row.key_prefix}…`, parseStoredScopes(row.scopes).join(',') || 'none', row.created_at,
-        row.expires_at ?? 'never', row.last_used_at ?? 'never', keyState(row, now),
-      ].join('\t'))
-    }
-    return
-  }
-  if (command === 'keys' && subcommand === 'revoke') {
-    if (rest.length !== 1) throw new UsageError('keys revoke needs exactly one key id (see keys list)')
-    const id = /^[1-9][0-9]{0,15}$/.test(rest[0] ?? '') ? Number(rest[0]) : NaN
-    if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(rest[0])}`)
-    const revokedAt = new Date().toISOString()
-    const row = await withDatabase(config, (store) => revokeKey(store, id, revokedAt))
-    if (!row) throw new Error(`No key has id ${id}.`)
-    console.log(row.revoked_at === revokedAt
-      ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`
-      : `Key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}; nothing changed.`)
-    return
-  }
-  throw new UsageError(command === undefined ? 'a command is required' : `unknown command: ${args.join(' ')}`)
+  // On stderr, so that stdout keeps only the command's own output (a new key, the list) for scripts.
+  console.error(`petstore: using ${describeDatabase(config.database)}`)
+  warnAboutMisspeltVariables()
+  if (command === 'migrate') return migrate(config)
+  if (newKey) return keysCreate(config, newKey)
+  if (revokedId !== undefined) return keysRevoke(config, revokedId)
+  return keysList(config)
 }
 
 async function main(): Promise<void> {
   try {
-    await run(process.argv.slice(2), loadConfig())
+    const invocation = parseInvocation(process.argv.slice(2))
+    if (invocation.kind === 'help') {
+      console.log(invocation.command ? commandHelp(invocation.command) : globalHelp())
+    } else if (invocation.kind === 'version') {
+      console.log(`petstore ${version()}`)
+    } else {
+      await execute(invocation)
+    }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`petstore: ${error.message}\n${USAGE}`)
+      console.error(`petstore: ${error.message}\n${error.command ? commandUsage(error.command) : `${SYNOPSIS}\nRun "petstore --help" for the environment variables.`}`)
       process.exitCode = 2
     } else if (error instanceof ConfigError) {
       console.error(`petstore: ${error.message}`)
+      warnAboutMisspeltVariables()
       process.exitCode = 1
     } else {
       console.error(`petstore: ${error instanceof Error ? error.message : String(error)}`)

@@ -2,6 +2,7 @@
 // start-up, into a typed Config; a bad value stops the process with one line naming the variable.
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
+import { findNearMisses, type NearMiss } from './config-near-miss.js'
 
 export class ConfigError extends Error {
   readonly variable: string
@@ -41,6 +42,10 @@ function host(fallback: string): Parser<string> {
   return (value, name) => {
     if (value === undefined || value === '') return fallback
     if (!/^[A-Za-z0-9.:\-[\]]+$/.test(value)) throw new ConfigError(name, 'a host name or IP address', value)
+    // Digits and dots are never looked up as a name: 256.1.1.1 would otherwise end as getaddrinfo ENOTFOUND.
+    if (/^[0-9.]+$/.test(value) && isIP(value) !== 4) {
+      throw new ConfigError(name, 'a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)', value)
+    }
     return value
   }
 }
@@ -196,6 +201,8 @@ const variables = {
 } as const
 
 type Variables = typeof variables
+/** The name of a variable the service reads. */
+export type ConfigVariable = keyof Variables
 export type Config = {
   [K in keyof Variables as Variables[K][0]]: ReturnType<Variables[K][1]>
 }
@@ -206,4 +213,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     config[field] = parse(env[variable], variable)
   }
   return config as Config
+}
+
+/** The names of every variable the service reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(variables)
+
+/** Variables that are set but not read, each with the one it probably meant (DATABSE_URL → DATABASE_URL). */
+export function findMisspeltVariables(env: Record<string, string | undefined> = process.env): NearMiss[] {
+  return findNearMisses(Object.keys(env).filter((name) => env[name] !== undefined), CONFIG_VARIABLES)
 }

@@ -6,19 +6,31 @@ import type { Config } from './config.js'
 import { openStore } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
+import { createLogDestination } from './log-destination.js'
+import { describeDatabase, explainingDatabaseErrors, explainListenError } from './startup-errors.js'
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 10_000
+export const SHUTDOWN_GRACE_MS = 10_000
 
 export async function serve(config: Config): Promise<void> {
   let app: FastifyInstance | undefined
   // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
-  const store = openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed'))
+  const store = await explainingDatabaseErrors(config.database, () =>
+    openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed')))
   let initialKey: string | undefined
   try {
-    if (config.migrateOnStart) await migrateToLatest(store.admin)
-    app = await buildApp(config, { store })
-    await app.listen({ port: config.port, host: config.host })
+    app = await explainingDatabaseErrors(config.database, async () => {
+      if (config.migrateOnStart) await migrateToLatest(store.admin)
+      return buildApp(config, { store, logStream: createLogDestination() })
+    })
+    await app.listen({
+      port: config.port,
+      host: config.host,
+      // The start-up line names the database, so that a service started on the wrong one says so at once.
+      listenTextResolver: (address) => `Server listening at ${address}, using ${describeDatabase(config.database)}`,
+    }).catch((error: unknown) => {
+      throw explainListenError(error, config) ?? error
+    })
     // Issued once the server listens, so a start that fails (port taken) prints no key for a service that is
     // not running and leaves the first-run key to the next, successful start.
     initialKey = await issueInitialKeyIfNone(store, config.staticApiKeys)
@@ -46,3 +58,4 @@ export async function serve(config: Config): Promise<void> {
     await running.close()
   })
 }
+

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
@@ -12,6 +12,7 @@ import { formatScopes } from '../src/keys/scopes.js'
 import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 import { CLI } from './helpers/cli-path.js'
+import { CONFIG_VARIABLES } from '../src/config.js'
 
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')
@@ -80,16 +81,24 @@ function everyStoredText(file: string): string[] {
 const ALL_SCOPES = 'pets:read,pets:write,orders:read,orders:write'
 const SCOPES_TAKE = '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write'
 
-const USAGE = `Usage:
-  petstore serve                     run the API server
-  petstore migrate                   bring the database schema up to date
-  petstore keys create --name NAME   create an API key (printed once), with every scope and no expiry unless:
-    [--scopes LIST]                  comma-separated, from pets:read, pets:write, orders:read, orders:write
-    [--expires-in DURATION]          whole minutes, hours or days from now: 90m, 12h, 30d
-    [--expires-at DATE-TIME]         an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
-  petstore keys list                 list keys (never the keys themselves)
-  petstore keys revoke ID            revoke a key
+const SYNOPSIS = `Usage:
+  petstore serve                    run the API server
+  petstore migrate                  bring the database schema up to date
+  petstore keys create --name NAME  create an API key (printed once); options: petstore keys create --help
+  petstore keys list                list keys (never the keys themselves)
+  petstore keys revoke ID           revoke a key
+  petstore COMMAND --help           a command's options and the environment variables it reads
+  petstore --version                the version
 `
+/** What follows the error line of a usage error that names no known command. */
+const GLOBAL_USAGE = `${SYNOPSIS}Run "petstore --help" for the environment variables.\n`
+/** What follows the error line of a usage error of a known command. */
+const usageOf = (command: string, usage: string) => `Usage: ${usage}\nRun "petstore ${command} --help" for its options and environment variables.\n`
+const KEYS_CREATE_USAGE = usageOf('keys create', 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]')
+const KEYS_REVOKE_USAGE = usageOf('keys revoke', 'petstore keys revoke ID')
+
+/** The first line of migrate and keys: on stderr, so that stdout stays the command's own output. */
+const using = (file: string) => `petstore: using SQLite database ${file}\n`
 
 describe('petstore migrate', () => {
   const directory = realpathSync(makeTempDir())
@@ -98,7 +107,7 @@ describe('petstore migrate', () => {
   it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(first, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(first, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to SQLite database ${file}.\n`, stderr: using(file) })
 
     const handle = new SqliteDatabase(file, { readonly: true })
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
@@ -108,13 +117,13 @@ describe('petstore migrate', () => {
     assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'idempotency_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
 
     const second = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(second, { code: 0, stdout: `The database at sqlite:${file} is up to date.\n`, stderr: '' })
+    assert.deepEqual(second, { code: 0, stdout: `The SQLite database ${file} is up to date.\n`, stderr: using(file) })
   })
 
   it('uses DATABASE_URL when it is set', async () => {
     const file = join(directory, 'elsewhere', 'pets.db')
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
-    assert.deepEqual(result, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to sqlite:${file}.\n`, stderr: '' })
+    assert.deepEqual(result, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to SQLite database ${file}.\n`, stderr: using(file) })
     assert.ok(existsSync(file))
   })
 })
@@ -137,7 +146,7 @@ describe('petstore keys', () => {
   ): Promise<{ id: number; key: string; expiry: string }> {
     const result = await run('keys', 'create', ...nameArguments, ...(options.args ?? []))
     assert.equal(result.code, 0, result.stderr)
-    assert.equal(result.stderr, '')
+    assert.equal(result.stderr, using(file))
     const match = /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(result.stdout)
     assert.ok(match, `unexpected output: ${JSON.stringify(result.stdout)}`)
     assert.equal(match[2], name)
@@ -147,14 +156,50 @@ describe('petstore keys', () => {
     return { id: Number(match[1]), key, expiry: match[4] ?? '' }
   }
 
+  before(async () => {
+    // keys never create a database: the file exists because migrate (or the service) made it.
+    assert.equal((await petstore(['migrate'], { cwd: directory, env })).code, 0)
+  })
+
   it('lists no keys in a new database', async () => {
-    const empty = realpathSync(makeTempDir())
+    assert.deepEqual(await run('keys', 'list'), { code: 0, stdout: 'No stored keys.\n', stderr: using(file) })
+  })
+
+  it('refuses to create a database: run from a subfolder, each keys command names where it looked and how to point elsewhere', async () => {
+    const service = realpathSync(makeTempDir())
     try {
-      const result = await petstore(['keys', 'list'], { cwd: empty, env: { DATABASE_URL: 'file:fresh.db' } })
-      assert.deepEqual(result, { code: 0, stdout: 'No stored keys.\n', stderr: '' })
+      assert.equal((await petstore(['migrate'], { cwd: service })).code, 0)
+      const subfolder = join(service, 'scripts')
+      mkdirSync(subfolder)
+      const looked = join(subfolder, 'data', 'petstore.db')
+      for (const args of [['keys', 'create', '--name', 'ci'], ['keys', 'list'], ['keys', 'revoke', '1']]) {
+        const result = await petstore(args, { cwd: subfolder })
+        assert.deepEqual(result, {
+          code: 1,
+          stdout: '',
+          stderr: using(looked) + `petstore: no SQLite database at ${looked}, and ${args.slice(0, 2).join(' ')} does not create one. ` +
+            'Run it in the directory the service runs in (the default database is data/petstore.db under the current directory), ' +
+            'set DATABASE_URL=file:/path/to/petstore.db, or create the database first with "petstore migrate" or "npm start".\n',
+        })
+        assert.equal(existsSync(join(subfolder, 'data')), false)
+      }
+      // Pointed at the service's database, the same command works from the subfolder.
+      const listed = await petstore(['keys', 'list'], { cwd: subfolder, env: { DATABASE_URL: 'file:../data/petstore.db' } })
+      assert.deepEqual(listed, { code: 0, stdout: 'No stored keys.\n', stderr: using(join(service, 'data', 'petstore.db')) })
     } finally {
-      rmSync(empty, { recursive: true, force: true })
+      rmSync(service, { recursive: true, force: true })
     }
+  })
+
+  it('warns, after the database line, about a variable that is a near miss of one it reads', async () => {
+    const result = await petstore(['keys', 'list'], { cwd: directory, env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k' } })
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: 'No stored keys.\n',
+      stderr: using(file) +
+        'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n' +
+        'petstore: warning: PETSTORE_API_KEY is set but petstore does not read it; did you mean PETSTORE_API_KEYS?\n',
+    })
   })
 
   it('creates a key, prints it once on one line, and stores only its SHA-256', async () => {
@@ -209,7 +254,7 @@ describe('petstore keys', () => {
         ...rows.map((row) => `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t${row.expires_at ?? 'never'}\tnever\t${state(row)}`),
         '',
       ].join('\n'),
-      stderr: '',
+      stderr: using(file),
     })
     assert.ok(result.stdout.includes(`\tlisted\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t`))
     assert.ok(result.stdout.includes(`${expiredId}\texpired\t`) && result.stdout.includes('\torders:read,orders:write\t') && result.stdout.includes('\texpired 2020-01-01T00:00:00.000Z\n'), result.stdout)
@@ -219,12 +264,12 @@ describe('petstore keys', () => {
   it('revokes a key in one line, and says so when it was already revoked', async () => {
     const { id, key } = await createKey('to-revoke')
     const revoked = await run('keys', 'revoke', String(id))
-    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (to-revoke); it is refused from now on.\n`, stderr: '' })
+    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (to-revoke); it is refused from now on.\n`, stderr: using(file) })
     const row = readKeys(file).find((candidate) => candidate.id === id)
     assert.match(row?.revoked_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
     const again = await run('keys', 'revoke', String(id))
-    assert.deepEqual(again, { code: 0, stdout: `Key ${id} (to-revoke) was already revoked at ${row?.revoked_at}; nothing changed.\n`, stderr: '' })
+    assert.deepEqual(again, { code: 0, stdout: `Key ${id} (to-revoke) was already revoked at ${row?.revoked_at}; nothing changed.\n`, stderr: using(file) })
     assert.equal(readKeys(file).find((candidate) => candidate.id === id)?.revoked_at, row?.revoked_at)
 
     const list = await run('keys', 'list')
@@ -236,7 +281,7 @@ describe('petstore keys', () => {
 
   it('fails with exit 1 and a line on stderr for an unknown id', async () => {
     const before = readKeys(file)
-    assert.deepEqual(await run('keys', 'revoke', '999'), { code: 1, stdout: '', stderr: 'petstore: No key has id 999.\n' })
+    assert.deepEqual(await run('keys', 'revoke', '999'), { code: 1, stdout: '', stderr: `${using(file)}petstore: No key has id 999.\n` })
     assert.deepEqual(readKeys(file), before)
   })
 
@@ -246,14 +291,14 @@ describe('petstore keys', () => {
       assert.deepEqual(await run('keys', 'revoke', id), {
         code: 2,
         stdout: '',
-        stderr: `petstore: keys revoke needs a key id (a positive integer), not ${JSON.stringify(id)}\n${USAGE}`,
+        stderr: `petstore: keys revoke needs a key id (a positive integer), not ${JSON.stringify(id)}\n${KEYS_REVOKE_USAGE}`,
       })
       assert.deepEqual(readKeys(file), before)
     })
   }
 
   it('refuses keys revoke without an id, or with two', async () => {
-    const expected = { code: 2, stdout: '', stderr: `petstore: keys revoke needs exactly one key id (see keys list)\n${USAGE}` }
+    const expected = { code: 2, stdout: '', stderr: `petstore: keys revoke needs exactly one key id (see keys list)\n${KEYS_REVOKE_USAGE}` }
     assert.deepEqual(await run('keys', 'revoke'), expected)
     assert.deepEqual(await run('keys', 'revoke', '1', '2'), expected)
   })
@@ -316,45 +361,126 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
 
   const NAME_NEEDED = 'keys create needs --name NAME (1 to 100 characters, no control characters)'
   // For arguments node:util parseArgs refuses, its own wording follows the prefix; it varies across Node versions.
-  const cases: { args: string[]; message: string | RegExp }[] = [
-    { args: ['keys', 'create'], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name', ''], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name', '   '], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name', 'x'.repeat(101)], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name', 'tab\there'], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name', 'escape\u001b[31m'], message: NAME_NEEDED },
-    { args: ['keys', 'create', '--name'], message: /^keys create: .*'--name <value>'.* missing/ },
-    { args: ['keys', 'create', '--name', 'bot', 'extra'], message: /^keys create: .*'extra'/ },
-    { args: ['keys', 'create', '--colour', 'red'], message: /^keys create: .*'--colour'/ },
+  const cases: { args: string[]; message: string | RegExp; usage: string }[] = [
+    { args: ['keys', 'create'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', ''], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', '   '], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'x'.repeat(101)], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'tab\there'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'escape\u001b[31m'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name'], message: /^keys create: .*'--name <value>'.* missing/, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'bot', 'extra'], message: 'keys create: unexpected argument "extra"', usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--colour', 'red'], message: /^keys create: .*'--colour'/, usage: KEYS_CREATE_USAGE },
     // Every refusal of --scopes, --expires-in and --expires-at is checked in process (below); these prove that
     // each kind ends as a usage error before the database is touched.
-    { args: ['keys', 'create', '--name', 'bot', '--scopes', 'pets:delete'], message: `keys create: ${SCOPES_TAKE}; "pets:delete" is not one` },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '3w'], message: 'keys create: --expires-in takes whole minutes, hours or days (90m, 12h, 30d), not "3w"' },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-at', '2020-01-01T00:00:00Z'], message: 'keys create: --expires-at 2020-01-01T00:00:00Z is not in the future' },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '30d', '--expires-at', '2099-01-01T00:00:00Z'], message: 'keys create: give --expires-in or --expires-at, not both' },
-    { args: [], message: 'a command is required' },
-    { args: ['frobnicate'], message: 'unknown command: frobnicate' },
-    { args: ['keys'], message: 'unknown command: keys' },
-    { args: ['keys', 'delete', '1'], message: 'unknown command: keys delete 1' },
-    { args: ['keys', 'list', '--all'], message: 'unknown command: keys list --all' },
-    { args: ['migrate', 'now'], message: 'unknown command: migrate now' },
-    { args: ['serve', '--port', '80'], message: 'unknown command: serve --port 80' },
+    { args: ['keys', 'create', '--name', 'bot', '--scopes', 'pets:delete'], message: `keys create: ${SCOPES_TAKE}; "pets:delete" is not one`, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '3w'], message: 'keys create: --expires-in takes whole minutes, hours or days (90m, 12h, 30d), not "3w"', usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-at', '2020-01-01T00:00:00Z'], message: 'keys create: --expires-at 2020-01-01T00:00:00Z is not in the future', usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '30d', '--expires-at', '2099-01-01T00:00:00Z'], message: 'keys create: give --expires-in or --expires-at, not both', usage: KEYS_CREATE_USAGE },
+    { args: [], message: 'a command is required', usage: GLOBAL_USAGE },
+    { args: ['frobnicate'], message: 'unknown command "frobnicate"', usage: GLOBAL_USAGE },
+    { args: ['--frobnicate'], message: 'unknown option "--frobnicate"', usage: GLOBAL_USAGE },
+    { args: ['--help', 'serve'], message: "--help takes no arguments; for a command's help: petstore COMMAND --help", usage: GLOBAL_USAGE },
+    { args: ['keys'], message: 'keys needs a subcommand: create, list or revoke', usage: GLOBAL_USAGE },
+    { args: ['keys', '--all'], message: 'keys: unknown option "--all"; keys needs a subcommand: create, list or revoke', usage: GLOBAL_USAGE },
+    { args: ['keys', 'delete', '1'], message: 'unknown command "keys delete"', usage: GLOBAL_USAGE },
+    { args: ['keys', 'list', '--all'], message: /^keys list: .*'--all'/, usage: usageOf('keys list', 'petstore keys list') },
+    { args: ['migrate', 'now'], message: 'migrate: unexpected argument "now"', usage: usageOf('migrate', 'petstore migrate') },
+    { args: ['serve', '--port', '80'], message: /^serve: .*'--port'/, usage: usageOf('serve', 'petstore serve') },
+    { args: ['serve', '-x'], message: /^serve: .*'-x'/, usage: usageOf('serve', 'petstore serve') },
   ]
 
-  for (const { args, message } of cases) {
+  for (const { args, message, usage } of cases) {
     it(`petstore ${args.join(' ') || '(nothing)'}: usage on stderr, exit 2, no database touched`, async () => {
-      const result = await petstore(args, { cwd: directory })
+      // A misspelt variable changes nothing: usage errors come first, and say nothing else.
+      const result = await petstore(args, { cwd: directory, env: { PROT: '1' } })
       assert.equal(result.code, 2)
       assert.equal(result.stdout, '')
       if (typeof message === 'string') {
-        assert.equal(result.stderr, `petstore: ${message}\n${USAGE}`)
+        assert.equal(result.stderr, `petstore: ${message}\n${usage}`)
       } else {
-        assert.ok(result.stderr.startsWith('petstore: ') && result.stderr.endsWith(`\n${USAGE}`), result.stderr)
-        const firstLine = result.stderr.slice('petstore: '.length, -USAGE.length - 1)
+        assert.ok(result.stderr.startsWith('petstore: ') && result.stderr.endsWith(`\n${usage}`), result.stderr)
+        const firstLine = result.stderr.slice('petstore: '.length, -usage.length - 1)
         assert.ok(!firstLine.includes('\n'), result.stderr)
         assert.match(firstLine, message)
       }
       assert.equal(existsSync(join(directory, 'data')), false)
+    })
+  }
+})
+
+describe('petstore --help and --version', { concurrency: 4 }, () => {
+  const directory = realpathSync(makeTempDir())
+  after(() => rmSync(directory, { recursive: true, force: true }))
+  // A broken environment must not stand between the operator and the help.
+  const env = { PORT: 'abc', DATABASE_URL: 'mysql://x' }
+
+  for (const args of [['--help'], ['-h'], ['help']]) {
+    it(`petstore ${args.join(' ')}: the commands and every environment variable, on stdout, exit 0`, async () => {
+      const result = await petstore(args, { cwd: directory, env })
+      assert.equal(result.code, 0)
+      assert.equal(result.stderr, '')
+      assert.ok(result.stdout.startsWith(SYNOPSIS), result.stdout)
+      const variables = result.stdout.split('\n').filter((line) => /^ {2}[A-Z_]+ {2,}\S/.test(line)).map((line) => line.trim().split(' ')[0])
+      assert.deepEqual(variables, [...CONFIG_VARIABLES])
+      assert.ok(result.stdout.includes('\n  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n'), result.stdout)
+      assert.ok(result.stdout.endsWith('\nExit codes: 0 success, 1 failure, 2 usage error.\n'), result.stdout)
+      assert.equal(existsSync(join(directory, 'data')), false)
+    })
+  }
+
+  it('petstore keys create --help: its usage, what it does, its options and the variables it reads, exit 0', async () => {
+    const result = await petstore(['keys', 'create', '--help'], { cwd: directory, env })
+    assert.deepEqual(result, {
+      code: 0,
+      stderr: '',
+      stdout: `Usage: petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]
+
+Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry unless the options say otherwise. The first line on stderr names the database used. It never creates a SQLite database: create one with petstore migrate (or npm start) first.
+
+Options:
+  --name NAME             a name for the key: 1 to 100 characters, no control characters (required)
+  --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write
+  --expires-in DURATION   whole minutes, hours or days from now: 90m, 12h, 30d
+  --expires-at DATE-TIME  an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
+  -h, --help              show this help
+
+Environment variables (the others are checked too):
+  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory
+  DATABASE_POOL_SIZE             PostgreSQL connections per instance (default 10)
+  DATABASE_STATEMENT_TIMEOUT_MS  PostgreSQL statement time-out in milliseconds (default 1500)
+`,
+    })
+  })
+
+  const commands: { args: string[]; usage: string; variables: readonly string[] }[] = [
+    { args: ['serve', '--help'], usage: 'petstore serve', variables: CONFIG_VARIABLES },
+    { args: ['migrate', '-h'], usage: 'petstore migrate', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
+    { args: ['keys', 'list', '--help'], usage: 'petstore keys list', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
+    { args: ['keys', 'revoke', '--help'], usage: 'petstore keys revoke ID', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
+  ]
+  for (const { args, usage, variables } of commands) {
+    it(`petstore ${args.join(' ')}: its usage, --help and the variables it reads, exit 0`, async () => {
+      const result = await petstore(args, { cwd: directory, env })
+      assert.equal(result.code, 0)
+      assert.equal(result.stderr, '')
+      assert.ok(result.stdout.startsWith(`Usage: ${usage}\n\n`), result.stdout)
+      assert.ok(result.stdout.includes('\nOptions:\n  -h, --help  show this help\n\nEnvironment variables'), result.stdout)
+      const listed = result.stdout.slice(result.stdout.indexOf('\nEnvironment variables')).split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().split(' ')[0])
+      assert.deepEqual(listed, [...variables])
+    })
+  }
+
+  it('petstore keys --help lists the commands', async () => {
+    const result = await petstore(['keys', '--help'], { cwd: directory, env })
+    assert.equal(result.code, 0)
+    assert.ok(result.stdout.startsWith(SYNOPSIS), result.stdout)
+  })
+
+  for (const flag of ['--version', '-v']) {
+    it(`petstore ${flag}: the version of package.json, exit 0`, async () => {
+      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+      assert.deepEqual(await petstore([flag], { cwd: directory, env }), { code: 0, stdout: `petstore ${version}\n`, stderr: '' })
     })
   }
 })
@@ -459,7 +585,8 @@ describe('a key created with the CLI, against a running server on the same datab
     assert.ok(list.stdout.split('\n').includes(`${id}\te2e\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row.created_at}\tnever\t${lastUsed}\tactive`), list.stdout)
 
     const revoked = await run('keys', 'revoke', String(id))
-    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: '' })
+    assert.deepEqual({ ...revoked, stderr: undefined }, { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: undefined })
+    assert.match(revoked.stderr, /^petstore: using (SQLite database \/|PostgreSQL database 127\.0\.0\.1:)\S+\n$/)
 
     const refused = await server.request('/v1/pets', { auth: key })
     assert.equal(refused.status, 401)

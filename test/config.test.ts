@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { ConfigError, CONFIG_VARIABLES, findMisspeltVariables, loadConfig } from '../src/config.js'
 
 /** Runs loadConfig and returns the ConfigError it must throw. */
 function configError(env: Record<string, string>): ConfigError {
@@ -76,7 +76,7 @@ describe('loadConfig accepts valid values', () => {
   })
 
   it('HOST: names and IP addresses', () => {
-    for (const host of ['0.0.0.0', 'localhost', '::', '::1', 'petstore.internal']) {
+    for (const host of ['0.0.0.0', 'localhost', '::', '::1', 'petstore.internal', '255.255.255.255', '10.0.0.1']) {
       assert.equal(loadConfig({ HOST: host }).host, host)
     }
   })
@@ -154,6 +154,9 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['PORT', '1e3'],
     ['HOST', 'bad host'],
     ['HOST', 'host/path'],
+    ['HOST', '256.1.1.1'],
+    ['HOST', '1.2.3'],
+    ['HOST', '127.0.0.01'],
     ['DATABASE_URL', 'mysql://x'],
     ['DATABASE_URL', 'file:'],
     ['DATABASE_URL', 'sqlite:'],
@@ -231,6 +234,13 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     )
   })
 
+  it('says that a HOST made of digits and dots must be an IPv4 address, rather than looking it up as a name', () => {
+    assert.equal(
+      configError({ HOST: '256.1.1.1' }).message,
+      'HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)',
+    )
+  })
+
   it('says what TRUST_PROXY and RATE_LIMIT_PER_KEY take', () => {
     assert.equal(
       configError({ TRUST_PROXY: 'true' }).message,
@@ -280,5 +290,41 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
   it('reports one variable, the first in declaration order, when several are wrong', () => {
     const error = configError({ PORT: 'abc', LOG_LEVEL: 'loud' })
     assert.equal(error.variable, 'PORT')
+  })
+})
+
+describe('findMisspeltVariables: set variables whose name is a near miss of one the service reads', () => {
+  it('names the variable it probably meant: a typo, a transposition, a lost or extra S, the wrong case', () => {
+    assert.deepEqual(findMisspeltVariables({
+      DATABSE_URL: 'postgres://u@db/petstore',
+      PETSTORE_API_KEY: 'x',
+      PROT: '8080',
+      database_url: 'file:x.db',
+      LOG_LEVELS: 'debug',
+      RATE_LIMT_PER_KEY: '5',
+      REDIS_URI: 'redis://x',
+    }), [
+      { name: 'DATABSE_URL', meant: 'DATABASE_URL' },
+      { name: 'LOG_LEVELS', meant: 'LOG_LEVEL' },
+      { name: 'PETSTORE_API_KEY', meant: 'PETSTORE_API_KEYS' },
+      { name: 'PROT', meant: 'PORT' },
+      { name: 'RATE_LIMT_PER_KEY', meant: 'RATE_LIMIT_PER_KEY' },
+      { name: 'REDIS_URI', meant: 'REDIS_URL' },
+      { name: 'database_url', meant: 'DATABASE_URL' },
+    ])
+  })
+
+  it('is silent about the variables it reads and the usual ones of a shell, npm, CI or PostgreSQL clients', () => {
+    const env: Record<string, string> = Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, '']))
+    for (const name of ['HOME', 'PATH', 'PWD', 'OLDPWD', 'USER', 'SHELL', 'TERM', 'LANG', 'HOSTNAME', 'HOSTTYPE', 'LOGNAME', 'NODE', 'NODE_ENV',
+      'NODE_OPTIONS', 'COLOR', 'EDITOR', 'INIT_CWD', 'CI', 'PGHOST', 'PGPORT', 'PGUSER', 'PGDATABASE', 'PGPASSWORD', 'HTTP_PROXY', 'NO_PROXY',
+      'TEST_DATABASE_URL', 'PETSTORE_TEST_STORE', 'PETSTORE_TEST_CLI', 'npm_config_port', 'npm_lifecycle_event', 'TZ', 'TMPDIR']) {
+      env[name] = 'x'
+    }
+    assert.deepEqual(findMisspeltVariables(env), [])
+  })
+
+  it('ignores variables that are not set', () => {
+    assert.deepEqual(findMisspeltVariables({ DATABSE_URL: undefined }), [])
   })
 })

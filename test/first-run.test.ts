@@ -163,7 +163,7 @@ describe('petstore serve: first run', () => {
       const failed = spawnServe(cwd, {}, port)
       assert.deepEqual(await failed.exited, { code: 1, signal: null })
       assert.equal(failed.stdout(), '')
-      assert.equal(failed.stderr(), `petstore: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`)
+      assert.equal(failed.stderr(), `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`)
       assert.deepEqual(storedKeys(file), [])
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
@@ -176,5 +176,14 @@ describe('petstore serve: first run', () => {
     await listed.arrayBuffer()
     assert.deepEqual(await stop(next), { code: 0, signal: null })
     assert.equal(next.stdout(), firstRunMessage(key))
+  })
+
+  it('names its address and database in the start-up line, and warns on stderr about a misspelt variable', async () => {
+    const cwd = directory()
+    const server = await startServe(cwd, { LOG_LEVEL: 'info', PETSTORE_API_KEYS: STATIC_KEY, DATABSE_URL: 'postgres://u:secret@db.internal/petstore' })
+    assert.deepEqual(await stop(server), { code: 0, signal: null })
+    const first = JSON.parse(server.stdout().split('\n')[0] ?? '') as { level: number; msg: string }
+    assert.deepEqual([first.level, first.msg], [30, `Server listening at ${server.baseUrl}, using SQLite database ${join(cwd, 'data', 'petstore.db')}`])
+    assert.equal(server.stderr(), 'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n')
   })
 })

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
@@ -11,8 +11,19 @@ import { withStatementCache } from './statement-cache.js'
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000
 
-function openHandle(path: string): SqliteDatabase.Database {
-  const handle = new SqliteDatabase(path)
+/** Thrown when a command that must not create a database finds none at its path. */
+export class SqliteDatabaseMissingError extends Error {
+  readonly path: string
+
+  constructor(path: string) {
+    super(`no SQLite database at ${path}`)
+    this.name = 'SqliteDatabaseMissingError'
+    this.path = path
+  }
+}
+
+function openHandle(path: string, mustExist: boolean): SqliteDatabase.Database {
+  const handle = new SqliteDatabase(path, { fileMustExist: mustExist })
   // WAL lets readers run beside the writer (and beside other processes); synchronous=FULL makes every
   // commit durable before it is acknowledged, so an acknowledged write survives a power cut.
   handle.pragma('journal_mode = WAL')
@@ -36,10 +47,12 @@ export type SqliteStore = Omit<Store, 'dialect' | 'ping'> & { groupCommitStats: 
  * a batch has not yet made durable. (An in-memory database cannot be shared by two connections; there the
  * writer serves reads too.)
  */
-export function openSqlite(path: string): SqliteStore {
+export function openSqlite(path: string, { mustExist = false }: { mustExist?: boolean } = {}): SqliteStore {
   const inMemory = path === ':memory:'
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true })
-  const writerHandle = openHandle(path)
+  // A command run from the wrong directory would otherwise work on a new, empty database without a word.
+  if (mustExist && !inMemory && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
+  if (!inMemory && !mustExist) mkdirSync(dirname(path), { recursive: true })
+  const writerHandle = openHandle(path, mustExist && !inMemory)
   const groupCommit = new GroupCommit(writerHandle)
   const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit) })
   groupCommit.attach(db)
@@ -48,7 +61,7 @@ export function openSqlite(path: string): SqliteStore {
   let readVersion: (() => Promise<number>) | undefined
   let readerHandle: SqliteDatabase.Database | undefined
   if (!inMemory) {
-    readerHandle = openHandle(path)
+    readerHandle = openHandle(path, true)
     readerHandle.pragma('query_only = ON')
     read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
     // Changes whenever another connection (our writer, or any other process) commits to the file.

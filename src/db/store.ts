@@ -38,12 +38,21 @@ export interface Store extends DataAccess {
 
 export type StoreSettings = Pick<Config, 'database' | 'databasePoolSize' | 'databaseStatementTimeoutMs'>
 
-export function openStore(settings: StoreSettings, onIdleError: (error: Error) => void = () => {}): Store {
+export interface OpenStoreOptions {
+  /** SQLite: refuse to create a database file that does not exist yet (SqliteDatabaseMissingError). */
+  mustExist?: boolean
+}
+
+export function openStore(
+  settings: StoreSettings,
+  onIdleError: (error: Error) => void = () => {},
+  { mustExist = false }: OpenStoreOptions = {},
+): Store {
   const { database } = settings
   const store =
     database.kind === 'postgres'
       ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }))
-      : openSqlite(database.path)
+      : openSqlite(database.path, { mustExist })
   let closed: Promise<void> | undefined
   return {
     ...store,

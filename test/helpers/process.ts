@@ -59,10 +59,11 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `petstore ARGS` to completion. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs `petstore ARGS` to completion; as another user when `user` is given (the test runs as root). */
+export async function runCli(args: string[], env: Record<string, string>, user?: { uid: number; gid: number }): Promise<CliResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
+    ...user,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''

@@ -1,0 +1,147 @@
+// The petstore command's help: what each command does, its options, and the environment variables it reads.
+import { readFileSync } from 'node:fs'
+import { CONFIG_VARIABLES, type ConfigVariable } from './config.js'
+import { SCOPES } from './keys/scopes.js'
+
+export const COMMANDS = ['serve', 'migrate', 'keys create', 'keys list', 'keys revoke'] as const
+export type Command = (typeof COMMANDS)[number]
+
+interface CommandHelp {
+  usage: string
+  summary: string
+  /** Flag → description, in the order shown. --help is added to every command. */
+  options: [string, string][]
+  /** null: every variable. */
+  variables: readonly string[] | null
+}
+
+const DATABASE_VARIABLES = ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS']
+const DATABASE_LINE = 'The first line on stderr names the database used.'
+const NO_NEW_DATABASE = 'It never creates a SQLite database: create one with petstore migrate (or npm start) first.'
+
+const HELP: Record<Command, CommandHelp> = {
+  serve: {
+    usage: 'petstore serve',
+    summary: 'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first start ' +
+      'without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on stdout; the ' +
+      'start-up line names the address and the database.',
+    options: [],
+    variables: null,
+  },
+  migrate: {
+    usage: 'petstore migrate',
+    summary: `Bring the database schema up to date, creating the SQLite database if there is none. ${DATABASE_LINE}`,
+    options: [],
+    variables: DATABASE_VARIABLES,
+  },
+  'keys create': {
+    usage: 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
+    summary: 'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
+      `unless the options say otherwise. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [
+      ['--name NAME', 'a name for the key: 1 to 100 characters, no control characters (required)'],
+      ['--scopes LIST', `comma-separated, from ${SCOPES.join(', ')}`],
+      ['--expires-in DURATION', 'whole minutes, hours or days from now: 90m, 12h, 30d'],
+      ['--expires-at DATE-TIME', 'an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z'],
+    ],
+    variables: DATABASE_VARIABLES,
+  },
+  'keys list': {
+    usage: 'petstore keys list',
+    summary: 'List the stored keys, tab-separated on stdout: id, name, prefix, scopes, created, expires, last used, state; ' +
+      `never the keys themselves. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [],
+    variables: DATABASE_VARIABLES,
+  },
+  'keys revoke': {
+    usage: 'petstore keys revoke ID',
+    summary: `Revoke the key with this id (see keys list); it is refused from then on. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [],
+    variables: DATABASE_VARIABLES,
+  },
+}
+
+// Every variable must be described: a new one without a line here does not compile.
+const VARIABLE_HELP: Record<ConfigVariable, string> = {
+  PORT: 'port to listen on (default 8080)',
+  HOST: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
+  DATABASE_URL: 'file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory',
+  PETSTORE_API_KEYS: 'comma-separated static API keys, each at least 16 characters',
+  PUBLIC_BASE_URL: 'the public origin for absolute links, e.g. https://petstore.example.com',
+  LOG_LEVEL: 'fatal, error, warn, info (default), debug, trace or silent',
+  REDIS_URL: 'redis:// or rediss:// URL: rate-limit counters shared by every instance',
+  DATABASE_POOL_SIZE: 'PostgreSQL connections per instance (default 10)',
+  DATABASE_STATEMENT_TIMEOUT_MS: 'PostgreSQL statement time-out in milliseconds (default 1500)',
+  MIGRATE_ON_START: 'apply migrations when serve starts (default true)',
+  IDEMPOTENCY_KEY_TTL_HOURS: 'how long Idempotency-Key records are kept (default 24)',
+  IDEMPOTENCY_LEASE_SECONDS: 'how long a request holds its Idempotency-Key (default 10)',
+  RATE_LIMIT_PER_KEY: 'requests per window per API key (default 600)',
+  RATE_LIMIT_ANONYMOUS: 'requests per window per client address without a valid key (default 60)',
+  RATE_LIMIT_WINDOW_SECONDS: 'length of the rate-limit window (default 60)',
+  RATE_LIMIT_NAMESPACE: 'prefix of the rate-limit counters in Redis (default petstore:rate-limit)',
+  TRUST_PROXY: 'proxies that may set X-Forwarded-For: false (default), a hop count, or addresses and CIDR ranges',
+  METRICS_TOKEN: 'when set, GET /metrics requires Authorization: Bearer <token> (set it in production)',
+}
+
+function columns(rows: [string, string][], indent = '  '): string {
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2
+  return rows.map(([left, right]) => `${indent}${left.padEnd(width)}${right}`).join('\n')
+}
+
+function variableRows(names: readonly string[]): string {
+  return columns(names.map((name) => [name, VARIABLE_HELP[name as ConfigVariable] ?? 'see the README']))
+}
+
+/** The list of commands: shown by --help, and after a usage error that names no known command. */
+export const SYNOPSIS = `Usage:
+${columns([
+  ['petstore serve', 'run the API server'],
+  ['petstore migrate', 'bring the database schema up to date'],
+  ['petstore keys create --name NAME', 'create an API key (printed once); options: petstore keys create --help'],
+  ['petstore keys list', 'list keys (never the keys themselves)'],
+  ['petstore keys revoke ID', 'revoke a key'],
+  ['petstore COMMAND --help', "a command's options and the environment variables it reads"],
+  ['petstore --version', 'the version'],
+])}`
+
+export function globalHelp(): string {
+  return `${SYNOPSIS}
+
+Environment variables (each command checks all of them; an invalid value stops it with exit code 1):
+${variableRows(CONFIG_VARIABLES)}
+
+Exit codes: 0 success, 1 failure, 2 usage error.`
+}
+
+/** Shown after a usage error of a known command. */
+export function commandUsage(command: Command): string {
+  return `Usage: ${HELP[command].usage}\nRun "petstore ${command} --help" for its options and environment variables.`
+}
+
+export function commandHelp(command: Command): string {
+  const help = HELP[command]
+  const options = columns([...help.options, ['-h, --help', 'show this help']])
+  const variables = help.variables ?? CONFIG_VARIABLES
+  return `Usage: ${help.usage}
+
+${help.summary}
+
+Options:
+${options}
+
+Environment variables${help.variables ? ' (the others are checked too)' : ''}:
+${variableRows(variables)}`
+}
+
+/** The version in package.json: beside src/ and dist/, two levels above the bundle. */
+export function version(): string {
+  for (const relative of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown }
+      if (manifest.name === 'petstore-service' && typeof manifest.version === 'string') return manifest.version
+    } catch {
+      // not this one
+    }
+  }
+  return 'unknown'
+}
