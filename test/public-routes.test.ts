@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { assertError, JSON_CONTENT_TYPE } from './helpers/error-assert.js'
+import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
 interface Answer {
@@ -124,6 +125,15 @@ describe('GET /', () => {
       assert.equal(linked.status, 200, path)
       await linked.arrayBuffer()
     }
+  })
+
+  it('is only at / itself: the asterisk form (GET *), which the router also sends there, is 404', async () => {
+    const withQuery = await server.request('/?x=1', { auth: false })
+    assert.equal(withQuery.status, 200)
+    await withQuery.arrayBuffer()
+    const asterisk = await rawExchange(server.baseUrl, 'GET * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    assert.equal(asterisk.status, 404)
+    assert.deepEqual(JSON.parse(asterisk.body), { code: 'not_found', message: 'No route GET *.', status: 404 })
   })
 })
 

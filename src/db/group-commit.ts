@@ -28,6 +28,8 @@ function newBatch(): Batch {
 }
 
 const SAVEPOINT = 'petstore_tx'
+/** Retries of a busy write lock start at 1 ms and double up to this. */
+const MAX_LOCK_RETRY_DELAY_MS = 25
 
 /** Counts since start: how many transactions committed, in how many COMMITs (fsyncs). */
 export interface GroupCommitStats {
@@ -43,8 +45,14 @@ export class GroupCommit {
   #flushScheduled = false
   #db: Kysely<Database> | undefined
 
+  readonly #lockTimeoutMs: number
+  readonly #busyTimeoutMs: number
+
   constructor(handle: SqliteDatabase.Database) {
     this.#handle = handle
+    // How long a batch may wait for the write lock: as long as any other statement on this connection.
+    this.#busyTimeoutMs = Number(handle.pragma('busy_timeout', { simple: true }))
+    this.#lockTimeoutMs = this.#busyTimeoutMs
   }
 
   /** The Kysely instance whose connection the batches run on (its mutex keeps transactions apart). */
@@ -57,13 +65,42 @@ export class GroupCommit {
     return this.#batch?.committed
   }
 
-  begin(): void {
+  async begin(): Promise<void> {
     if (!this.#batch) {
-      // IMMEDIATE takes the write lock now, so a batch never fails later for a lock another process holds.
-      this.#handle.exec('begin immediate')
+      await this.#takeWriteLock()
       this.#batch = newBatch()
     }
     this.#handle.exec(`savepoint ${SAVEPOINT}`)
+  }
+
+  /**
+   * BEGIN IMMEDIATE takes the write lock now, so a batch never fails later for a lock another process holds.
+   * While another process (or another store on the same file in this process) holds it, the attempt is
+   * repeated on timers rather than in SQLite's busy handler, which would stop this process's event loop (and
+   * every request in it) for as long as it waits, and would never let a holder in this same process commit.
+   */
+  async #takeWriteLock(): Promise<void> {
+    const deadline = Date.now() + this.#lockTimeoutMs
+    for (let delayMs = 1; ; delayMs = Math.min(delayMs * 2, MAX_LOCK_RETRY_DELAY_MS)) {
+      const busy = this.#tryBeginImmediate()
+      if (busy === undefined) return
+      if (Date.now() >= deadline) throw busy
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+    }
+  }
+
+  /** BEGIN IMMEDIATE without SQLite's busy wait: undefined once begun, the SQLITE_BUSY error while another connection holds the lock. */
+  #tryBeginImmediate(): Error | undefined {
+    this.#handle.pragma('busy_timeout = 0')
+    try {
+      this.#handle.exec('begin immediate')
+      return undefined
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return error as Error
+      throw error
+    } finally {
+      this.#handle.pragma(`busy_timeout = ${this.#busyTimeoutMs}`)
+    }
   }
 
   commit(): void {
@@ -118,7 +155,7 @@ class GroupCommitDriver extends SqliteDriver {
   }
 
   override async beginTransaction(): Promise<void> {
-    this.#groupCommit.begin()
+    await this.#groupCommit.begin()
   }
 
   override async commitTransaction(): Promise<void> {

@@ -3,6 +3,7 @@
 // servers, which end in /v1).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { openapiBase } from './openapi-info.js'
+import { noRouteError } from './no-route.js'
 import { API_PREFIX } from './paths.js'
 
 export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
@@ -12,5 +13,10 @@ export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequ
     version: openapiBase.info.version,
     links: { docs: '/docs', openapi: `${API_PREFIX}/openapi.json`, health: '/healthz', ready: '/readyz' },
   })
-  app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
+  app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (request, reply) => {
+    // The router also sends other targets here (`GET *`, the asterisk form, which only OPTIONS may use):
+    // only `/` itself, with or without a query, is the index.
+    if (!/^\/(?:\?|$)/.test(request.url)) throw noRouteError(request)
+    return reply.type('application/json; charset=utf-8').send(body)
+  })
 }
