@@ -37,7 +37,12 @@ describe(`durability on ${TEST_STORE}`, () => {
           }
         }
       })
-      await new Promise((resolve) => setTimeout(resolve, 400 + round * 150))
+      // Killed mid-burst: once this round has had some writes acknowledged (however loaded the machine is),
+      // and a little later in each round, so the kill falls at different points of a batch.
+      const before = acknowledged.length
+      const deadline = Date.now() + 15_000
+      while (acknowledged.length < before + 15 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      await new Promise((resolve) => setTimeout(resolve, round * 50))
       server.child.kill('SIGKILL')
       stop = true
       await Promise.all(clients)
