@@ -3,7 +3,8 @@
 // servers, which end in /v1).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { openapiBase } from './openapi-info.js'
-import { API_PREFIX } from './paths.js'
+import { noRouteError } from './no-route.js'
+import { API_PREFIX, requestPath } from './paths.js'
 
 export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
   // Relative links: right behind any proxy, whatever Host the request carried.
@@ -12,5 +13,9 @@ export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequ
     version: openapiBase.info.version,
     links: { docs: '/docs', openapi: `${API_PREFIX}/openapi.json`, health: '/healthz', ready: '/readyz' },
   })
-  app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
+  app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (request, reply) => {
+    // The router also sends the asterisk-form target (`GET *`, meaningful only for OPTIONS) here: it names no resource.
+    if (requestPath(request) !== '/') throw noRouteError(request)
+    return reply.type('application/json; charset=utf-8').send(body)
+  })
 }
