@@ -38,3 +38,6 @@ export function firstPageBody(): string {
 
 /** The body every create request sends (names may repeat; the service does not require them unique). */
 export const CREATE_BODY = JSON.stringify({ name: 'Bench pet', categoryId: 7, status: 'available' })
+
+/** RFC 7396's media type, as the update scenario sends it. */
+export const MERGE_PATCH_TYPE = 'application/merge-patch+json'

@@ -120,6 +120,12 @@ export function targetsReport(summaries: ScenarioSummary[], limit: number, idle:
     const times = create.requestsPerSecond / reference.requestsPerSecond
     lines.push(`create (durable) ≥ 3 × one-fsync-per-request: ${fixed(times, 2)} ×${roundRange(create, reference)}, ${thousands(create.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s → ${verdict(times >= 3)}`)
   }
+  const update = byId.get('update')
+  if (update && create) {
+    // Issue 12: a conditional PATCH (a read, a conditional update, the same group commit) keeps up with a create.
+    const times = update.requestsPerSecond / create.requestsPerSecond
+    lines.push(`update (PATCH with If-Match) ≥ create (durable): ${fixed(times, 2)} ×${roundRange(update, create)}, ${thousands(update.requestsPerSecond)} vs ${thousands(create.requestsPerSecond)} req/s → ${verdict(times >= 1)}`)
+  }
   const deep = byId.get('deep')
   const early = byId.get('early')
   if (deep && early) {

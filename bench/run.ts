@@ -140,6 +140,11 @@ async function main(): Promise<void> {
       return fresh
     }
     const createTarget = needed.has('createService') ? await createStoreFor('create', options.postgres) : undefined
+    const maintenanceTarget = needed.has('maintenanceService') ? await createStoreFor('maintenance', options.postgres) : undefined
+    if (maintenanceTarget) {
+      const { milliseconds } = await maintenanceTarget.seedTo(settings.pets)
+      log(`bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`)
+    }
     const referenceCreateTarget = needed.has('referenceCreate') ? await createStoreFor('reference-create', undefined) : undefined
 
     const compiled = compileBenchServers()
@@ -158,6 +163,7 @@ async function main(): Promise<void> {
       ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
     }))
     if (createTarget) start('createService', () => startService({ name: 'create service', databaseUrl: createTarget.databaseUrl, apiKey, logPath }))
+    if (maintenanceTarget) start('maintenanceService', () => startService({ name: 'maintenance service', databaseUrl: maintenanceTarget.databaseUrl, apiKey, logPath }))
     if (store.sqlitePath) start('referenceList', () => startBenchServer('reference list', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: store.sqlitePath ?? '' }))
     if (referenceCreateTarget?.sqlitePath) {
       start('referenceCreate', () => startBenchServer('reference create', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: referenceCreateTarget.sqlitePath ?? '' }))
@@ -172,7 +178,7 @@ async function main(): Promise<void> {
     }
     log(`bench: servers up after ${elapsed()}`)
 
-    const context: ScenarioContext = { pets: settings.pets, ...(await mintWindowedCursors(store, settings.pets, DEEP_OFFSET)) }
+    const context: ScenarioContext = { pets: settings.pets, connections: settings.connections, ...(await mintWindowedCursors(store, settings.pets, DEEP_OFFSET)) }
     for (const scenario of scenarios) await verifyScenario(scenario, server(scenario.target).baseUrl, apiKey, context)
 
     await sleep(2000)

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     log(`bench:scale: seeded after ${((performance.now() - started) / 1000).toFixed(0)} s`)
     for (const size of stores) {
       size.service = await startService({ name: `service (${size.pets} pets)`, databaseUrl: size.store.databaseUrl, apiKey, logPath: '/dev/null' })
-      size.context = { pets: size.pets, ...(await mintWindowedCursors(size.store, size.pets, DEEP_OFFSET)) }
+      size.context = { pets: size.pets, connections, ...(await mintWindowedCursors(size.store, size.pets, DEEP_OFFSET)) }
       for (const scenario of scenarios) await verifyScenario(scenario, size.service.baseUrl, apiKey, size.context)
     }
     await sleep(1000)

@@ -2,14 +2,20 @@
 // through, and a check of one real answer before any load (a benchmark of wrong answers is worthless).
 import type { CursorWindow } from './deep-cursor.js'
 import type { LoadRequest } from './load.js'
+import { conditionalUpdates, deletes } from './maintenance.js'
 import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 
-/** The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own. */
-export type TargetName = 'baseline' | 'service' | 'createService' | 'referenceList' | 'referenceCreate'
+/**
+ * The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own;
+ * `maintenanceService` a second seeded store, which the update and delete scenarios change.
+ */
+export type TargetName = 'baseline' | 'service' | 'createService' | 'maintenanceService' | 'referenceList' | 'referenceCreate'
 
 export interface ScenarioContext {
-  /** Pets seeded into the service's store (ids 1 … pets). */
+  /** Pets seeded into the service's store (ids 1 … pets), and into the maintenance service's. */
   pets: number
+  /** autocannon connections: the update scenario gives each its own pet. */
+  connections: number
   /** Unfiltered cursors over the last 10,000 pets (none closer to the end than DEEP_OFFSET), and over the first. */
   deep: CursorWindow
   early: CursorWindow
@@ -134,6 +140,20 @@ export const SCENARIOS: Scenario[] = [
     target: 'createService',
     requests: () => [create],
     expect: { status: 201, body: isCreatedPet },
+  },
+  {
+    id: 'update',
+    label: 'update (PATCH with If-Match, durable)',
+    target: 'maintenanceService',
+    requests: (context) => conditionalUpdates(context.connections),
+    expect: { status: 200, body: (body) => (body as { name?: unknown } | null)?.name === 'Renamed 0' ? undefined : `expected the renamed pet 1, got ${JSON.stringify(body)}` },
+  },
+  {
+    id: 'delete',
+    label: 'delete (a different pet each, durable)',
+    target: 'maintenanceService',
+    requests: (context) => deletes(context.pets),
+    expect: { status: 204, body: (body) => (body === '' ? undefined : `expected no body, got ${JSON.stringify(body)}`) },
   },
   {
     id: 'ref-list',

@@ -27,6 +27,7 @@ import { registerSecurityHeaders } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
 import { orderRoutes } from './orders/order.routes.js'
+import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
 import { petRoutes } from './pets/pet.routes.js'
 import { createServices } from './services.js'
 
@@ -114,9 +115,9 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   decoratePrincipal(app)
   await app.register(cors, {
     origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
-    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'],
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed', 'ETag'],
     strictPreflight: false,
     maxAge: 600,
   })
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
     guardApi(api, guard)
     refuseEmptyPathParameters(api)
     await api.register(petRoutes, { pets: services.pets, cursors: services.cursors.pets, metrics, idempotency: services.idempotency, publicBaseUrl })
+    await api.register(petMaintenanceRoutes, { pets: services.pets, metrics, idempotency: services.idempotency })
     await api.register(orderRoutes, { orders: services.orders, cursors: services.cursors.orders, idempotency: services.idempotency, publicBaseUrl })
   }, { prefix: API_PREFIX })
 

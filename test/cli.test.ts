@@ -107,13 +107,13 @@ describe('petstore migrate', () => {
   it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(first, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to SQLite database ${file}.\n`, stderr: using(file) })
+    assert.deepEqual(first, { code: 0, stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`, stderr: using(file) })
 
     const handle = new SqliteDatabase(file, { readonly: true })
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
     const tables = handle.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").all()
     handle.close()
-    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }, { name: '0003_api_key_scopes' }, { name: '0004_idempotency_keys' }])
+    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }, { name: '0003_api_key_scopes' }, { name: '0004_idempotency_keys' }, { name: '0005_pet_versions' }])
     assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'idempotency_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
 
     const second = await petstore(['migrate'], { cwd: directory })
@@ -123,7 +123,7 @@ describe('petstore migrate', () => {
   it('uses DATABASE_URL when it is set', async () => {
     const file = join(directory, 'elsewhere', 'pets.db')
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
-    assert.deepEqual(result, { code: 0, stdout: `Applied 4 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys) to SQLite database ${file}.\n`, stderr: using(file) })
+    assert.deepEqual(result, { code: 0, stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`, stderr: using(file) })
     assert.ok(existsSync(file))
   })
 })

@@ -60,7 +60,7 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
     await server?.close()
   })
 
-  it('shows the API title, version and the eight operations with their operationIds, the beta ones marked [beta]', async () => {
+  it('shows the API title, version and the ten operations with their operationIds, the beta ones marked [beta]', async () => {
     assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
     const operations = await page.$$eval('.opblock', (blocks) => blocks.map((block) => ({
       method: block.querySelector('.opblock-summary-method')?.textContent ?? '',
@@ -73,6 +73,8 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
       { method: 'GET', path: '/pets', operationId: 'listPets', summary: 'List all animals', deprecated: false },
       { method: 'POST', path: '/pets', operationId: 'createPet', summary: 'Add an animal', deprecated: false },
       { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', summary: 'Get an animal (deprecated)', deprecated: true },
+      { method: 'PATCH', path: '/pets/{petId}', operationId: 'updatePet', summary: '[beta] Update an animal', deprecated: false },
+      { method: 'DELETE', path: '/pets/{petId}', operationId: 'deletePet', summary: '[beta] Delete an animal', deprecated: false },
       { method: 'GET', path: '/store/orders', operationId: 'listOrders', summary: 'List orders', deprecated: false },
       { method: 'POST', path: '/store/orders', operationId: 'placeOrder', summary: '[beta] Place an order for an animal', deprecated: false },
       { method: 'GET', path: '/store/orders/{orderId}', operationId: 'getOrder', summary: '[beta] Get an order', deprecated: false },

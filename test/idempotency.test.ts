@@ -43,6 +43,7 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       assert.equal(replay.status, 201)
       assert.equal(replay.headers.get('idempotent-replayed'), 'true')
       assert.equal(replay.headers.get('location'), first.headers.get('location'))
+      assert.equal(replay.headers.get('etag'), first.headers.get('etag'))
       assert.equal(replay.headers.get('content-type'), 'application/json; charset=utf-8')
       assert.equal(await replay.text(), text)
     }
@@ -51,7 +52,7 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     const [row] = await storedKey('replay-1')
     assert.ok(row)
     assert.deepEqual({ state: row.state, status: row.response_status, body: row.response_body, headers: JSON.parse(row.response_headers ?? '') }, {
-      state: 'completed', status: 201, body: text, headers: { location: first.headers.get('location') },
+      state: 'completed', status: 201, body: text, headers: { location: first.headers.get('location'), etag: `"${pet.id}.1"` },
     })
     assert.equal(row.api_key_id, 'static-1')
     assert.match(row.request_fingerprint, /^[0-9a-f]{64}$/)

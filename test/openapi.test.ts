@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Ajv, type ValidateFunction } from 'ajv'
+import { ENTITY_TAG_LIST_PATTERN } from '../src/http/entity-tag.js'
 import { ERROR_CODES } from '../src/http/errors.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
@@ -56,7 +57,9 @@ const ERROR_CODE_NAMES = Object.keys(ERROR_CODES)
 const EXPECTED_OPERATIONS = {
   listPets: { path: '/pets', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'pets:read' },
   createPet: { path: '/pets', method: 'post', tag: 'Pets', beta: false, statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
-  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '403', '404', '429', '500', '503'], scope: 'pets:read' },
+  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '304', '400', '401', '403', '404', '429', '500', '503'], scope: 'pets:read' },
+  updatePet: { path: '/pets/{petId}', method: 'patch', tag: 'Pets', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
+  deletePet: { path: '/pets/{petId}', method: 'delete', tag: 'Pets', beta: true, statuses: ['204', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
   listOrders: { path: '/store/orders', method: 'get', tag: 'Store', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'orders:read' },
   placeOrder: { path: '/store/orders', method: 'post', tag: 'Store', beta: true, statuses: ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'], scope: 'orders:write' },
   getOrder: { path: '/store/orders/{orderId}', method: 'get', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '429', '500', '503'], scope: 'orders:read' },
@@ -126,13 +129,13 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(Object.keys(document.paths).sort(), ['/pets', '/pets/{petId}', '/store/orders', '/store/orders/{orderId}', '/store/orders/{orderId}/complete'])
     // The 405 catch-all routes must not add methods to the documented paths.
     assert.deepEqual(Object.keys(document.paths['/pets'] ?? {}).sort(), ['get', 'post'])
-    assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}), ['get'])
+    assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}).sort(), ['delete', 'get', 'patch'])
     assert.deepEqual(Object.keys(document.paths['/store/orders'] ?? {}).sort(), ['get', 'post'])
     assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}'] ?? {}).sort(), ['delete', 'get'])
     assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}/complete'] ?? {}), ['post'])
   })
 
-  it('names the eight operations, the pet ones tagged Pets and the order ones Store', () => {
+  it('names the ten operations, the pet ones tagged Pets and the order ones Store', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
       assert.equal(operation(name).operationId, name)
       assert.deepEqual(operation(name).tags, [expected.tag], name)
@@ -140,7 +143,7 @@ describe('GET /v1/openapi.json', () => {
     }
   })
 
-  it('marks exactly placeOrder, getOrder, cancelOrder and completeOrder x-stability: beta, visibly in their summary too', () => {
+  it('marks exactly updatePet, deletePet, placeOrder, getOrder, cancelOrder and completeOrder x-stability: beta, visibly in their summary too', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
       assert.equal(operation(name)['x-stability'], expected.beta ? 'beta' : undefined, name)
       assert.equal(operation(name).summary?.startsWith('[beta] '), expected.beta, name)
@@ -206,12 +209,25 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(status, { location: 'query', parameter: 'status', required: false, schema: { type: 'string', enum: ['available', 'pending', 'sold'] } })
     assert.deepEqual(cursor, { location: 'query', parameter: 'cursor', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } })
     assert.equal(parameters('listPets').length, 3)
-    assert.deepEqual(parameters('getPet'), [
-      { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
-    ])
-    // Every POST takes an optional Idempotency-Key header.
+    const petIdParameter = { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } }
+    const entityTags = { type: 'string', minLength: 1, maxLength: 1024, pattern: ENTITY_TAG_LIST_PATTERN }
+    assert.deepEqual(parameters('getPet'), [petIdParameter, { location: 'header', parameter: 'If-None-Match', required: false, schema: entityTags }])
+    // Every unsafe operation takes an optional Idempotency-Key header.
     const idempotencyKey = { location: 'header', parameter: 'Idempotency-Key', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]*$' } }
     assert.deepEqual(parameters('createPet'), [idempotencyKey])
+    for (const name of ['updatePet', 'deletePet'] as const) {
+      assert.deepEqual(parameters(name), [petIdParameter, idempotencyKey, { location: 'header', parameter: 'If-Match', required: false, schema: entityTags }], name)
+    }
+    assert.equal(operation('deletePet').requestBody, undefined)
+    const patch = operation('updatePet').requestBody
+    assert.equal(patch?.required, true)
+    assert.deepEqual(Object.keys(patch?.content ?? {}), ['application/merge-patch+json', 'application/json'])
+    assert.deepEqual(patch?.content?.['application/merge-patch+json']?.schema, patch?.content?.['application/json']?.schema)
+    const petPatch = patch?.content?.['application/json']?.schema
+    assert.equal(petPatch?.required, undefined)
+    assert.equal(petPatch?.minProperties, 1)
+    assert.equal(petPatch?.additionalProperties, false)
+    assert.deepEqual(Object.keys(petPatch?.properties ?? {}), ['name', 'categoryId', 'status'])
     assert.deepEqual(parameters('listOrders'), [limit, cursor])
     for (const name of ['getOrder', 'cancelOrder', 'completeOrder'] as const) {
       assert.deepEqual(parameters(name), [
@@ -250,7 +266,9 @@ describe('GET /v1/openapi.json', () => {
       assert.deepEqual(Object.keys(responses), expected.statuses, name)
       for (const status of expected.statuses) {
         assert.ok(responses[status]?.description, `${name} ${status} has a description`)
-        assert.deepEqual(Object.keys(responses[status]?.content ?? {}), ['application/json'], `${name} ${status}`)
+        // 204 and 304 have no body, so no content.
+        assert.deepEqual(Object.keys(responses[status]?.content ?? {}), ['204', '304'].includes(status) ? [] : ['application/json'], `${name} ${status}`)
+        if (['204', '304'].includes(status)) continue
         assert.equal(typeof responseSchema(name, status).type, 'string', `${name} ${status} schema has a type`)
       }
     }
@@ -258,8 +276,15 @@ describe('GET /v1/openapi.json', () => {
     // The same Pet shape everywhere; only the top-level description (copied from the response's) differs.
     const pet = withoutDescription(responseSchema('getPet', '200'))
     assert.deepEqual(withoutDescription(responseSchema('createPet', '201')), pet)
+    assert.deepEqual(withoutDescription(responseSchema('updatePet', '200')), pet)
     assert.deepEqual(withoutDescription(responseSchema('listPets', '200').items as Schema), pet)
-    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location', 'ETag', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('getPet').responses['200']?.headers ?? {}), ['ETag', 'Deprecation', 'Sunset', 'Link'])
+    assert.deepEqual(Object.keys(operation('getPet').responses['304']?.headers ?? {}), ['ETag', 'Deprecation', 'Sunset', 'Link'])
+    for (const status of ['400', '404']) assert.deepEqual(Object.keys(operation('getPet').responses[status]?.headers ?? {}), ['Deprecation', 'Sunset', 'Link'], status)
+    assert.deepEqual(Object.keys(operation('updatePet').responses['200']?.headers ?? {}), ['ETag', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('deletePet').responses['204']?.headers ?? {}), ['Idempotent-Replayed'])
+    for (const name of ['updatePet', 'deletePet'] as const) assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag'], name)
     assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
 
     const order = withoutDescription(responseSchema('getOrder', '200'))
@@ -327,6 +352,27 @@ describe('GET /v1/openapi.json', () => {
       const pets = await listed.json()
       assert.deepEqual(pets, [pet])
       assertValid(validatorFor('listPets', '200'), pets)
+    })
+
+    it('200 and 412 from updatePet, 304 from getPet, 204 from deletePet', async () => {
+      const pet = await (await server.request('/v1/pets', { json: { name: 'Patched', categoryId: 5 } })).json()
+      const patch = (body: unknown, ifMatch: string) => server.request(`/v1/pets/${pet.id}`, {
+        method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': ifMatch }, body: JSON.stringify(body),
+      })
+      const updated = await patch({ status: 'pending' }, `"${pet.id}.1"`)
+      assert.equal(updated.status, 200)
+      assert.equal(updated.headers.get('etag'), `"${pet.id}.2"`)
+      assertValid(validatorFor('updatePet', '200'), await updated.json())
+      const stale = await patch({ name: 'Stale' }, `"${pet.id}.1"`)
+      assert.equal(stale.status, 412)
+      assertValid(validatorFor('updatePet', '412'), await stale.json())
+      const unchanged = await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': `"${pet.id}.2"` } })
+      assert.equal(unchanged.status, 304)
+      assert.equal(await unchanged.text(), '')
+
+      const deleted = await server.request(`/v1/pets/${pet.id}`, { method: 'DELETE' })
+      assert.equal(deleted.status, 204)
+      assert.equal(await deleted.text(), '')
     })
 
     it('401 without a key', async () => {

@@ -1,6 +1,6 @@
 // The pet reads on SQLite make their JSON in SQL (json_object) instead of JSON.stringify(toPet(row)). Clients
 // must not be able to tell: for every kind of name, every filter and every page, the text is byte for byte
-// what the query-builder path (the one PostgreSQL uses) produces from the same rows.
+// what the query-builder path (the one PostgreSQL uses) produces from the same rows, and both pass deleted pets by.
 import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,7 +10,7 @@ import { openSqlite, type SqliteStore } from '../src/db/sqlite.js'
 import { knownJsonText } from '../src/http/prepared-json.js'
 import { queryBuilderPetReads, type PetReads } from '../src/pets/pet-reads.js'
 import { sqlitePetReads } from '../src/pets/pet-reads.sqlite.js'
-import { insertPet, type PetStatus } from '../src/pets/pet.repository.js'
+import { deletePetAtVersion, insertPet, updatePetAtVersion, type PetStatus } from '../src/pets/pet.repository.js'
 import { makeTempDir } from './helpers/temp.js'
 
 const NAMES = [
@@ -25,16 +25,30 @@ describe('pet JSON made by SQLite', () => {
   let inSql: PetReads
   let inJs: PetReads
   let ids: number[]
+  /** Deleted pets of every status before, between and after the live ones. */
+  let deleted: number[]
+
+  async function addDeleted(status: PetStatus): Promise<void> {
+    const row = await store.transaction((trx) => insertPet(trx, { name: `deleted ${status}`, category_id: 1, status }))
+    assert.ok(await store.transaction((trx) => deletePetAtVersion(trx, row.id, 1, new Date().toISOString())))
+    deleted.push(row.id)
+  }
 
   before(async () => {
     directory = makeTempDir()
     store = openSqlite(join(directory, 'pets.db'))
     await migrateToLatest(store.admin)
     ids = []
+    deleted = []
+    for (const status of STATUSES) await addDeleted(status)
     for (const [index, name] of NAMES.entries()) {
       const row = await store.transaction((trx) => insertPet(trx, { name, category_id: index * 1_000_003, status: STATUSES[index % 3] ?? 'available' }))
       ids.push(row.id)
+      if (index % 4 === 2) await addDeleted(STATUSES[index % 3] ?? 'available')
     }
+    for (const status of STATUSES) await addDeleted(status)
+    // A version beyond 1 (the value itself unchanged).
+    assert.ok(await store.transaction((trx) => updatePetAtVersion(trx, ids[1] ?? 0, 1, { category_id: 1_000_003 })))
     assert.ok(store.sqliteReader, 'a SQLite file has a read connection')
     inSql = sqlitePetReads(store.sqliteReader)
     inJs = queryBuilderPetReads(store.read)
@@ -44,24 +58,28 @@ describe('pet JSON made by SQLite', () => {
     rmSync(directory, { recursive: true, force: true })
   })
 
-  it('gives every pet exactly as JSON.stringify(toPet(row)) would', async () => {
+  it('gives every pet exactly as JSON.stringify(toPet(row)) would, with its version, and no deleted pet', async () => {
     for (const [index, id] of ids.entries()) {
       const pet = await inSql.pet(id)
       assert.ok(pet)
-      const text = knownJsonText(pet)
-      assert.equal(text, JSON.stringify(await inJs.pet(id)))
+      const text = knownJsonText(pet.pet)
+      assert.equal(text, JSON.stringify((await inJs.pet(id))?.pet))
       assert.deepEqual(pet, await inJs.pet(id))
       assert.deepEqual(JSON.parse(text ?? 'null'), { id, name: NAMES[index], categoryId: index * 1_000_003, status: STATUSES[index % 3] })
+      assert.equal(pet.version, id === ids[1] ? 2 : 1)
     }
-    assert.equal(await inSql.pet(ids.length + 1000), undefined)
-    assert.equal(await inJs.pet(ids.length + 1000), undefined)
+    for (const id of [...deleted, ids.length + deleted.length + 1000]) {
+      assert.equal(await inSql.pet(id), undefined)
+      assert.equal(await inJs.pet(id), undefined)
+    }
   })
 
   it('gives every page, filtered or not, with the same text and the same next-page position', async () => {
     let pages = 0
     for (const status of [undefined, ...STATUSES]) {
       for (const limit of [1, 2, 5, NAMES.length, 100]) {
-        for (const afterId of [undefined, 0, ...ids]) {
+        // A cursor may point at a pet deleted since it was issued.
+        for (const afterId of [undefined, 0, ...ids, ...deleted]) {
           const query = { status, afterId, limit }
           const page = await inSql.page(query)
           const expected = await inJs.page(query)
@@ -71,8 +89,12 @@ describe('pet JSON made by SQLite', () => {
         }
       }
     }
-    assert.equal(pages, 4 * 5 * (ids.length + 2))
-    // Spot checks of the shape itself, not only agreement of the two paths.
+    assert.equal(pages, 4 * 5 * (ids.length + deleted.length + 2))
+    // Spot checks of the shape itself, not only agreement of the two paths: only live pets, in id order.
+    for (const status of [undefined, ...STATUSES]) {
+      const page = await inSql.page({ status, afterId: undefined, limit: 100 })
+      assert.deepEqual(page.items.map((pet) => pet.id), ids.filter((_, index) => status === undefined || STATUSES[index % 3] === status), String(status))
+    }
     const firstTwo = await inSql.page({ status: undefined, afterId: undefined, limit: 2 })
     assert.equal(knownJsonText(firstTwo.items), JSON.stringify([
       { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },

@@ -1,5 +1,5 @@
-// Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged): pets, pages and
-// stored API keys. A cache is only acceptable if it is never stale: here one process caches answers and
+// Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged): pets (with their
+// versions, the ETags), pages and stored API keys. A cache is only acceptable if it is never stale: here one process caches answers and
 // another process changes the data; the first must see every committed change on its very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -52,6 +52,37 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
       assert.equal((await call(writer, '/v1/store/orders', { petId: pet.id })).status, 201)
       assert.equal((await (await call(reader, `/v1/pets/${pet.id}`)).json()).status, 'pending')
       assert.deepEqual(await (await call(reader, '/v1/pets?limit=100&status=available')).json(), pageBefore)
+    }
+  })
+
+  it('shows another process\'s PATCH and DELETE on the next read: the pet, its ETag, every page', async () => {
+    const send = (instance: ServerProcess, path: string, method: string, body?: unknown) => fetch(instance.baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/merge-patch+json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    for (let round = 0; round < 10; round++) {
+      const pet = await (await call(writer, '/v1/pets', { name: `kept-${round}`, categoryId: 1, status: 'sold' })).json()
+      const page = `/v1/pets?limit=100&status=sold`
+      const read = async () => {
+        const response = await call(reader, `/v1/pets/${pet.id}`)
+        return { status: response.status, etag: response.headers.get('etag'), body: await response.json() }
+      }
+      for (let warm = 0; warm < 2; warm++) {
+        assert.deepEqual(await read(), { status: 200, etag: `"${pet.id}.1"`, body: pet })
+        assert.ok((await (await call(reader, page)).json()).some((listed: { id: number }) => listed.id === pet.id))
+      }
+
+      assert.equal((await send(writer, `/v1/pets/${pet.id}`, 'PATCH', { name: `renamed-${round}` })).status, 200)
+      assert.deepEqual(await read(), { status: 200, etag: `"${pet.id}.2"`, body: { ...pet, name: `renamed-${round}` } })
+      const unchanged = await fetch(`${reader.baseUrl}/v1/pets/${pet.id}`, { headers: { authorization: `Bearer ${KEY}`, 'if-none-match': `"${pet.id}.1"` } })
+      assert.equal(unchanged.status, 200, 'the old ETag no longer matches')
+      await unchanged.arrayBuffer()
+      assert.deepEqual((await (await call(reader, page)).json()).find((listed: { id: number }) => listed.id === pet.id), { ...pet, name: `renamed-${round}` })
+
+      assert.equal((await send(writer, `/v1/pets/${pet.id}`, 'DELETE')).status, 204)
+      assert.equal((await read()).status, 404)
+      assert.ok(!(await (await call(reader, page)).json()).some((listed: { id: number }) => listed.id === pet.id))
     }
   })
 

@@ -70,12 +70,14 @@ describe('the README walk through the API', () => {
     await database?.drop()
   })
 
-  it('has its three blocks: pets, store orders, idempotent retries', () => {
+  it('has its four blocks: pets, store orders, idempotent retries, catalogue maintenance', () => {
     const blocks = walkBlocks(readFileSync('README.md', 'utf8'))
-    assert.equal(blocks.length, 3)
+    assert.equal(blocks.length, 4)
     assert.match(blocks[0] ?? '', /"\$API\/pets\?limit=1&status=available"/)
     assert.match(blocks[1] ?? '', /"\$API\/store\/orders"/)
     assert.match(blocks[2] ?? '', /Idempotency-Key/)
+    assert.match(blocks[3] ?? '', /If-Match: \$ETAG/)
+    assert.match(blocks[3] ?? '', /-X DELETE/)
   })
 
   it('runs top to bottom in bash against a fresh database, printing exactly what the README shows', async () => {
@@ -84,7 +86,7 @@ describe('the README walk through the API', () => {
     const expected = expectedOutput(script, server.baseUrl)
     const lines = output.split('\n')
     assert.deepEqual(lines.filter((line) => /^HTTP\/1\.1 \d{3} /.test(line)), expected.statuses, output)
-    assert.equal(expected.statuses.length, 16)
+    assert.equal(expected.statuses.length, 23)
     // Each shown line, in the order shown.
     let from = 0
     for (const line of expected.lines) {

@@ -5,7 +5,7 @@ import { UUID } from './helpers/error-assert.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
-const EXPOSED = 'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed'
+const EXPOSED = 'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'
 
 describe('X-Request-Id, security headers and CORS', () => {
   let server: TestServer
@@ -160,8 +160,8 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(response.status, 204)
     assert.equal(await response.text(), '')
     assert.equal(response.headers.get('access-control-allow-origin'), '*')
-    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, DELETE')
-    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id, Idempotency-Key')
+    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PATCH, DELETE')
+    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match')
     assert.equal(response.headers.get('access-control-max-age'), '600')
     assert.equal(response.headers.get('www-authenticate'), null)
     assert.match(response.headers.get('x-request-id') ?? '', UUID)

@@ -50,6 +50,8 @@ describe('API key scopes, expiry and revocation', () => {
     { name: 'listPets', scope: 'pets:read', request: () => ['/v1/pets', {}], allowed: 200 },
     { name: 'getPet', scope: 'pets:read', request: () => [`/v1/pets/${petId}`, {}], allowed: 200 },
     { name: 'createPet', scope: 'pets:write', request: () => ['/v1/pets', { json: { name: 'Scoped', categoryId: 2 } }], allowed: 201 },
+    { name: 'updatePet', scope: 'pets:write', request: () => ['/v1/pets/999999', { method: 'PATCH', json: { name: 'Scoped' } }], allowed: 404 },
+    { name: 'deletePet', scope: 'pets:write', request: () => ['/v1/pets/999999', { method: 'DELETE' }], allowed: 404 },
     { name: 'listOrders', scope: 'orders:read', request: () => ['/v1/store/orders', {}], allowed: 200 },
     { name: 'getOrder', scope: 'orders:read', request: () => [`/v1/store/orders/${orderId}`, {}], allowed: 200 },
     { name: 'placeOrder', scope: 'orders:write', request: () => ['/v1/store/orders', { json: { petId: 999_999 } }], allowed: 404 },
@@ -96,7 +98,10 @@ describe('API key scopes, expiry and revocation', () => {
     await assertError(await server.request('/v1/pets', { auth: readOnly, json: { name: 5 } }), expected, headers)
     await assertError(await server.request('/v1/pets', { auth: readOnly, json: { name: 'Sneaky', categoryId: 1 } }), expected, headers)
     await assertError(await server.request('/v1/pets', { auth: readOnly, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), expected, headers)
+    await assertError(await server.request(`/v1/pets/${petId}`, { auth: readOnly, method: 'PATCH', json: { name: 'Renamed' } }), expected, headers)
+    await assertError(await server.request(`/v1/pets/${petId}`, { auth: readOnly, method: 'DELETE', headers: { 'if-match': 'malformed' } }), expected, headers)
     assert.equal(await countPets(), before)
+    assert.equal(((await (await server.request(`/v1/pets/${petId}`)).json()) as { name: string }).name, 'Rex')
   })
 
   it('answers 405 and 404 as usual to a key without the scopes of the path (they need none)', async () => {

@@ -7,6 +7,10 @@ export interface PetTable {
   name: string
   category_id: number
   status: 'available' | 'pending' | 'sold'
+  /** 1 when created, one higher after every change of the pet (its ETag is made from it). */
+  version: Generated<number>
+  /** When the pet was deleted (RFC 3339 UTC instant), or null: a deleted pet is kept for its orders, never shown. */
+  deleted_at: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type OrderStatus = 'placed' | 'completed' | 'cancelled'

@@ -22,4 +22,21 @@ export class Conflict extends Error {
   }
 }
 
-export type DomainError = NotFound | Conflict
+/**
+ * A conditional write whose condition on the resource's version does not hold (the client's copy is stale, or
+ * the resource is gone); nothing was changed. `currentVersion` is undefined when the resource does not exist.
+ */
+export class PreconditionFailed extends Error {
+  constructor(
+    readonly resource: 'pet',
+    readonly id: number,
+    readonly currentVersion: number | undefined,
+  ) {
+    super(currentVersion === undefined
+      ? `No ${resource} has id ${id}, so the condition on its version cannot hold.`
+      : `The ${resource} ${id} is at version ${currentVersion}, which the condition does not name.`)
+    this.name = 'PreconditionFailed'
+  }
+}
+
+export type DomainError = NotFound | Conflict | PreconditionFailed

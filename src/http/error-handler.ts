@@ -14,6 +14,12 @@ import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
 
+/** The media types the route's body may have: its schema's `consumes` (which also documents them), or JSON. */
+function acceptedMediaTypes(request: FastifyRequest): string[] {
+  const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes
+  return consumes && consumes.length > 0 ? consumes : ['application/json']
+}
+
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   const known = knownApiError(error)
@@ -33,7 +39,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('unsupported_media_type', 'The request body must be sent as Content-Type: application/json.')
+      return new ApiError('unsupported_media_type', `The request body must be sent as Content-Type: ${acceptedMediaTypes(request).join(' or ')}.`)
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -40,11 +40,12 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   not_found: 'Not found (code `not_found`).',
   method_not_allowed: 'Method not allowed (code `method_not_allowed`).',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
+  precondition_failed: 'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight: 'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
   idempotency_key_reused: 'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
   rate_limited: 'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
-  unsupported_media_type: 'The body is not application/json, or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+  unsupported_media_type: 'The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
@@ -57,6 +58,7 @@ const RATE_LIMIT_HEADERS = {
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   unauthorized: { 'WWW-Authenticate': Type.String({ description: 'RFC 6750 challenge: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not valid.' }) },
   forbidden: { 'WWW-Authenticate': Type.String({ description: 'RFC 6750 challenge naming the scope required: `Bearer realm="petstore", error="insufficient_scope", scope="pets:write"`.' }) },
+  precondition_failed: { ETag: Type.String({ description: 'The current entity tag of the animal, present when it still exists.' }) },
   idempotency_key_in_flight: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds after which a retry with the same key is likely to get the response of the request in progress.' }) },
   rate_limited: {
     'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds until the window resets and requests are admitted again.' }),
@@ -82,4 +84,12 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
     }
   }
   return responses
+}
+
+/** The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation). */
+export function withHeaders(responses: Record<number, TSchema>, headers: Record<string, TSchema>): Record<number, TSchema> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+    const previous = (response as { headers?: Record<string, TSchema> }).headers
+    return [status, { ...response, headers: { ...previous, ...headers } }]
+  }))
 }

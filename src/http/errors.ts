@@ -1,6 +1,7 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
-import { Conflict, NotFound } from '../domain/errors.js'
+import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
+import { entityTag } from './entity-tag.js'
 import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
 export const ERROR_CODES = {
@@ -12,8 +13,9 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, meaning: 'The request was not received completely in time.' },
   conflict: { status: 409, meaning: 'The request is valid but the resource\'s current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.' },
   idempotency_key_in_flight: { status: 409, meaning: 'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.' },
+  precondition_failed: { status: 412, meaning: 'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it no longer exists; nothing was changed.' },
   payload_too_large: { status: 413, meaning: `The request body is larger than ${inKiB(BODY_LIMIT_BYTES)}.` },
-  unsupported_media_type: { status: 415, meaning: 'The request body is not application/json, or declares a charset other than UTF-8.' },
+  unsupported_media_type: { status: 415, meaning: 'The request body is not application/json (or, for updatePet, application/merge-patch+json), or declares a charset other than UTF-8.' },
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
   rate_limited: { status: 429, meaning: 'The API key (or, without a valid key, the client address) has used up its request quota for the current window; retry after the time given in Retry-After.' },
@@ -69,5 +71,17 @@ export function knownApiError(error: unknown): ApiError | undefined {
     return new ApiError('not_found', error.message, details ? { details } : {})
   }
   if (error instanceof Conflict) return new ApiError('conflict', error.message)
+  if (error instanceof PreconditionFailed) return preconditionFailed(error)
   return undefined
+}
+
+/** 412, with the current ETag so that the client sees at once which version it would now be changing. */
+function preconditionFailed({ resource, id, currentVersion }: PreconditionFailed): ApiError {
+  if (currentVersion === undefined) {
+    return new ApiError('precondition_failed', `If-Match cannot hold: no ${resource} has id ${id}. Nothing was changed.`)
+  }
+  const tag = entityTag(id, currentVersion)
+  return new ApiError('precondition_failed',
+    `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+    { headers: { etag: tag } })
 }

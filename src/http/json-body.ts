@@ -42,11 +42,19 @@ function notUtf8(bytes: Buffer): ApiError {
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+  addJsonBodyParser(app, 'application/json')
+}
+
+/**
+ * Reads bodies of a JSON media type as described above. application/json is read everywhere; a scope of routes
+ * adds the other JSON types its operations take (application/merge-patch+json), so no other route accepts them.
+ */
+export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser(mediaType, { parseAs: 'buffer' }, (request, bytes, done) => {
     const body = bytes as Buffer
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
     // no body, an empty one is simply no body (the operation refuses one that is not empty).
@@ -54,7 +62,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
       return done(new ApiError('unsupported_media_type',
-        `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: application/json (charset=utf-8 may be added).`), undefined)
+        `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`), undefined)
     }
     const text = decodeUtf8(body)
     if (text === undefined) return done(notUtf8(body), undefined)

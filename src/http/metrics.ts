@@ -11,6 +11,10 @@ export interface Metrics {
   processRegistry: Registry
   /** Calls to deprecated operations per key, so an operator sees who still depends on them before removal. */
   deprecatedCalls: Counter<'operation' | 'key_id'>
+  /** Catalogue maintenance: animals updated and deleted, and changes refused because If-Match did not hold. */
+  petUpdates: Counter
+  petDeletes: Counter
+  preconditionFailures: Counter<'operation'>
 }
 
 /**
@@ -49,7 +53,16 @@ export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
     labelNames: ['operation', 'key_id'] as const,
     registers: [registry],
   })
-  return { registry, processRegistry, deprecatedCalls }
+  // Replays of a stored response (Idempotency-Key) are not counted again: these count what was decided.
+  const petUpdates = new Counter({ name: 'petstore_pet_updates_total', help: 'updatePet requests answered 200 (the animal as changed).', registers: [registry] })
+  const petDeletes = new Counter({ name: 'petstore_pet_deletes_total', help: 'deletePet requests answered 204 (the animal deleted).', registers: [registry] })
+  const preconditionFailures = new Counter({
+    name: 'petstore_precondition_failures_total',
+    help: 'Requests refused with 412 precondition_failed (If-Match did not hold), by operationId.',
+    labelNames: ['operation'] as const,
+    registers: [registry],
+  })
+  return { registry, processRegistry, deprecatedCalls, petUpdates, petDeletes, preconditionFailures }
 }
 
 export interface MetricsRouteOptions {

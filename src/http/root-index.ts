@@ -4,7 +4,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { openapiBase } from './openapi-info.js'
 import { noRouteError } from './no-route.js'
-import { API_PREFIX } from './paths.js'
+import { API_PREFIX, requestPath } from './paths.js'
 
 export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
   // Relative links: right behind any proxy, whatever Host the request carried.
@@ -14,9 +14,8 @@ export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequ
     links: { docs: '/docs', openapi: `${API_PREFIX}/openapi.json`, health: '/healthz', ready: '/readyz' },
   })
   app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (request, reply) => {
-    // The router also sends other targets here (`GET *`, the asterisk form, which only OPTIONS may use):
-    // only `/` itself, with or without a query, is the index.
-    if (!/^\/(?:\?|$)/.test(request.url)) throw noRouteError(request)
+    // The router also sends the asterisk-form target (`GET *`, meaningful only for OPTIONS) here: it names no resource.
+    if (requestPath(request) !== '/') throw noRouteError(request)
     return reply.type('application/json; charset=utf-8').send(body)
   })
 }

@@ -1,6 +1,7 @@
 // What makes two requests "the same request" for an Idempotency-Key: the operation (method and route), the
-// resource it acts on (path parameters) and the body, compared after validation, so that the spelling of the
-// JSON (key order, white space, a default written out or left to the schema) does not matter.
+// resource it acts on (path parameters), the body and the condition (If-Match), compared after validation, so
+// that the spelling of the JSON (key order, white space, a default written out or left to the schema) does not
+// matter.
 import { createHash } from 'node:crypto'
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
@@ -20,9 +21,12 @@ export interface RequestIdentity {
   route: string
   params: unknown
   body: unknown
+  /** The If-Match header as sent: the same change on another condition is another request. */
+  ifMatch?: string | undefined
 }
 
-/** SHA-256 (hex) of the request's identity. */
-export function requestFingerprint({ method, route, params, body }: RequestIdentity): string {
-  return createHash('sha256').update(canonicalJson([method.toUpperCase(), route, params ?? {}, body ?? null])).digest('hex')
+/** SHA-256 (hex) of the request's identity. A request without If-Match has the fingerprint it had before conditions existed. */
+export function requestFingerprint({ method, route, params, body, ifMatch }: RequestIdentity): string {
+  const identity = [method.toUpperCase(), route, params ?? {}, body ?? null, ...(ifMatch === undefined ? [] : [ifMatch])]
+  return createHash('sha256').update(canonicalJson(identity)).digest('hex')
 }

@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
 export const REPLAYED_HEADER = 'idempotent-replayed'
 
-/** For the `headers` schema of every POST operation. Validation reports problems at `header/idempotency-key`. */
+/** For the `headers` schema of every unsafe operation (POST, PATCH, DELETE). Validation reports problems at `header/idempotency-key`. */
 export const IdempotencyHeaders = Type.Object({
   'Idempotency-Key': Type.Optional(Type.String({
     minLength: 1,

@@ -1,6 +1,6 @@
-// Idempotent POSTs (draft-ietf-httpapi-idempotency-key-header), wrapped around a service call by the HTTP
-// layer. The service owns its transaction; this module adds work to it. With an Idempotency-Key header a
-// request runs in two steps, both durable before anything depends on them:
+// Idempotent POST, PATCH and DELETE requests (draft-ietf-httpapi-idempotency-key-header), wrapped around a
+// service call by the HTTP layer. The service owns its transaction; this module adds work to it. With an
+// Idempotency-Key header a request runs in two steps, both durable before anything depends on them:
 //   1. a short transaction claims the key: it inserts it as in_flight (visible to every other transaction and
 //      process from then on), or finds it taken and decides: a different request → 422; a completed one → its
 //      stored response is replayed; one still running → 409; one expired, or abandoned by a dead process (its
@@ -80,8 +80,11 @@ function serialise(reply: FastifyReply, status: number, body: unknown): string {
 }
 
 function send<Body>(reply: FastifyReply, response: StoredResponse, replayed: boolean): Body {
-  reply.code(response.status).headers(response.headers).type(JSON_CONTENT_TYPE)
+  reply.code(response.status).headers(response.headers)
   if (replayed) reply.header(REPLAYED_HEADER, 'true')
+  // A response without a body (204) is stored as empty text, and sent as no body at all.
+  if (response.body === '') return undefined as Body
+  reply.type(JSON_CONTENT_TYPE)
   // The stored text is what this route's serialiser made of the body; it is sent as it is, the first
   // response's exact bytes.
   const body: Body = JSON.parse(response.body)
@@ -135,7 +138,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     try {
       await call(async (trx, result) => {
         const { status, body, headers = {} } = answer(result)
-        response = { status, body: serialise(reply, status, body), headers }
+        response = { status, body: body === undefined ? '' : serialise(reply, status, body), headers }
         if (!(await completeKey(trx, id, leaseToken, response, iso(Date.now() + ttlMs)))) throw new KeyLost()
       })
     } catch (error) {
@@ -166,7 +169,9 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       }
       if (!request.principal) throw new Error('an Idempotency-Key needs an authenticated request')
       const id = { keyId: request.principal.keyId, idempotencyKey: key }
-      const fingerprint = requestFingerprint({ method: request.method, route: request.routeOptions.url ?? '', params: request.params, body: request.body })
+      const fingerprint = requestFingerprint({
+        method: request.method, route: request.routeOptions.url ?? '', params: request.params, body: request.body, ifMatch: request.headers['if-match'],
+      })
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {
         case 'acquired':

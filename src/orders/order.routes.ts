@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { normaliseDateTime } from '../http/date-time.js'
 import { errorResponses } from '../http/error.schema.js'
-import { ApiError } from '../http/errors.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
+import { refuseBody } from '../http/refuse-body.js'
+import { BETA, BETA_NOTE } from '../http/stability.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { NoQuery } from '../http/schema-primitives.js'
@@ -21,18 +21,6 @@ export interface OrderRoutesOptions {
   cursors: CursorCodec
   idempotency: Idempotency
   publicBaseUrl: string | undefined
-}
-
-// Placing, reading, cancelling and completing orders are new in this release and may still change; Swagger UI
-// does not render `x-stability`, so the summary carries the marker too.
-const BETA = { 'x-stability': 'beta' } as const
-const BETA_NOTE = '**Beta:** this operation may still change in a backwards-incompatible way.'
-
-/** Cancel and complete are actions on the order's address and take no request body; one sent is refused, not ignored. */
-async function refuseBody(request: FastifyRequest): Promise<void> {
-  if (request.body !== undefined) {
-    throw new ApiError('invalid_request', 'Invalid request: this operation takes no request body.', { details: [{ path: 'body', message: 'must be absent' }] })
-  }
 }
 
 export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, cursors, idempotency, publicBaseUrl }) => {

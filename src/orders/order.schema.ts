@@ -35,7 +35,7 @@ export const NewOrderSchema = Type.Object(
 export const OrderSchema = Type.Object(
   {
     id: { ...Int64Id, description: 'Unique identifier assigned by the service (1 to 2^53−1); never reused.' },
-    petId: { ...Int64Id, description: 'The ordered animal; always an animal that exists.' },
+    petId: { ...Int64Id, description: 'The ordered animal: one that existed when the order was placed. An animal with a placed order cannot be deleted; one deleted after its order was completed or cancelled keeps its id here.' },
     quantity: { ...Quantity, description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}.` },
     shipDate: Type.Unsafe<string | null>({
       type: ['string', 'null'],

@@ -4,6 +4,7 @@
 // Conflict. No in-process lock is involved: correctness rests on the database alone. A caller's
 // `inTransaction` work (the stored response of an idempotent request) commits with the transition or not at all.
 import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import { writeWith } from '../db/write.js'
 import { Conflict, NotFound } from '../domain/errors.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
@@ -63,13 +64,7 @@ async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINIS
 }
 
 export function createOrderService(data: DataAccess): OrderService {
-  /** `change` and the caller's `inTransaction` work, in one durable transaction. */
-  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) =>
-    data.transaction(async (trx) => {
-      const order = await change(trx)
-      await inTransaction?.(trx, order)
-      return order
-    })
+  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) => writeWith(data, change, inTransaction)
 
   return {
     async list(query) {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { Type } from 'typebox'
 import type { Metrics } from '../http/metrics.js'
 
 // RFC 9745: deprecated since 2026-01-01T00:00:00Z (version 1.0.0), as an epoch-seconds Structured Field Date.
@@ -14,4 +15,11 @@ export function markDeprecated(options: { operation: string; successor: (request
     options.metrics.deprecatedCalls.inc({ operation: options.operation, key_id: request.principal?.keyId ?? 'unknown' })
     done()
   }
+}
+
+/** The headers markDeprecated adds, as documented on each response that carries them. */
+export const DeprecationHeadersSchema = {
+  Deprecation: Type.String({ description: `RFC 9745: deprecated since 2026-01-01 (\`${DEPRECATION}\`).` }),
+  Sunset: Type.String({ description: `RFC 8594: removed on \`${SUNSET}\`.` }),
+  Link: Type.String({ description: 'RFC 8288 link to the operation to use instead: `<…/v1/pets>; rel="successor-version"`.' }),
 }

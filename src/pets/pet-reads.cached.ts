@@ -1,5 +1,6 @@
 import { VersionedCache } from '../db/versioned-cache.js'
 import type { Page } from '../http/pagination.js'
+import type { VersionedPet } from './pet.mapper.js'
 import type { PetReads } from './pet-reads.js'
 import type { Pet } from './pet.schema.js'
 
@@ -9,7 +10,7 @@ import type { Pet } from './pet.schema.js'
  */
 export function cachedPetReads(reads: PetReads, readVersion: () => Promise<number>): PetReads {
   const pages = new VersionedCache<Page<Pet>>(readVersion)
-  const pets = new VersionedCache<Pet | null>(readVersion)
+  const pets = new VersionedCache<VersionedPet | null>(readVersion)
   return {
     async pet(id) {
       return (await pets.get(String(id), async () => (await reads.pet(id)) ?? null)) ?? undefined

@@ -1,6 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3'
 import { rowsToFetch } from '../http/pagination.js'
 import { withJsonText } from '../http/prepared-json.js'
+import type { VersionedPet } from './pet.mapper.js'
 import type { PetStatus } from './pet.repository.js'
 import type { PetReads } from './pet-reads.js'
 import type { Pet } from './pet.schema.js'
@@ -13,17 +14,18 @@ const PET_JSON = `json_object('id', id, 'name', name, 'categoryId', category_id,
  * The pet reads as prepared statements on SQLite's read connection, the JSON made by SQLite: no query
  * building and no row objects. The text is parsed once into the value the service returns and kept as that
  * value's JSON (prepared-json.ts), so the response is not serialised again. Four page statements, one per
- * combination of the optional filters, each served by the primary key or the (status, id) index.
+ * combination of the optional filters, each served by the primary key or the (status, id) index. Deleted pets
+ * are passed by, as in pet.repository.ts.
  */
 export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
-  const pet = reader.prepare<[number], string>(`select ${PET_JSON} from pets where id = ?`).pluck()
-  const pageStatement = (where: string) =>
-    reader.prepare<unknown[], [string, number]>(`select ${PET_JSON}, id from pets ${where} order by id limit ?`).raw()
+  const pet = reader.prepare<[number], [string, number]>(`select ${PET_JSON}, version from pets where id = ? and deleted_at is null`).raw()
+  const pageStatement = (...conditions: string[]) => reader.prepare<unknown[], [string, number]>(
+    `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by id limit ?`).raw()
   const pages = {
-    all: pageStatement(''),
-    after: pageStatement('where id > ?'),
-    status: pageStatement('where status = ?'),
-    statusAfter: pageStatement('where status = ? and id > ?'),
+    all: pageStatement(),
+    after: pageStatement('id > ?'),
+    status: pageStatement('status = ?'),
+    statusAfter: pageStatement('status = ?', 'id > ?'),
   }
   const pageRows = (status: PetStatus | undefined, afterId: number | undefined, limit: number) => {
     if (status === undefined) return afterId === undefined ? pages.all.all(limit) : pages.after.all(afterId, limit)
@@ -32,9 +34,9 @@ export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
   const parsed = <Value extends object>(text: string): Value => withJsonText(JSON.parse(text) as Value, text)
 
   return {
-    async pet(id) {
-      const text = pet.get(id)
-      return text === undefined ? undefined : parsed<Pet>(text)
+    async pet(id): Promise<VersionedPet | undefined> {
+      const row = pet.get(id)
+      return row === undefined ? undefined : { pet: parsed<Pet>(row[0]), version: row[1] }
     },
     async page({ status, afterId, limit }) {
       const rows = pageRows(status, afterId, rowsToFetch(limit))

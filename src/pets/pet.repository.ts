@@ -10,12 +10,18 @@ export interface NewPetRow {
   status: PetStatus
 }
 
+/** The columns a change of a pet may set. */
+export type PetChanges = Partial<NewPetRow>
+
+// Every function here but insertPet sees only pets that are not deleted: a deleted pet's row stays (its orders
+// point at it, and its id must never be handed out again), but for reads and writes it does not exist.
+
 export async function insertPet(trx: Writer, pet: NewPetRow): Promise<PetRow> {
   return trx.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
 }
 
 export async function findPetById(db: Reader, id: number): Promise<PetRow | undefined> {
-  return db.selectFrom('pets').selectAll().where('id', '=', id).executeTakeFirst()
+  return db.selectFrom('pets').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
 }
 
 export interface PetPageQuery {
@@ -27,7 +33,7 @@ export interface PetPageQuery {
 
 /** Pets in ascending id order. Served by the primary key, or by the (status, id) index when filtered. */
 export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[]> {
-  let select = db.selectFrom('pets').selectAll().orderBy('id').limit(query.limit)
+  let select = db.selectFrom('pets').selectAll().where('deleted_at', 'is', null).orderBy('id').limit(query.limit)
   if (query.status !== undefined) select = select.where('status', '=', query.status)
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
   return select.execute()
@@ -36,9 +42,35 @@ export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[
 /**
  * Moves a pet from one status to another, only if it is still in `from`: true when it moved. The condition is
  * part of the update, so of several concurrent callers (processes included) exactly one succeeds: PostgreSQL
- * re-checks it after waiting for the row lock, and SQLite runs one write transaction at a time.
+ * re-checks it after waiting for the row lock, and SQLite runs one write transaction at a time. The version
+ * moves with it: a status moved by an order is a change of the pet like any other.
  */
 export async function transitionPetStatus(trx: Writer, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
-  const result = await trx.updateTable('pets').set({ status: to }).where('id', '=', id).where('status', '=', from).executeTakeFirst()
+  const result = await trx.updateTable('pets')
+    .set((eb) => ({ status: to, version: eb('version', '+', 1) }))
+    .where('id', '=', id).where('status', '=', from).where('deleted_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/**
+ * Changes a pet only if it is still at `version` (and not deleted), moving it to the next version: the changed
+ * row, or undefined when someone changed or deleted it since it was read at that version. As for
+ * transitionPetStatus, of concurrent callers expecting the same version exactly one gets the row.
+ */
+export async function updatePetAtVersion(trx: Writer, id: number, version: number, changes: PetChanges): Promise<PetRow | undefined> {
+  return trx.updateTable('pets')
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+    .where('id', '=', id).where('version', '=', version).where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Marks a pet deleted, only if it is still at `version`: true when it was. */
+export async function deletePetAtVersion(trx: Writer, id: number, version: number, deletedAt: string): Promise<boolean> {
+  const result = await trx.updateTable('pets')
+    .set((eb) => ({ deleted_at: deletedAt, version: eb('version', '+', 1) }))
+    .where('id', '=', id).where('version', '=', version).where('deleted_at', 'is', null)
+    .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
-import { errorResponses } from '../http/error.schema.js'
+import { entityTag, noneMatchFails } from '../http/entity-tag.js'
+import { ETagHeaderSchema, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
+import { errorResponses, withHeaders } from '../http/error.schema.js'
 import type { Metrics } from '../http/metrics.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
@@ -10,10 +12,10 @@ import { publicOrigin } from '../http/public-origin.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import { markDeprecated } from './deprecation.js'
+import { DeprecationHeadersSchema, markDeprecated } from './deprecation.js'
 import type { PetStatus } from './pet.repository.js'
-import type { PetService } from './pet.service.js'
-import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema, type Pet } from './pet.schema.js'
+import type { PetService, VersionedPet } from './pet.service.js'
+import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pet.schema.js'
 
 export interface PetRoutesOptions {
   pets: PetService
@@ -68,7 +70,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
         201: {
           ...PetSchema,
           description: 'The animal as stored, with its assigned id.',
-          headers: { Location: Type.String({ description: 'Absolute URL of the new animal.' }), ...ReplayedHeaderSchema },
+          headers: { Location: Type.String({ description: 'Absolute URL of the new animal.' }), ...ETagHeaderSchema, ...ReplayedHeaderSchema },
         },
         ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
@@ -76,10 +78,10 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
   }, async (request, reply) => {
     // Worked out first: a Host header that cannot make a URL must be refused before the pet is created, not after.
     const origin = publicOrigin(request, publicBaseUrl)
-    return idempotency.run(request, reply, (inTransaction?: InTransaction<Pet>) => pets.create(request.body, inTransaction), (pet) => ({
+    return idempotency.run(request, reply, (inTransaction?: InTransaction<VersionedPet>) => pets.create(request.body, inTransaction), ({ pet, version }) => ({
       status: 201,
       body: pet,
-      headers: { location: `${origin}${API_PREFIX}/pets/${pet.id}` },
+      headers: { location: `${origin}${API_PREFIX}/pets/${pet.id}`, etag: entityTag(pet.id, version) },
     }))
   })
 
@@ -90,18 +92,29 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app
       operationId: 'getPet',
       tags: ['Pets'],
       summary: 'Get an animal (deprecated)',
-      description: 'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`.',
+      description: 'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. '
+        + 'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged.',
       deprecated: true,
       'x-deprecated-sunset': '2030-12-05',
       querystring: NoQuery,
       params: PetIdParams,
+      headers: Type.Object({ 'If-None-Match': IfNoneMatchHeader }),
       response: {
-        200: { ...PetSchema, description: 'The animal.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
+        200: { ...PetSchema, description: 'The animal.', headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema } },
+        304: Type.Null({ description: 'The animal is unchanged: its ETag is one `If-None-Match` names. No body.', headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema } }),
+        ...withHeaders(errorResponses('invalid_request', 'not_found'), DeprecationHeadersSchema),
+        ...errorResponses('unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request) => pets.get(request.params.petId))
+  }, async (request, reply) => {
+    const { pet, version } = await pets.get(request.params.petId)
+    const tag = entityTag(pet.id, version)
+    reply.header('etag', tag)
+    // No body at all (not even `null`): undefined skips the serialiser.
+    if (noneMatchFails(request.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
+    return pet
+  })
 
   rejectOtherMethods(app, '/pets', ['GET', 'POST'])
-  rejectOtherMethods(app, '/pets/:petId', ['GET'])
+  rejectOtherMethods(app, '/pets/:petId', ['GET', 'PATCH', 'DELETE'])
 }

@@ -32,13 +32,31 @@ const PetName = Type.String({
     + '(U+202A–U+202E, U+2066–U+2069).',
 })
 
+const CategoryId = { ...Int64Id, description: 'Identifier of the category the animal belongs to (1 to 2^53−1).' }
+
 export const NewPetSchema = Type.Object(
   {
     name: PetName,
-    categoryId: { ...Int64Id, description: 'Identifier of the category the animal belongs to (1 to 2^53−1).' },
+    categoryId: CategoryId,
     status: Type.Optional({ ...PetStatusSchema, default: DEFAULT_PET_STATUS, description: 'Availability status; `available` when omitted.' }),
   },
   { additionalProperties: false, description: 'An animal to add. Properties not listed here (a client-chosen `id` included) are refused.' },
+)
+
+// JSON Merge Patch (RFC 7396) of a pet: the properties to replace, each checked as in NewPet. Every property
+// of a pet is required, so `null` (which would remove one) is refused, as is an empty patch (it changes nothing).
+export const PetPatchSchema = Type.Object(
+  {
+    name: Type.Optional(PetName),
+    categoryId: Type.Optional(CategoryId),
+    status: Type.Optional({ ...PetStatusSchema, description: 'Availability status. Refused (409) while the animal has a `placed` order: its status then follows the order.' }),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and `status`, each valid as in NewPet. '
+      + 'Properties left out keep their value; `null` (removing a property), `id` and unknown properties are refused.',
+  },
 )
 
 export const PetSchema = Type.Object(
@@ -73,3 +91,4 @@ export const PetIdParams = Type.Object(
 
 export type Pet = Static<typeof PetSchema>
 export type NewPet = Static<typeof NewPetSchema>
+export type PetPatch = Static<typeof PetPatchSchema>
