@@ -27,7 +27,10 @@ export interface Services {
   stop(): Promise<void>
 }
 
-/** SQLite reads pets as JSON it makes itself and keeps them while nobody commits; PostgreSQL reads through the query builder. */
+/**
+ * SQLite reads pets as JSON it makes itself, PostgreSQL through the query builder; both keep what they read
+ * while the store's data version holds (PostgreSQL's is the data_version table, read once per turn).
+ */
 function petReadsFor(store: Store): PetReads {
   const reads = store.sqliteReader ? sqlitePetReads(store.sqliteReader) : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads

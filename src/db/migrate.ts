@@ -5,6 +5,7 @@ import * as initial from './migrations/0001_initial.js'
 import * as orders from './migrations/0002_orders.js'
 import * as apiKeyScopes from './migrations/0003_api_key_scopes.js'
 import * as idempotencyKeys from './migrations/0004_idempotency_keys.js'
+import * as dataVersion from './migrations/0006_data_version.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0002_orders': orders,
   '0003_api_key_scopes': apiKeyScopes,
   '0004_idempotency_keys': idempotencyKeys,
+  '0006_data_version': dataVersion,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,6 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import type pg from 'pg'
-import type { Database } from './database.js'
+import type { Database, Writer } from './database.js'
+import { readPostgresDataVersion } from './postgres-data-version.js'
+import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
+import type { Store } from './store.js'
 
 export interface PostgresOptions {
   url: string
@@ -28,12 +31,14 @@ function parseInt8(text: string): number {
  * pg's pool abandons a client whose connection attempt timed out (a black-holed network); when that
  * client's socket dies later, it emits 'error' with nobody listening, which would crash the process.
  * Every client therefore gets a listener of its own; errors of clients in use still reach their queries.
+ * Every client also sends its statements named, so that they are planned once (postgres-statements.ts).
  */
-function clientClass(Client: typeof pg.Client, onError: (error: Error) => void): typeof pg.Client {
-  return class ListenedClient extends Client {
+function clientClass(Client: typeof pg.Client, onError: (error: Error) => void, names: StatementNames): typeof pg.Client {
+  return class PetstoreClient extends Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config)
       this.on('error', onError)
+      nameStatements(this, names)
     }
   }
 }
@@ -42,7 +47,7 @@ function clientClass(Client: typeof pg.Client, onError: (error: Error) => void):
 async function createPool(options: PostgresOptions): Promise<pg.Pool> {
   const { default: pg } = await import('pg')
   const pool = new pg.Pool({
-    Client: clientClass(pg.Client, options.onIdleError),
+    Client: clientClass(pg.Client, options.onIdleError, new StatementNames()),
     connectionString: options.url,
     max: options.poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -61,7 +66,42 @@ async function createPool(options: PostgresOptions): Promise<pg.Pool> {
   return pool
 }
 
-/** Kysely creates the pool on the first query. */
-export function openPostgres(options: PostgresOptions): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: () => createPool(options) }) })
+/** What PostgreSQL adds to every store. */
+export type PostgresStore = Omit<Store, 'dialect' | 'ping'>
+
+/**
+ * A pool of connections, created on the first query. Every connection reads committed data, and PostgreSQL
+ * groups concurrent commits by itself. Reads are cached while the data version holds (postgres-data-version.ts).
+ */
+export function openPostgres(options: PostgresOptions): PostgresStore {
+  let pool: Promise<pg.Pool> | undefined
+  const sharedPool = () => (pool ??= createPool(options))
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: sharedPool }) })
+  return {
+    admin: db,
+    read: db,
+    transaction: (work) => runTransaction(db, work),
+    readVersion: readPostgresDataVersion(sharedPool),
+    sqliteReader: undefined,
+    groupCommitStats: undefined,
+    close: () => db.destroy(),
+  }
+}
+
+/** How often a transaction is run again after statements prepared before a migration went stale in it. */
+const STALE_STATEMENT_RETRIES = 3
+
+/**
+ * A statement found stale (postgres-statements.ts) aborts its transaction, which then changed nothing; it is
+ * run again, its statements now prepared afresh (each attempt renews at least the one that failed). Safe
+ * because `work` acts only through its transaction, as DataAccess requires.
+ */
+async function runTransaction<T>(db: Kysely<Database>, work: (trx: Writer) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(work)
+    } catch (error) {
+      if (attempt >= STALE_STATEMENT_RETRIES || !isStalePreparedStatement(error)) throw error
+    }
+  }
 }
