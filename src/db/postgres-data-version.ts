@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { ReadPipeline } from './postgres-pipeline.js'
 import { readRemoteVersionPerTurn } from './read-version-per-turn.js'
 
 /**
@@ -16,9 +17,9 @@ const DATA_VERSION: pg.QueryArrayConfig = {
  * of the turn, never one taken before a request arrived). A read after a commit acknowledged anywhere
  * therefore sees a new version, and a cached answer is dropped as soon as a fresh query could differ.
  */
-export function readPostgresDataVersion(pool: () => Promise<pg.Pool>): () => Promise<number> {
+export function readPostgresDataVersion(reads: () => Promise<ReadPipeline>): () => Promise<number> {
   return readRemoteVersionPerTurn(async () => {
-    const { rows } = await (await pool()).query<[number]>(DATA_VERSION)
+    const { rows } = await (await reads()).run((client) => client.query<[number]>(DATA_VERSION))
     const version = rows[0]?.[0]
     if (typeof version !== 'number') throw new Error('the data_version table is empty: has migration 0006_data_version run?')
     return version

@@ -28,9 +28,12 @@ export class StatementNames {
     return name
   }
 
-  /** Called after a statement's prepared plan went stale: the next use prepares it afresh under a new name. */
-  forget(text: string): void {
-    this.#names.delete(text)
+  /**
+   * Called after `text`, sent as `name`, found its prepared plan stale: its next use prepares it afresh under a
+   * new name. Only once: other reads that were sent under the stale name at the same time find a new one.
+   */
+  forget(text: string, name: string | undefined): void {
+    if (name !== undefined && this.#names.get(text) === name) this.#names.delete(text)
   }
 }
 
@@ -40,8 +43,6 @@ export function isStalePreparedStatement(error: unknown): boolean {
     /cached plan must not change result type/.test(String((error as { message?: unknown }).message))
 }
 
-type QueryWithValues = (text: string, values: unknown[]) => Promise<pg.QueryResult>
-
 /**
  * Makes `client` send every query that has parameters (what the query builder sends: text and values, no
  * callback) under a name from `names`. Parameterless ones (begin, commit) keep the simple protocol, one
@@ -50,14 +51,20 @@ type QueryWithValues = (text: string, values: unknown[]) => Promise<pg.QueryResu
  */
 export function nameStatements(client: pg.Client, names: StatementNames): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown
-  const named: QueryWithValues = (text, values) => query({ text, values, name: names.nameOf(text) }) as Promise<pg.QueryResult>
+  const named = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {
+    const name = names.nameOf(text)
+    try {
+      return await (query({ text, values, name }) as Promise<pg.QueryResult>)
+    } catch (error) {
+      if (isStalePreparedStatement(error)) names.forget(text, name)
+      throw error
+    }
+  }
   const withNames = (config: unknown, values?: unknown, callback?: unknown): unknown => {
     if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) return query(config, values, callback)
     const outsideTransaction = client.getTransactionStatus() === 'I'
     return named(config, values).catch((error: unknown) => {
-      if (!isStalePreparedStatement(error)) throw error
-      names.forget(config)
-      if (!outsideTransaction) throw error
+      if (!outsideTransaction || !isStalePreparedStatement(error)) throw error
       return named(config, values)
     })
   }
