@@ -4,8 +4,11 @@ import type { CursorWindow } from './deep-cursor.js'
 import type { LoadRequest } from './load.js'
 import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 
-/** The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own. */
-export type TargetName = 'baseline' | 'service' | 'createService' | 'referenceList' | 'referenceCreate'
+/**
+ * The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own;
+ * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance.
+ */
+export type TargetName = 'baseline' | 'service' | 'createService' | 'referenceList' | 'referenceCreate' | 'referencePostgres' | 'nginxOne' | 'nginxTwo'
 
 export interface ScenarioContext {
   /** Pets seeded into the service's store (ids 1 … pets). */
@@ -22,6 +25,8 @@ export interface Scenario {
   requests(context: ScenarioContext): LoadRequest[]
   /** The first request's expected status, and what its JSON body must satisfy. */
   expect: { status: number; body: (body: unknown, context: ScenarioContext) => string | undefined }
+  /** Only on this store (the references are per store; several instances are the PostgreSQL path). */
+  store?: 'sqlite' | 'postgres'
 }
 
 export const DEEP_OFFSET = 25
@@ -141,6 +146,7 @@ export const SCENARIOS: Scenario[] = [
     target: 'referenceList',
     requests: () => [list('/v1/pets')],
     expect: { status: 200, body: pageOf(1) },
+    store: 'sqlite',
   },
   {
     id: 'ref-create',
@@ -148,5 +154,30 @@ export const SCENARIOS: Scenario[] = [
     target: 'referenceCreate',
     requests: () => [create],
     expect: { status: 201, body: isCreatedPet },
+    store: 'sqlite',
   },
+  {
+    id: 'ref-pg-list',
+    label: 'ref: plain Fastify+pg list 20',
+    target: 'referencePostgres',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+    store: 'postgres',
+  },
+  {
+    id: 'ref-pg-get',
+    label: 'ref: plain Fastify+pg get (random id)',
+    target: 'referencePostgres',
+    requests: (context) => [randomGet(context.pets)],
+    expect: { status: 200, body: samePet(petAt(1)) },
+    store: 'postgres',
+  },
+  ...(['list', 'get'] as const).flatMap((kind) => ([['nginxOne', 1], ['nginxTwo', 2]] as const).map(([target, instances]): Scenario => ({
+    id: `nginx-${kind}-${instances}`,
+    label: `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} instance${instances > 1 ? 's' : ''}`,
+    target,
+    requests: (context) => [kind === 'list' ? list('/v1/pets') : randomGet(context.pets)],
+    expect: { status: 200, body: kind === 'list' ? pageOf(1) : samePet(petAt(1)) },
+    store: 'postgres',
+  }))),
 ]
