@@ -7,9 +7,9 @@ import { join } from 'node:path'
 import ts from 'typescript'
 import { ROOT, registerTempDirectory } from './processes.js'
 
-const SERVER_SOURCES = ['baseline-server.ts', 'reference-server.ts', 'pets-data.ts']
+const SERVER_SOURCES = ['baseline-server.ts', 'reference-server.ts', 'reference-postgres-server.ts', 'pets-data.ts']
 
-/** Returns the directory holding `baseline-server.js` and `reference-server.js`. */
+/** Returns the directory holding the compiled servers (`baseline-server.js`, `reference-server.js`, …). */
 export function compileBenchServers(): string {
   const cache = join(ROOT, 'node_modules', '.cache')
   mkdirSync(cache, { recursive: true })

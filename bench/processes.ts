@@ -86,7 +86,8 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
-function track(child: ChildProcess, name: string, readTail: () => string): { pid: number; exited: Promise<void>; stop: () => Promise<void> } {
+/** Stopped with the others on every way out; `stop` is SIGTERM, then SIGKILL after a grace period. */
+export function track(child: ChildProcess, name: string, readTail: () => string): { pid: number; exited: Promise<void>; stop: () => Promise<void> } {
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   liveChildren.add(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => {
@@ -106,7 +107,7 @@ function track(child: ChildProcess, name: string, readTail: () => string): { pid
   return { pid: child.pid, exited, stop }
 }
 
-function tail(): { append: (chunk: Buffer) => void; read: () => string } {
+export function tail(): { append: (chunk: Buffer) => void; read: () => string } {
   let text = ''
   return {
     append: (chunk) => {

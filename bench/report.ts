@@ -99,14 +99,43 @@ function roundRange(numerator: ScenarioSummary, denominator: ScenarioSummary): s
   return ratios.length > 1 ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})` : ''
 }
 
-/** The issue's targets, each with the figure it is judged on. */
-export function targetsReport(summaries: ScenarioSummary[], limit: number, idle: IdleRss | undefined): string {
+/** PostgreSQL's targets (issue 16): ratios to L, to the plain Fastify + pg reference, and one vs two instances. */
+function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): string[] {
+  const lines: string[] = []
+  const ratio = (id: string) => (byId.get(id)?.requestsPerSecond ?? NaN) / limit
+  const baseline = byId.get('baseline')
+  for (const [id, name] of [['list', 'list 20'], ['get', 'get one (random id)']] as const) {
+    const row = byId.get(id)
+    if (row && baseline) {
+      lines.push(`${name} ≥ 0.30 × L with p99 ≤ 20 ms: ${fixed(ratio(id), 2)} × L${roundRange(row, baseline)}, p99 ${fixed(row.p99, 1)} ms → ${verdict(ratio(id) >= 0.3 && row.p99 <= 20)}`)
+    }
+  }
+  const create = byId.get('create')
+  if (create && baseline) lines.push(`create (durable) ≥ 0.15 × L: ${fixed(ratio('create'), 2)} × L${roundRange(create, baseline)} → ${verdict(ratio('create') >= 0.15)}`)
+  for (const [id, referenceId, target] of [['list', 'ref-pg-list', 1.5], ['get', 'ref-pg-get', undefined]] as const) {
+    const row = byId.get(id)
+    const reference = byId.get(referenceId)
+    if (!row || !reference) continue
+    const times = row.requestsPerSecond / reference.requestsPerSecond
+    const figures = `${fixed(times, 2)} ×${roundRange(row, reference)}, ${thousands(row.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s`
+    lines.push(target === undefined ? `${id} / the plain Fastify + pg ${id}: ${figures}` : `${id} ≥ ${target} × the plain Fastify + pg ${id}: ${figures} → ${verdict(times >= target)}`)
+  }
+  for (const kind of ['list', 'get']) {
+    const one = byId.get(`nginx-${kind}-1`)
+    const two = byId.get(`nginx-${kind}-2`)
+    if (one && two) lines.push(`${kind} via nginx, two instances / one: ${fixed(two.requestsPerSecond / one.requestsPerSecond, 2)} ×${roundRange(two, one)}, ${thousands(two.requestsPerSecond)} vs ${thousands(one.requestsPerSecond)} req/s (both on the same two cores)`)
+  }
+  return lines
+}
+
+/** The issue's targets, each with the figure it is judged on: SQLite's (issue 6) or PostgreSQL's (issue 16). */
+export function targetsReport(summaries: ScenarioSummary[], limit: number, idle: IdleRss | undefined, store: 'sqlite' | 'postgres' = 'sqlite'): string {
   const byId = new Map(summaries.map((summary) => [summary.id, summary]))
   const ratio = (id: string) => (byId.get(id)?.requestsPerSecond ?? NaN) / limit
-  const lines: string[] = []
+  const lines: string[] = store === 'postgres' ? postgresTargets(byId, limit) : []
   const baseline = byId.get('baseline')
-  const list = byId.get('list')
-  const get = byId.get('get')
+  const list = store === 'sqlite' ? byId.get('list') : undefined
+  const get = store === 'sqlite' ? byId.get('get') : undefined
   const getSame = byId.get('get-same')
   if (list && baseline) {
     const ok = ratio('list') >= 0.4 && list.p99 <= 10
@@ -133,9 +162,10 @@ export function targetsReport(summaries: ScenarioSummary[], limit: number, idle:
     const share = deep.requestsPerSecond / early.requestsPerSecond
     lines.push(`deep page within 20 % of an early page (both by cursor): ${fixed(share, 2)} × its req/s${roundRange(deep, early)}, p50 ${fixed(deep.p50, 2)} vs ${fixed(early.p50, 2)} ms → ${verdict(share >= 0.8)}`)
   }
-  if (deep && list) {
+  const firstPage = byId.get('list')
+  if (deep && firstPage) {
     // For scale: the first page needs no cursor check and is answered from the page cache.
-    lines.push(`deep page / first page (no cursor, cached): ${fixed(deep.requestsPerSecond / list.requestsPerSecond, 2)} × its req/s${roundRange(deep, list)}`)
+    lines.push(`deep page / first page (no cursor, cached): ${fixed(deep.requestsPerSecond / firstPage.requestsPerSecond, 2)} × its req/s${roundRange(deep, firstPage)}`)
   }
   const loaded = summaries.filter((summary) => ['list', 'list-status', 'early', 'deep', 'get', 'get-same', 'mixed', 'create'].includes(summary.id))
   if (loaded.length > 0) {

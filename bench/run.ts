@@ -9,12 +9,14 @@ import { summariseProfile } from './cpu-profile.js'
 import { mintWindowedCursors } from './deep-cursor.js'
 import { runLoad } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
+import { nginxAvailable, startNginx } from './nginx.js'
 import { CLI, ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startBenchServer, startService, startWatchdog, type RunningServer } from './processes.js'
 import { resultsTable, summarise, targetsReport, type IdleRss, type RoundResult, type ScenarioSummary } from './report.js'
 import { heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
 import { DEEP_OFFSET, SCENARIOS, type Scenario, type ScenarioContext, type TargetName } from './scenarios.js'
 import { createStore, type BenchStore } from './seed.js'
 import { verifyScenario } from './verify.js'
+import { loadConfig } from '../src/config.js'
 
 const HELP = `Usage: npm run bench -- [options]
   --duration S       seconds per measured round (10)
@@ -23,7 +25,10 @@ const HELP = `Usage: npm run bench -- [options]
   --warmup S         seconds of warm-up per scenario, before round 1 (3)
   --pets N           pets seeded for the read scenarios (1000000)
   --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} (L always runs)
-  --postgres URL     run the service on PostgreSQL (a fresh schema on that server; the SQLite references are skipped)
+  --postgres URL     run the service on PostgreSQL (a fresh schema on that server): the PostgreSQL reference and
+                     two instances behind nginx instead of the SQLite references
+  --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
+  --pg-options TEXT  more settings for the services' PostgreSQL sessions, e.g. '-c commit_delay=100'
   --log-file PATH    append the service's logs to PATH instead of /dev/null (logging is on either way)
   --cpu-prof DIR     profile the service (node --cpu-prof) and print its top self-time functions
   --json PATH        also write all figures, every round included, as JSON
@@ -39,6 +44,8 @@ const { values: options } = parseArgs({
     pets: { type: 'string', default: '1000000' },
     scenarios: { type: 'string' },
     postgres: { type: 'string' },
+    'pool-size': { type: 'string' },
+    'pg-options': { type: 'string' },
     'log-file': { type: 'string' },
     'cpu-prof': { type: 'string' },
     json: { type: 'string' },
@@ -56,6 +63,14 @@ function positive(name: string, value: string | undefined): number {
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
+
+/** `url` with more PostgreSQL session settings in its `options` (which already selects the schema). */
+function withSessionOptions(url: string, extra: string | undefined): string {
+  if (!extra) return url
+  const withOptions = new URL(url)
+  withOptions.searchParams.set('options', `${withOptions.searchParams.get('options') ?? ''} ${extra}`.trim())
+  return withOptions.toString()
+}
 const IDLE_SETTLE_SECONDS = 30
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
 
@@ -115,8 +130,14 @@ async function main(): Promise<void> {
   const wanted = options.scenarios?.split(',').map((id) => id.trim())
   const unknown = wanted?.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id)) ?? []
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((scenario) => scenario.id).join(', ')}`)
+  const storeKind = options.postgres ? 'postgres' : 'sqlite'
+  const withNginx = nginxAvailable()
+  if (!withNginx && options.postgres) log('bench: warning: nginx is not installed; the two-instance rows are left out')
   const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id))
-    .filter((scenario) => !(options.postgres && scenario.target.startsWith('reference')))
+    .filter((scenario) => (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')))
+  // The service's default unless given, validated as the service validates it.
+  const poolSize = loadConfig({ DATABASE_POOL_SIZE: options['pool-size'] }).databasePoolSize
+  const serviceEnv: Record<string, string> = options['pool-size'] ? { DATABASE_POOL_SIZE: String(poolSize) } : {}
   const needed = new Set<TargetName>(scenarios.map((scenario) => scenario.target))
   const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
   log(`bench: ${describeMachine()}`)
@@ -126,6 +147,8 @@ async function main(): Promise<void> {
   const logPath = options['log-file'] ?? '/dev/null'
   const apiKey = `bench_${randomBytes(16).toString('hex')}`
   const servers = new Map<TargetName, RunningServer>()
+  /** Processes no scenario loads directly: the second instance behind nginx. */
+  const helpers: RunningServer[] = []
   const stores: BenchStore[] = []
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
@@ -150,6 +173,7 @@ async function main(): Promise<void> {
     const compiled = compileBenchServers()
     const baselineScript = join(compiled, 'baseline-server.js')
     const referenceScript = join(compiled, 'reference-server.js')
+    const serviceUrl = withSessionOptions(store.databaseUrl, options['pg-options'])
     const benchEnv = { BENCH_API_KEY: apiKey }
     const starting: Array<Promise<void>> = []
     const start = (target: TargetName, launch: () => Promise<RunningServer>) => {
@@ -159,11 +183,22 @@ async function main(): Promise<void> {
     // The service always starts: it creates the cursor secret the deep scenario needs, and its idle RSS is reported.
     needed.add('service')
     start('service', () => startService({
-      name: 'service', databaseUrl: store.databaseUrl, apiKey, logPath,
+      name: 'service', databaseUrl: serviceUrl, apiKey, logPath, env: serviceEnv,
       ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
     }))
-    if (createTarget) start('createService', () => startService({ name: 'create service', databaseUrl: createTarget.databaseUrl, apiKey, logPath }))
-    if (maintenanceTarget) start('maintenanceService', () => startService({ name: 'maintenance service', databaseUrl: maintenanceTarget.databaseUrl, apiKey, logPath }))
+    // The second instance behind nginx: the same store, the same settings.
+    if (needed.has('nginxTwo')) {
+      starting.push(startService({ name: 'second instance', databaseUrl: serviceUrl, apiKey, logPath, env: serviceEnv }).then((server) => void helpers.push(server)))
+    }
+    if (createTarget) {
+      start('createService', () => startService({ name: 'create service', databaseUrl: withSessionOptions(createTarget.databaseUrl, options['pg-options']), apiKey, logPath, env: serviceEnv }))
+    }
+    start('referencePostgres', () => startBenchServer('reference postgres', join(compiled, 'reference-postgres-server.js'), {
+      ...benchEnv, BENCH_DATABASE_URL: store.databaseUrl, BENCH_POOL_SIZE: String(poolSize),
+    }))
+    if (maintenanceTarget) {
+      start('maintenanceService', () => startService({ name: 'maintenance service', databaseUrl: withSessionOptions(maintenanceTarget.databaseUrl, options['pg-options']), apiKey, logPath, env: serviceEnv }))
+    }
     if (store.sqlitePath) start('referenceList', () => startBenchServer('reference list', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: store.sqlitePath ?? '' }))
     if (referenceCreateTarget?.sqlitePath) {
       start('referenceCreate', () => startBenchServer('reference create', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: referenceCreateTarget.sqlitePath ?? '' }))
@@ -171,6 +206,15 @@ async function main(): Promise<void> {
     // Settled, not all: on a failure every server that did start is known, so the clean-up stops it.
     const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected')
     if (failed) throw failed.reason
+    // nginx in front of the service alone (named twice, as the template has two upstreams), and of both instances.
+    const upstream = (running: RunningServer | undefined) => (running ? new URL(running.baseUrl).host : '')
+    const first = upstream(servers.get('service'))
+    // Their rows' RSS column is the first instance's: nginx's own is not the service's.
+    const measuring = (running: Promise<RunningServer>) => running.then((nginx) => ({ ...nginx, pid: servers.get('service')?.pid ?? nginx.pid }))
+    start('nginxOne', () => measuring(startNginx('nginx (1 instance)', [first, first], directory)))
+    start('nginxTwo', () => measuring(startNginx('nginx (2 instances)', [first, upstream(helpers[0])], directory)))
+    const nginxFailed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected')
+    if (nginxFailed) throw nginxFailed.reason
     const server = (target: TargetName): RunningServer => {
       const found = servers.get(target)
       if (!found) throw new Error(`${target} is not running`)
@@ -225,7 +269,7 @@ async function main(): Promise<void> {
     console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`)
     console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
     console.log(`service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`)
-    console.log(targetsReport(summaries, limit, idle))
+    console.log(targetsReport(summaries, limit, idle, store.kind))
     const failures = summaries.filter((summary) => summary.errors > 0 || Object.keys(summary.unexpected).length > 0)
     if (failures.length > 0) console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)
     if (options.json) {
@@ -236,7 +280,7 @@ async function main(): Promise<void> {
     if (options['cpu-prof']) console.log(`\n${summariseProfile(options['cpu-prof'])}`)
     console.log(`\ntotal time ${elapsed()}`)
   } finally {
-    await Promise.all([...servers.values()].map((running) => running.stop()))
+    await Promise.all([...servers.values(), ...helpers].map((running) => running.stop()))
     for (const store of stores) await store.drop().catch((error: unknown) => log(`bench: could not drop a store: ${String(error)}`))
     removeTempDirectory(directory)
   }

@@ -7,9 +7,10 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 
 /**
  * The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own;
- * `maintenanceService` a second seeded store, which the update and delete scenarios change.
+ * `maintenanceService` a second seeded store, which the update and delete scenarios change;
+ * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance.
  */
-export type TargetName = 'baseline' | 'service' | 'createService' | 'maintenanceService' | 'referenceList' | 'referenceCreate'
+export type TargetName = 'baseline' | 'service' | 'createService' | 'maintenanceService' | 'referenceList' | 'referenceCreate' | 'referencePostgres' | 'nginxOne' | 'nginxTwo'
 
 export interface ScenarioContext {
   /** Pets seeded into the service's store (ids 1 … pets), and into the maintenance service's. */
@@ -28,6 +29,8 @@ export interface Scenario {
   requests(context: ScenarioContext): LoadRequest[]
   /** The first request's expected status, and what its JSON body must satisfy. */
   expect: { status: number; body: (body: unknown, context: ScenarioContext) => string | undefined }
+  /** Only on this store (the references are per store; several instances are the PostgreSQL path). */
+  store?: 'sqlite' | 'postgres'
 }
 
 export const DEEP_OFFSET = 25
@@ -161,6 +164,7 @@ export const SCENARIOS: Scenario[] = [
     target: 'referenceList',
     requests: () => [list('/v1/pets')],
     expect: { status: 200, body: pageOf(1) },
+    store: 'sqlite',
   },
   {
     id: 'ref-create',
@@ -168,5 +172,30 @@ export const SCENARIOS: Scenario[] = [
     target: 'referenceCreate',
     requests: () => [create],
     expect: { status: 201, body: isCreatedPet },
+    store: 'sqlite',
   },
+  {
+    id: 'ref-pg-list',
+    label: 'ref: plain Fastify+pg list 20',
+    target: 'referencePostgres',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+    store: 'postgres',
+  },
+  {
+    id: 'ref-pg-get',
+    label: 'ref: plain Fastify+pg get (random id)',
+    target: 'referencePostgres',
+    requests: (context) => [randomGet(context.pets)],
+    expect: { status: 200, body: samePet(petAt(1)) },
+    store: 'postgres',
+  },
+  ...(['list', 'get'] as const).flatMap((kind) => ([['nginxOne', 1], ['nginxTwo', 2]] as const).map(([target, instances]): Scenario => ({
+    id: `nginx-${kind}-${instances}`,
+    label: `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} instance${instances > 1 ? 's' : ''}`,
+    target,
+    requests: (context) => [kind === 'list' ? list('/v1/pets') : randomGet(context.pets)],
+    expect: { status: 200, body: kind === 'list' ? pageOf(1) : samePet(petAt(1)) },
+    store: 'postgres',
+  }))),
 ]

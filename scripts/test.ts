@@ -6,9 +6,10 @@ import { emptyTally, tallyLine, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
 // browser rendering of /docs, the compose file, the locked engines, this runner's tally, the README's claims
-// about keys) or is SQLite's own read path (JSON made in SQL, the per-turn data version): run once, on SQLite.
+// about keys) or is SQLite's own read path (JSON made in SQL), or a helper tested alone (the per-turn data
+// version and batches): run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
-  'config.test.ts', 'pet-json.test.ts', 'read-version-per-turn.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts',
+  'config.test.ts', 'pet-json.test.ts', 'read-version-per-turn.test.ts', 'batch-per-turn.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts',
   'compose.test.ts', 'engines.test.ts', 'tap-tally.test.ts', 'key-claims.test.ts', 'json-scan.test.ts',
   'operator-errors.test.ts', 'log-pipe.test.ts', 'npm-start.test.ts',
 ])

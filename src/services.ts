@@ -13,6 +13,7 @@ import { createOrderService, type OrderService } from './orders/order.service.js
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
 import { cachedPetReads } from './pets/pet-reads.cached.js'
+import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
 
@@ -27,9 +28,14 @@ export interface Services {
   stop(): Promise<void>
 }
 
-/** SQLite reads pets as JSON it makes itself and keeps them while nobody commits; PostgreSQL reads through the query builder. */
+/**
+ * SQLite reads pets as JSON it makes itself, PostgreSQL gets by id in one query per turn; both keep what they
+ * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn).
+ */
 function petReadsFor(store: Store): PetReads {
-  const reads = store.sqliteReader ? sqlitePetReads(store.sqliteReader) : queryBuilderPetReads(store.read)
+  const reads = store.sqliteReader
+    ? sqlitePetReads(store.sqliteReader)
+    : store.dialect === 'postgres' ? postgresPetReads(store.read) : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
 }
 

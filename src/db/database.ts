@@ -94,6 +94,8 @@ export interface DataAccess {
   /**
    * Runs `work` in one transaction and resolves only once that transaction is durably committed (so a
    * response sent after it never acknowledges a write that could still be lost). Rolls back if `work` throws.
+   * `work` acts only through its transaction: after a rollback the store may run it again (PostgreSQL does
+   * when a migration made a prepared statement stale, see postgres-statements.ts).
    */
   transaction<T>(work: (trx: Writer) => Promise<T>): Promise<T>
 }

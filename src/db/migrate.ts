@@ -6,6 +6,7 @@ import * as orders from './migrations/0002_orders.js'
 import * as apiKeyScopes from './migrations/0003_api_key_scopes.js'
 import * as idempotencyKeys from './migrations/0004_idempotency_keys.js'
 import * as petVersions from './migrations/0005_pet_versions.js'
+import * as dataVersion from './migrations/0006_data_version.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003_api_key_scopes': apiKeyScopes,
   '0004_idempotency_keys': idempotencyKeys,
   '0005_pet_versions': petVersions,
+  '0006_data_version': dataVersion,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,6 +1,10 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
-import type { Database } from './database.js'
+import type { Database, Writer } from './database.js'
+import { readPostgresDataVersion } from './postgres-data-version.js'
+import { ReadPipeline } from './postgres-pipeline.js'
+import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
+import type { Store } from './store.js'
 
 export interface PostgresOptions {
   url: string
@@ -28,25 +32,34 @@ function parseInt8(text: string): number {
  * pg's pool abandons a client whose connection attempt timed out (a black-holed network); when that
  * client's socket dies later, it emits 'error' with nobody listening, which would crash the process.
  * Every client therefore gets a listener of its own; errors of clients in use still reach their queries.
+ * Every client also sends its statements named, so that they are planned once (postgres-statements.ts).
  */
-function clientClass(Client: typeof pg.Client, onError: (error: Error) => void): typeof pg.Client {
-  return class ListenedClient extends Client {
+function clientClass(Client: typeof pg.Client, onError: (error: Error) => void, names: StatementNames): typeof pg.Client {
+  return class PetstoreClient extends Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config)
       this.on('error', onError)
+      nameStatements(this, names)
     }
   }
 }
 
-/** The pool, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
-async function createPool(options: PostgresOptions): Promise<pg.Pool> {
+/** Connections for reads outside transactions: pipelined, shared by every read (postgres-pipeline.ts). */
+const READ_CONNECTIONS = 2
+
+interface Connections {
+  /** For transactions (DATABASE_POOL_SIZE connections), migrations and the readiness check. */
+  pool: pg.Pool
+  reads: ReadPipeline
+}
+
+/** The connections, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
+async function openConnections(options: PostgresOptions): Promise<Connections> {
   const { default: pg } = await import('pg')
-  const pool = new pg.Pool({
-    Client: clientClass(pg.Client, options.onIdleError),
+  const Client = clientClass(pg.Client, options.onIdleError, new StatementNames())
+  const settings: pg.ClientConfig = {
     connectionString: options.url,
-    max: options.poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    idleTimeoutMillis: 30_000,
     // The server cancels a statement that runs too long; the client gives up a little later in case the
     // network itself is gone and no cancellation can arrive.
     statement_timeout: options.statementTimeoutMs,
@@ -56,12 +69,70 @@ async function createPool(options: PostgresOptions): Promise<pg.Pool> {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
-  })
+  }
+  const pool = new pg.Pool({ ...settings, Client, max: options.poolSize, idleTimeoutMillis: 30_000 })
   pool.on('error', options.onIdleError)
-  return pool
+  const reads = new ReadPipeline(async () => {
+    // pg's pipeline mode (8.23) is not in its type declarations yet.
+    const client = new Client({ ...settings, pipeline: true } as pg.ClientConfig)
+    await client.connect()
+    return client
+  }, READ_CONNECTIONS)
+  return { pool, reads }
 }
 
-/** Kysely creates the pool on the first query. */
-export function openPostgres(options: PostgresOptions): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: () => createPool(options) }) })
+/** The read pipeline as the pool Kysely's pg driver expects: every checkout is the pipeline itself. */
+function pipelineAsPool(reads: ReadPipeline): PostgresPool {
+  const client = {
+    query: (text: string, values: unknown[]) => reads.run((connection) => connection.query(text, values)),
+    release: () => {},
+  }
+  return { connect: async () => client as unknown as PostgresPoolClient, end: () => reads.end() }
+}
+
+/** What PostgreSQL adds to every store. */
+export type PostgresStore = Omit<Store, 'dialect' | 'ping'>
+
+/**
+ * A pool of connections for transactions and a read pipeline, created on the first query. Every connection
+ * reads committed data, and PostgreSQL groups concurrent commits by itself. Reads are cached while the data
+ * version holds (postgres-data-version.ts).
+ */
+export function openPostgres(options: PostgresOptions): PostgresStore {
+  let connections: Promise<Connections> | undefined
+  const shared = () => (connections ??= openConnections(options))
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => (await shared()).pool }) })
+  const read = new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }) })
+  return {
+    admin: db,
+    read,
+    transaction: (work) => runTransaction(db, work),
+    readVersion: readPostgresDataVersion(async () => (await shared()).reads),
+    sqliteReader: undefined,
+    groupCommitStats: undefined,
+    async close() {
+      await read.destroy()
+      await db.destroy()
+      // The version may have been read without the read Kysely ever starting.
+      await (await connections?.catch(() => undefined))?.reads.end()
+    },
+  }
+}
+
+/** How often a transaction is run again after statements prepared before a migration went stale in it. */
+const STALE_STATEMENT_RETRIES = 3
+
+/**
+ * A statement found stale (postgres-statements.ts) aborts its transaction, which then changed nothing; it is
+ * run again, its statements now prepared afresh (each attempt renews at least the one that failed). Safe
+ * because `work` acts only through its transaction, as DataAccess requires.
+ */
+async function runTransaction<T>(db: Kysely<Database>, work: (trx: Writer) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(work)
+    } catch (error) {
+      if (attempt >= STALE_STATEMENT_RETRIES || !isStalePreparedStatement(error)) throw error
+    }
+  }
 }

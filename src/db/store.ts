@@ -19,8 +19,9 @@ export interface Store extends DataAccess {
    */
   admin: Kysely<Database>
   /**
-   * Where available (SQLite): a number that changes whenever anyone commits, for caches of reads. It counts
-   * every commit acknowledged before the caller's request was received.
+   * A number that changes whenever anyone commits a write the caches depend on, for caches of reads: SQLite's
+   * PRAGMA data_version, or PostgreSQL's data_version table. It counts every commit acknowledged before the
+   * caller's request was received. Undefined for an in-memory SQLite database (then nothing is cached).
    */
   readVersion: (() => Promise<number>) | undefined
   /**
@@ -51,7 +52,7 @@ export function openStore(
   const { database } = settings
   const store =
     database.kind === 'postgres'
-      ? postgresStore(openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError }))
+      ? openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError })
       : openSqlite(database.path, { mustExist })
   let closed: Promise<void> | undefined
   return {
@@ -61,18 +62,5 @@ export function openStore(
       await sql`select 1`.execute(store.admin)
     },
     close: () => (closed ??= store.close()),
-  }
-}
-
-/** PostgreSQL commits concurrent transactions together by itself; every connection of the pool reads committed data. */
-function postgresStore(db: Kysely<Database>): Omit<Store, 'dialect' | 'ping'> {
-  return {
-    admin: db,
-    read: db,
-    transaction: (work) => db.transaction().execute(work),
-    readVersion: undefined,
-    sqliteReader: undefined,
-    groupCommitStats: undefined,
-    close: () => db.destroy(),
   }
 }

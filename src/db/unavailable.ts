@@ -9,6 +9,8 @@ const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01)$/
 const TRANSIENT_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED'])
 const TRANSIENT_MESSAGES = [
   'timeout exceeded when trying to connect',
+  // pg's own Client (the read pipeline's connections) when connectionTimeoutMillis passes.
+  'timeout expired',
   'Connection terminated',
   'Query read timeout',
   'Client has encountered a connection error',

@@ -1,8 +1,9 @@
 /**
  * Results of reads, kept while the database is unchanged. `readVersion` must change whenever anyone (this
- * process or another) commits: SQLite's PRAGMA data_version on the read connection does exactly that, so a
- * cached answer is always the answer a fresh query would give. Without a version source (PostgreSQL) every
- * read goes to the database. An `undefined` result is never kept: it is loaded again next time.
+ * process or another) commits: SQLite's PRAGMA data_version on the read connection does exactly that, and
+ * PostgreSQL's data_version table for writes to the tables whose reads are cached, so a cached answer is
+ * always the answer a fresh query would give. Without a version source (SQLite in memory) every read goes to
+ * the database. An `undefined` result is never kept: it is loaded again next time.
  */
 export class VersionedCache<V> {
   readonly #readVersion: (() => Promise<number>) | undefined

@@ -28,7 +28,7 @@ export interface Authenticator {
 export interface AuthenticatorOptions {
   /** Where keys are read (committed data only), and their last use written. */
   data: DataAccess
-  /** A number that changes whenever anyone commits (SQLite), for the cache of stored keys; none: no cache. */
+  /** A number that changes whenever anyone commits (the store's data version), for the cache of stored keys; none: no cache. */
   readVersion: (() => Promise<number>) | undefined
   staticKeys: readonly string[]
   onError: (error: unknown) => void
@@ -40,8 +40,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     principal: { keyId: `static-${index + 1}`, scopes: SCOPES } satisfies Principal,
   }))
   const lastTouched = new Map<number, number>()
-  // Active keys by digest, kept while nobody commits (SQLite's data version): a revocation, from this process
-  // or from the CLI in another, is a commit, so it still takes effect on the very next request. Unknown
+  // Active keys by digest, kept while nobody commits (the store's data version): a revocation, from this
+  // process or from the CLI or another instance, is a commit, so it still takes effect on the very next request. Unknown
   // digests are not kept (VersionedCache never keeps undefined), so a flood of bad keys cannot fill it.
   const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.readVersion)
 
