@@ -9,11 +9,14 @@ export default tseslint.config(
   {
     rules: {
       // Configuration is read and validated in one place (src/config.ts); everything else receives a typed Config.
-      'no-restricted-properties': ['error', {
-        object: 'process',
-        property: 'env',
-        message: 'Read configuration through src/config.ts (loadConfig), never process.env directly.',
-      }],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration through src/config.ts (loadConfig), never process.env directly.',
+        },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },

@@ -8,11 +8,16 @@ const key = process.env.BENCH_API_KEY
 if (!key) throw new Error('BENCH_API_KEY is required')
 const expected = `Bearer ${key}`
 const body = Buffer.from(firstPageBody())
-const unauthorized = Buffer.from(JSON.stringify({ code: 'unauthorized', message: 'An API key is required.', status: 401 }))
+const unauthorized = Buffer.from(
+  JSON.stringify({ code: 'unauthorized', message: 'An API key is required.', status: 401 }),
+)
 
 const server = createServer((request, response) => {
   const ok = request.headers.authorization === expected
-  response.writeHead(ok ? 200 : 401, { 'content-type': 'application/json; charset=utf-8', 'content-length': ok ? body.length : unauthorized.length })
+  response.writeHead(ok ? 200 : 401, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': ok ? body.length : unauthorized.length,
+  })
   response.end(ok ? body : unauthorized)
 })
 

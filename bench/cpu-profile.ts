@@ -19,7 +19,9 @@ interface Profile {
 
 function newestProfile(path: string): string {
   if (!statSync(path).isDirectory()) return path
-  const files = readdirSync(path).filter((name) => name.endsWith('.cpuprofile')).map((name) => join(path, name))
+  const files = readdirSync(path)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => join(path, name))
   const newest = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
   if (!newest) throw new Error(`no .cpuprofile in ${path}`)
   return newest
@@ -36,7 +38,10 @@ function packageOf(url: string, functionName: string): string {
 
 function shortLocation(url: string, line: number): string {
   if (url === '') return ''
-  const trimmed = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*\/(dist\/)/, '$1')
+  const trimmed = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/(dist\/)/, '$1')
   return `${trimmed}:${line + 1}`
 }
 
@@ -64,8 +69,11 @@ export function summariseProfile(path: string, top = 25): string {
     selfByPackage.set(owner, (selfByPackage.get(owner) ?? 0) + micros)
   })
   const busy = total - idle
-  const rows = (map: Map<string, number>, count: number) => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, count)
-    .map(([name, micros]) => [name, (micros / 1000).toFixed(0), ((micros / busy) * 100).toFixed(1)])
+  const rows = (map: Map<string, number>, count: number) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([name, micros]) => [name, (micros / 1000).toFixed(0), ((micros / busy) * 100).toFixed(1)])
   return [
     `CPU profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((idle / total) * 100).toFixed(0)} % idle; shares are of the busy time`,
     '',

@@ -15,7 +15,8 @@ const CURSOR_SCOPE = 'pets'
 /** Unfiltered cursors positioned after each of `afterIds`. */
 export async function mintCursors(store: BenchStore, afterIds: number[]): Promise<string[]> {
   const secret = await store.readSecret(CURSOR_SECRET)
-  if (!secret) throw new Error(`no ${CURSOR_SECRET} secret in the database: start the service once before minting cursors`)
+  if (!secret)
+    throw new Error(`no ${CURSOR_SECRET} secret in the database: start the service once before minting cursors`)
   const modulePath = pathToFileURL(join(ROOT, 'dist', 'http', 'cursor.js')).href
   const codecModule = (await import(modulePath)) as { createCursorCodec: typeof createCursorCodec }
   const codec = codecModule.createCursorCodec(secret, CURSOR_SCOPE)
@@ -37,7 +38,10 @@ export interface CursorWindow {
 
 /** `WINDOW_CURSORS` cursors, the first after id `first`, the others spread evenly up to `first + span`. */
 async function mintWindowCursors(store: BenchStore, first: number, span: number): Promise<CursorWindow> {
-  const afterIds = Array.from({ length: WINDOW_CURSORS }, (_, index) => first + Math.floor((span * index) / (WINDOW_CURSORS - 1)))
+  const afterIds = Array.from(
+    { length: WINDOW_CURSORS },
+    (_, index) => first + Math.floor((span * index) / (WINDOW_CURSORS - 1)),
+  )
   return { cursors: await mintCursors(store, afterIds), firstAfterId: first }
 }
 
@@ -47,7 +51,11 @@ async function mintWindowCursors(store: BenchStore, first: number, span: number)
  * "deep page costs the same as the first page" target asks about; asking for one page over and over would let
  * the page cache answer it, and say nothing about the keyset walk at all.
  */
-export async function mintWindowedCursors(store: BenchStore, pets: number, offset: number): Promise<{ deep: CursorWindow; early: CursorWindow }> {
+export async function mintWindowedCursors(
+  store: BenchStore,
+  pets: number,
+  offset: number,
+): Promise<{ deep: CursorWindow; early: CursorWindow }> {
   // Every cursor is at least `offset` pets from the end, so that each of its pages is a full one.
   const span = Math.max(0, Math.min(WINDOW_PETS, pets - offset - 1))
   return {

@@ -8,12 +8,14 @@ import { findJsonProblem } from '../src/http/json-scan.js'
 import { decodeUtf8 } from '../src/http/utf8.js'
 
 const BODIES: Record<string, string> = {
-  'NewPet': '{"name":"Rex","categoryId":7,"status":"available"}',
+  NewPet: '{"name":"Rex","categoryId":7,"status":"available"}',
   'NewPet, non-ASCII name': '{"name":"Zoë the 🐕","categoryId":7,"status":"pending"}',
-  'NewOrder': '{"petId":1234,"quantity":2,"shipDate":"2026-05-01T10:00:00+02:00"}',
+  NewOrder: '{"petId":1234,"quantity":2,"shipDate":"2026-05-01T10:00:00+02:00"}',
   // Not a request the API accepts, but what the parser must get through before the schema refuses it: 400
   // objects in one, near the 16 KiB body limit.
-  'large object': JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`key${index}`, { n: index, s: 'x'.repeat(8) }]))),
+  'large object': JSON.stringify(
+    Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`key${index}`, { n: index, s: 'x'.repeat(8) }])),
+  ),
 }
 
 const ROUNDS = 7
@@ -74,7 +76,7 @@ function measure(run: (bytes: Buffer) => unknown, bytes: Buffer): number {
     for (let index = 0; index < iterations; index++) sink = run(bytes)
     const elapsed = process.hrtime.bigint() - start
     if (elapsed >= TARGET_ROUND_NS / 4n) {
-      iterations = Math.max(1, Math.round(iterations * Number(TARGET_ROUND_NS) / Number(elapsed)))
+      iterations = Math.max(1, Math.round((iterations * Number(TARGET_ROUND_NS)) / Number(elapsed)))
       break
     }
     iterations *= 4
@@ -96,7 +98,11 @@ for (const [title, body] of Object.entries(BODIES)) {
   console.log(`\n${title} (${bytes.length} bytes)`)
   for (const [name, run] of Object.entries(CANDIDATES)) {
     const nanoseconds = measure(run, bytes)
-    console.log(`  ${name.padEnd(50)} ${nanoseconds.toFixed(0).padStart(8)} ns  ${Math.round(1e9 / nanoseconds).toLocaleString('en').padStart(12)} /s`)
+    console.log(
+      `  ${name.padEnd(50)} ${nanoseconds.toFixed(0).padStart(8)} ns  ${Math.round(1e9 / nanoseconds)
+        .toLocaleString('en')
+        .padStart(12)} /s`,
+    )
   }
 }
 void sink

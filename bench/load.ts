@@ -37,14 +37,18 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   const unexpected: Record<string, number> = {}
   const started = process.hrtime.bigint()
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({
-      url: options.url,
-      connections: options.connections,
-      duration: options.durationSeconds,
-      headers: options.headers,
-      requests: options.requests,
-      timeout: 10,
-    }, (error: unknown, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)))
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        headers: options.headers,
+        requests: options.requests,
+        timeout: 10,
+      },
+      (error: unknown, done) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done),
+    )
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (count === times.length) {
         const grown = new Float64Array(times.length * 2)

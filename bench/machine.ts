@@ -10,7 +10,9 @@ export function describeMachine(): string {
   } catch {
     // not Linux
   }
-  const load = loadavg().map((value) => value.toFixed(2)).join(' ')
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')
   return `${availableParallelism()} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${load}`
 }
 
@@ -18,7 +20,9 @@ export function describeMachine(): string {
 export function describeRevision(root: string): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim()
-    const changed = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).length
+    const changed = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean).length
     return `commit ${commit}${changed > 0 ? ` + ${changed} uncommitted change(s) in src/` : ''}`
   } catch {
     return 'revision unknown (not a git checkout)'

@@ -20,38 +20,42 @@ const currentTags = new Map<number, string>()
 export function conditionalUpdates(connections: number): LoadRequest[] {
   let assigned = 0
   const tagOf = (petId: number) => currentTags.get(petId) ?? '*'
-  return [{
-    method: 'PATCH',
-    path: '/v1/pets/1',
-    headers: { 'content-type': MERGE_PATCH_TYPE, 'if-match': tagOf(1) },
-    body: JSON.stringify({ name: 'Renamed 0' }),
-    setupRequest: (request, context: PatchingConnection) => {
-      context.petId ??= 1 + (assigned++ % connections)
-      context.patches = (context.patches ?? 0) + 1
-      return {
-        ...request,
-        path: `/v1/pets/${context.petId}`,
-        headers: { ...request.headers, 'if-match': tagOf(context.petId) },
-        body: JSON.stringify({ name: `Renamed ${context.patches}` }),
-      }
+  return [
+    {
+      method: 'PATCH',
+      path: '/v1/pets/1',
+      headers: { 'content-type': MERGE_PATCH_TYPE, 'if-match': tagOf(1) },
+      body: JSON.stringify({ name: 'Renamed 0' }),
+      setupRequest: (request, context: PatchingConnection) => {
+        context.petId ??= 1 + (assigned++ % connections)
+        context.patches = (context.patches ?? 0) + 1
+        return {
+          ...request,
+          path: `/v1/pets/${context.petId}`,
+          headers: { ...request.headers, 'if-match': tagOf(context.petId) },
+          body: JSON.stringify({ name: `Renamed ${context.patches}` }),
+        }
+      },
+      onResponse: (_status, _body, context: PatchingConnection, headers) => {
+        const tag = headers?.etag
+        if (context.petId !== undefined && typeof tag === 'string') currentTags.set(context.petId, tag)
+      },
     },
-    onResponse: (_status, _body, context: PatchingConnection, headers) => {
-      const tag = headers?.etag
-      if (context.petId !== undefined && typeof tag === 'string') currentTags.set(context.petId, tag)
-    },
-  }]
+  ]
 }
 
 let nextDeleted: number | undefined
 
 /** DELETE requests, each of another pet, counting down from the last seeded one (the first request, checked, deletes it). */
 export function deletes(pets: number): LoadRequest[] {
-  return [{
-    method: 'DELETE',
-    path: `/v1/pets/${pets}`,
-    setupRequest: (request) => {
-      nextDeleted ??= pets - 1
-      return { ...request, path: `/v1/pets/${nextDeleted--}` }
+  return [
+    {
+      method: 'DELETE',
+      path: `/v1/pets/${pets}`,
+      setupRequest: (request) => {
+        nextDeleted ??= pets - 1
+        return { ...request, path: `/v1/pets/${nextDeleted--}` }
+      },
     },
-  }]
+  ]
 }

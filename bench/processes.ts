@@ -29,7 +29,11 @@ export function installCleanup(): void {
   if (installed) return
   installed = true
   process.on('exit', killEverything)
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     process.on(signal, () => {
       process.stderr.write(`\nbench: ${signal}, stopping the servers and removing temporary files\n`)
       process.exit(code)
@@ -52,7 +56,9 @@ export function makeTempDirectory(parent = tmpdir()): string {
   const directory = mkdtempSync(join(parent, 'petstore-bench-'))
   tempDirectories.add(directory)
   if (statfsSync(directory).type === TMPFS_MAGIC) {
-    process.stderr.write(`bench: warning: ${directory} is on tmpfs, where fsync costs nothing; use --dir on a disk for a fair create figure\n`)
+    process.stderr.write(
+      `bench: warning: ${directory} is on tmpfs, where fsync costs nothing; use --dir on a disk for a fair create figure\n`,
+    )
   }
   return directory
 }
@@ -87,13 +93,19 @@ export interface RunningServer {
 }
 
 /** Stopped with the others on every way out; `stop` is SIGTERM, then SIGKILL after a grace period. */
-export function track(child: ChildProcess, name: string, readTail: () => string): { pid: number; exited: Promise<void>; stop: () => Promise<void> } {
+export function track(
+  child: ChildProcess,
+  name: string,
+  readTail: () => string,
+): { pid: number; exited: Promise<void>; stop: () => Promise<void> } {
   if (child.pid === undefined) throw new Error(`${name} did not start`)
   liveChildren.add(child)
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    liveChildren.delete(child)
-    resolve()
-  }))
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      liveChildren.delete(child)
+      resolve()
+    }),
+  )
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return
     child.kill('SIGTERM')
@@ -102,7 +114,8 @@ export function track(child: ChildProcess, name: string, readTail: () => string)
     clearTimeout(timer)
   }
   child.once('exit', (code, signal) => {
-    if (code !== 0 && code !== null && signal === null) process.stderr.write(`bench: ${name} exited with ${code}\n${readTail()}\n`)
+    if (code !== 0 && code !== null && signal === null)
+      process.stderr.write(`bench: ${name} exited with ${code}\n${readTail()}\n`)
   })
   return { pid: child.pid, exited, stop }
 }
@@ -120,7 +133,8 @@ export function tail(): { append: (chunk: Buffer) => void; read: () => string } 
 async function waitUntilHealthy(baseUrl: string, child: ChildProcess, describe: () => string): Promise<void> {
   const deadline = Date.now() + 30_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} while starting:\n${describe()}`)
+    if (child.exitCode !== null)
+      throw new Error(`the service exited with ${child.exitCode} while starting:\n${describe()}`)
     try {
       if ((await fetch(`${baseUrl}/healthz`)).ok) return
     } catch {
@@ -192,7 +206,11 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
 }
 
 /** One of the bench's own servers (compiled by compile.ts): it listens on a port of its choosing and prints it. */
-export async function startBenchServer(name: string, script: string, env: Record<string, string>): Promise<RunningServer> {
+export async function startBenchServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+): Promise<RunningServer> {
   const output = tail()
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
@@ -234,7 +252,11 @@ export async function startBenchServer(name: string, script: string, env: Record
 
 /** Runs a command to completion (e.g. `petstore migrate`), failing with its output on a non-zero exit. */
 export async function runToCompletion(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   liveChildren.add(child)
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))

@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { median, runLoad, type Measurement } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
-import { ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startService, startWatchdog, type RunningServer } from './processes.js'
+import {
+  ROOT,
+  installCleanup,
+  makeTempDirectory,
+  removeTempDirectory,
+  startService,
+  startWatchdog,
+  type RunningServer,
+} from './processes.js'
 import { markdownTable } from './report.js'
 import { createStore, type BenchStore } from './seed.js'
 
@@ -45,7 +53,8 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 
 function positive(name: string, value: string | undefined): number {
   const parsed = Number(value)
-  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer, not ${JSON.stringify(value)}`)
+  if (!Number.isSafeInteger(parsed) || parsed < 1)
+    throw new Error(`--${name} must be a positive integer, not ${JSON.stringify(value)}`)
   return parsed
 }
 
@@ -93,14 +102,28 @@ async function main(): Promise<void> {
     store = await createStore({ directory, name: 'flood', postgresUrl: undefined })
     await store.seedTo(pets)
     for (const variant of VARIANTS) {
-      for (const route of routes) rows.push({ variant: variant.label, route, rest: [], flooded: [], floodRate: [], floodStatuses: {} })
+      for (const route of routes)
+        rows.push({ variant: variant.label, route, rest: [], flooded: [], floodRate: [], floodStatuses: {} })
     }
     for (let round = 1; round <= rounds; round++) {
       for (const variant of VARIANTS) {
         // A fresh process per variant and round: the flood of the last one must not have spent this one's quota.
-        service = await startService({ name: 'service', databaseUrl: store.databaseUrl, apiKey, logPath: '/dev/null', env: variant.env })
+        service = await startService({
+          name: 'service',
+          databaseUrl: store.databaseUrl,
+          apiKey,
+          logPath: '/dev/null',
+          env: variant.env,
+        })
         const baseUrl = service.baseUrl
-        const probe = () => runLoad({ url: baseUrl, connections: probes, durationSeconds: duration, headers: { authorization: `Bearer ${apiKey}` }, requests: [{ method: 'GET', path: '/v1/pets' }] })
+        const probe = () =>
+          runLoad({
+            url: baseUrl,
+            connections: probes,
+            durationSeconds: duration,
+            headers: { authorization: `Bearer ${apiKey}` },
+            requests: [{ method: 'GET', path: '/v1/pets' }],
+          })
         // Warm-up: the first requests compile the hot paths and prepare each document.
         await probe()
         for (const route of routes) await (await fetch(`${baseUrl}${route}`)).arrayBuffer()
@@ -109,15 +132,24 @@ async function main(): Promise<void> {
           const rest = await probe()
           const [flooded, flood] = await Promise.all([
             probe(),
-            runLoad({ url: baseUrl, connections: flooders, durationSeconds: duration, headers: {}, requests: [{ method: 'GET', path: row.route }] }),
+            runLoad({
+              url: baseUrl,
+              connections: flooders,
+              durationSeconds: duration,
+              headers: {},
+              requests: [{ method: 'GET', path: row.route }],
+            }),
           ])
           check(rest, 'at rest')
           check(flooded, `under a flood of ${row.route}`)
           row.rest.push(rest.p50)
           row.flooded.push(flooded.p50)
           row.floodRate.push(flood.requestsPerSecond)
-          for (const [status, count] of Object.entries(flood.unexpected)) row.floodStatuses[status] = (row.floodStatuses[status] ?? 0) + count
-          log(`round ${round}/${rounds} ${variant.label} ${row.route}: p50 ${rest.p50.toFixed(2)} ms at rest, ${flooded.p50.toFixed(2)} ms flooded (${(flooded.p50 / rest.p50).toFixed(1)} ×); flood ${Math.round(flood.requestsPerSecond)} req/s ${JSON.stringify(flood.unexpected)}`)
+          for (const [status, count] of Object.entries(flood.unexpected))
+            row.floodStatuses[status] = (row.floodStatuses[status] ?? 0) + count
+          log(
+            `round ${round}/${rounds} ${variant.label} ${row.route}: p50 ${rest.p50.toFixed(2)} ms at rest, ${flooded.p50.toFixed(2)} ms flooded (${(flooded.p50 / rest.p50).toFixed(1)} ×); flood ${Math.round(flood.requestsPerSecond)} req/s ${JSON.stringify(flood.unexpected)}`,
+          )
         }
         await service.stop()
         service = undefined
@@ -129,8 +161,12 @@ async function main(): Promise<void> {
     removeTempDirectory(directory)
   }
 
-  console.log(`\n${describeMachine().replace(/, load average.*/, '')}; SQLite, ${pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`)
-  console.log(`GET /v1/pets loaded on ${probes} authenticated connections; ${flooders} anonymous connections flood the route; ${rounds} rounds × ${duration} s (median; at rest: the median of all the variant's measurements without flood)\n`)
+  console.log(
+    `\n${describeMachine().replace(/, load average.*/, '')}; SQLite, ${pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
+  )
+  console.log(
+    `GET /v1/pets loaded on ${probes} authenticated connections; ${flooders} anonymous connections flood the route; ${rounds} rounds × ${duration} s (median; at rest: the median of all the variant's measurements without flood)\n`,
+  )
   // "At rest" does not depend on the route: the p50 of every measurement at rest of the variant is the reference.
   const restOf = (variant: string) => median(rows.filter((row) => row.variant === variant).flatMap((row) => row.rest))
   const table = rows.map((row) => {
@@ -138,15 +174,40 @@ async function main(): Promise<void> {
     const flooded = median(row.flooded)
     const ratio = flooded / rest
     const refused = row.floodStatuses['429'] ?? 0
-    return [row.variant, row.route, rest.toFixed(2), flooded.toFixed(2), `${ratio.toFixed(2)} ×`, ratio <= TARGET_RATIO ? 'yes' : 'NO', String(Math.round(median(row.floodRate))), refused > 0 ? `${refused} × 429` : '']
+    return [
+      row.variant,
+      row.route,
+      rest.toFixed(2),
+      flooded.toFixed(2),
+      `${ratio.toFixed(2)} ×`,
+      ratio <= TARGET_RATIO ? 'yes' : 'NO',
+      String(Math.round(median(row.floodRate))),
+      refused > 0 ? `${refused} × 429` : '',
+    ]
   })
-  console.log(markdownTable(['quota', 'flooded route', 'p50 at rest (ms)', 'p50 flooded (ms)', 'ratio', `≤ ${TARGET_RATIO} ×`, 'flood req/s', 'flood refused'], table))
+  console.log(
+    markdownTable(
+      [
+        'quota',
+        'flooded route',
+        'p50 at rest (ms)',
+        'p50 flooded (ms)',
+        'ratio',
+        `≤ ${TARGET_RATIO} ×`,
+        'flood req/s',
+        'flood refused',
+      ],
+      table,
+    ),
+  )
 }
 
 /** The probe must be answered 200 throughout: a latency of refusals would be worthless. */
 function check(measurement: Measurement, when: string): void {
   if (measurement.errors > 0 || Object.keys(measurement.unexpected).length > 0) {
-    throw new Error(`GET /v1/pets ${when}: ${measurement.errors} errors, unexpected statuses ${JSON.stringify(measurement.unexpected)}`)
+    throw new Error(
+      `GET /v1/pets ${when}: ${measurement.errors} errors, unexpected statuses ${JSON.stringify(measurement.unexpected)}`,
+    )
   }
 }
 

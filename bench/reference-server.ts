@@ -16,36 +16,59 @@ database.pragma('journal_mode = WAL')
 database.pragma('synchronous = FULL')
 database.pragma('busy_timeout = 5000')
 
-interface Row { id: number; name: string; category_id: number; status: string }
+interface Row {
+  id: number
+  name: string
+  category_id: number
+  status: string
+}
 const firstPage = database.prepare<[], Row>('select id, name, category_id, status from pets order by id limit 21')
-const insert = database.prepare<[string, number, string], Row>('insert into pets (name, category_id, status) values (?, ?, ?) returning id, name, category_id, status')
+const insert = database.prepare<[string, number, string], Row>(
+  'insert into pets (name, category_id, status) values (?, ?, ?) returning id, name, category_id, status',
+)
 const toPet = (row: Row) => ({ id: row.id, name: row.name, categoryId: row.category_id, status: row.status })
 
 const pet = {
   type: 'object',
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status: { type: 'string' } },
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    categoryId: { type: 'integer' },
+    status: { type: 'string' },
+  },
   required: ['id', 'name', 'categoryId', 'status'],
 } as const
 
 const app = Fastify({ logger: false })
 app.addHook('onRequest', async (request, reply) => {
-  if (request.headers.authorization !== expected) return reply.code(401).send({ code: 'unauthorized', message: 'An API key is required.', status: 401 })
+  if (request.headers.authorization !== expected)
+    return reply.code(401).send({ code: 'unauthorized', message: 'An API key is required.', status: 401 })
 })
-app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async () => firstPage.all().slice(0, 20).map(toPet))
-app.post<{ Body: { name: string; categoryId: number; status?: string } }>('/v1/pets', {
-  schema: {
-    body: {
-      type: 'object',
-      properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, categoryId: { type: 'integer', minimum: 1 }, status: { type: 'string', enum: ['available', 'pending', 'sold'] } },
-      required: ['name', 'categoryId'],
-      additionalProperties: false,
+app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async () =>
+  firstPage.all().slice(0, 20).map(toPet),
+)
+app.post<{ Body: { name: string; categoryId: number; status?: string } }>(
+  '/v1/pets',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200 },
+          categoryId: { type: 'integer', minimum: 1 },
+          status: { type: 'string', enum: ['available', 'pending', 'sold'] },
+        },
+        required: ['name', 'categoryId'],
+        additionalProperties: false,
+      },
+      response: { 201: pet },
     },
-    response: { 201: pet },
   },
-}, async (request, reply) => {
-  const row = insert.get(request.body.name, request.body.categoryId, request.body.status ?? 'available')
-  return reply.code(201).send(row ? toPet(row) : undefined)
-})
+  async (request, reply) => {
+    const row = insert.get(request.body.name, request.body.categoryId, request.body.status ?? 'available')
+    return reply.code(201).send(row ? toPet(row) : undefined)
+  },
+)
 
 const address = await app.listen({ port: 0, host: '127.0.0.1' })
 process.stdout.write(`listening ${new URL(address).port}\n`)

@@ -10,8 +10,25 @@ import { mintWindowedCursors } from './deep-cursor.js'
 import { runLoad } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
 import { nginxAvailable, startNginx } from './nginx.js'
-import { CLI, ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startBenchServer, startService, startWatchdog, type RunningServer } from './processes.js'
-import { resultsTable, summarise, targetsReport, type IdleRss, type RoundResult, type ScenarioSummary } from './report.js'
+import {
+  CLI,
+  ROOT,
+  installCleanup,
+  makeTempDirectory,
+  removeTempDirectory,
+  startBenchServer,
+  startService,
+  startWatchdog,
+  type RunningServer,
+} from './processes.js'
+import {
+  resultsTable,
+  summarise,
+  targetsReport,
+  type IdleRss,
+  type RoundResult,
+  type ScenarioSummary,
+} from './report.js'
 import { heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
 import { DEEP_OFFSET, SCENARIOS, type Scenario, type ScenarioContext, type TargetName } from './scenarios.js'
 import { createStore, type BenchStore } from './seed.js'
@@ -58,7 +75,8 @@ const { values: options } = parseArgs({
 
 function positive(name: string, value: string | undefined): number {
   const parsed = Number(value)
-  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer, not ${JSON.stringify(value)}`)
+  if (!Number.isSafeInteger(parsed) || parsed < 1)
+    throw new Error(`--${name} must be a positive integer, not ${JSON.stringify(value)}`)
   return parsed
 }
 
@@ -104,7 +122,10 @@ function checkBuild(): void {
   }
   statSync(CLI)
   walk(join(ROOT, 'src'))
-  if (stale.length > 0) log(`bench: warning: dist/ is older than ${stale.join(', ')}; npm run bench builds first, tsx bench/run.ts does not`)
+  if (stale.length > 0)
+    log(
+      `bench: warning: dist/ is older than ${stale.join(', ')}; npm run bench builds first, tsx bench/run.ts does not`,
+    )
 }
 
 async function main(): Promise<void> {
@@ -129,19 +150,28 @@ async function main(): Promise<void> {
 
   const wanted = options.scenarios?.split(',').map((id) => id.trim())
   const unknown = wanted?.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id)) ?? []
-  if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((scenario) => scenario.id).join(', ')}`)
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((scenario) => scenario.id).join(', ')}`,
+    )
   const storeKind = options.postgres ? 'postgres' : 'sqlite'
   const withNginx = nginxAvailable()
   if (!withNginx && options.postgres) log('bench: warning: nginx is not installed; the two-instance rows are left out')
-  const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id))
-    .filter((scenario) => (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')))
+  const scenarios = SCENARIOS.filter(
+    (scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id),
+  ).filter(
+    (scenario) =>
+      (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')),
+  )
   // The service's default unless given, validated as the service validates it.
   const poolSize = loadConfig({ DATABASE_POOL_SIZE: options['pool-size'] }).databasePoolSize
   const serviceEnv: Record<string, string> = options['pool-size'] ? { DATABASE_POOL_SIZE: String(poolSize) } : {}
   const needed = new Set<TargetName>(scenarios.map((scenario) => scenario.target))
   const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
   log(`bench: ${describeMachine()}`)
-  log(`bench: ${scenarios.length} scenarios × ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.pets.toLocaleString('en-US')} pets; about ${Math.ceil(planned / 60)} min of load`)
+  log(
+    `bench: ${scenarios.length} scenarios × ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.pets.toLocaleString('en-US')} pets; about ${Math.ceil(planned / 60)} min of load`,
+  )
 
   const directory = makeTempDirectory(options.dir)
   const logPath = options['log-file'] ?? '/dev/null'
@@ -155,7 +185,9 @@ async function main(): Promise<void> {
     stores.push(store)
     if (needed.has('service') || needed.has('referenceList')) {
       const { milliseconds } = await store.seedTo(settings.pets)
-      log(`bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ${(milliseconds / 1000).toFixed(1)} s`)
+      log(
+        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ${(milliseconds / 1000).toFixed(1)} s`,
+      )
     }
     const createStoreFor = async (name: string, postgresUrl: string | undefined) => {
       const fresh = await createStore({ directory, name, postgresUrl })
@@ -163,12 +195,18 @@ async function main(): Promise<void> {
       return fresh
     }
     const createTarget = needed.has('createService') ? await createStoreFor('create', options.postgres) : undefined
-    const maintenanceTarget = needed.has('maintenanceService') ? await createStoreFor('maintenance', options.postgres) : undefined
+    const maintenanceTarget = needed.has('maintenanceService')
+      ? await createStoreFor('maintenance', options.postgres)
+      : undefined
     if (maintenanceTarget) {
       const { milliseconds } = await maintenanceTarget.seedTo(settings.pets)
-      log(`bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`)
+      log(
+        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`,
+      )
     }
-    const referenceCreateTarget = needed.has('referenceCreate') ? await createStoreFor('reference-create', undefined) : undefined
+    const referenceCreateTarget = needed.has('referenceCreate')
+      ? await createStoreFor('reference-create', undefined)
+      : undefined
 
     const compiled = compileBenchServers()
     const baselineScript = join(compiled, 'baseline-server.js')
@@ -182,26 +220,64 @@ async function main(): Promise<void> {
     start('baseline', () => startBenchServer('baseline', baselineScript, benchEnv))
     // The service always starts: it creates the cursor secret the deep scenario needs, and its idle RSS is reported.
     needed.add('service')
-    start('service', () => startService({
-      name: 'service', databaseUrl: serviceUrl, apiKey, logPath, env: serviceEnv,
-      ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
-    }))
+    start('service', () =>
+      startService({
+        name: 'service',
+        databaseUrl: serviceUrl,
+        apiKey,
+        logPath,
+        env: serviceEnv,
+        ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
+      }),
+    )
     // The second instance behind nginx: the same store, the same settings.
     if (needed.has('nginxTwo')) {
-      starting.push(startService({ name: 'second instance', databaseUrl: serviceUrl, apiKey, logPath, env: serviceEnv }).then((server) => void helpers.push(server)))
+      starting.push(
+        startService({ name: 'second instance', databaseUrl: serviceUrl, apiKey, logPath, env: serviceEnv }).then(
+          (server) => void helpers.push(server),
+        ),
+      )
     }
     if (createTarget) {
-      start('createService', () => startService({ name: 'create service', databaseUrl: withSessionOptions(createTarget.databaseUrl, options['pg-options']), apiKey, logPath, env: serviceEnv }))
+      start('createService', () =>
+        startService({
+          name: 'create service',
+          databaseUrl: withSessionOptions(createTarget.databaseUrl, options['pg-options']),
+          apiKey,
+          logPath,
+          env: serviceEnv,
+        }),
+      )
     }
-    start('referencePostgres', () => startBenchServer('reference postgres', join(compiled, 'reference-postgres-server.js'), {
-      ...benchEnv, BENCH_DATABASE_URL: store.databaseUrl, BENCH_POOL_SIZE: String(poolSize),
-    }))
+    start('referencePostgres', () =>
+      startBenchServer('reference postgres', join(compiled, 'reference-postgres-server.js'), {
+        ...benchEnv,
+        BENCH_DATABASE_URL: store.databaseUrl,
+        BENCH_POOL_SIZE: String(poolSize),
+      }),
+    )
     if (maintenanceTarget) {
-      start('maintenanceService', () => startService({ name: 'maintenance service', databaseUrl: withSessionOptions(maintenanceTarget.databaseUrl, options['pg-options']), apiKey, logPath, env: serviceEnv }))
+      start('maintenanceService', () =>
+        startService({
+          name: 'maintenance service',
+          databaseUrl: withSessionOptions(maintenanceTarget.databaseUrl, options['pg-options']),
+          apiKey,
+          logPath,
+          env: serviceEnv,
+        }),
+      )
     }
-    if (store.sqlitePath) start('referenceList', () => startBenchServer('reference list', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: store.sqlitePath ?? '' }))
+    if (store.sqlitePath)
+      start('referenceList', () =>
+        startBenchServer('reference list', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: store.sqlitePath ?? '' }),
+      )
     if (referenceCreateTarget?.sqlitePath) {
-      start('referenceCreate', () => startBenchServer('reference create', referenceScript, { ...benchEnv, BENCH_SQLITE_PATH: referenceCreateTarget.sqlitePath ?? '' }))
+      start('referenceCreate', () =>
+        startBenchServer('reference create', referenceScript, {
+          ...benchEnv,
+          BENCH_SQLITE_PATH: referenceCreateTarget.sqlitePath ?? '',
+        }),
+      )
     }
     // Settled, not all: on a failure every server that did start is known, so the clean-up stops it.
     const failed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected')
@@ -210,7 +286,8 @@ async function main(): Promise<void> {
     const upstream = (running: RunningServer | undefined) => (running ? new URL(running.baseUrl).host : '')
     const first = upstream(servers.get('service'))
     // Their rows' RSS column is the first instance's: nginx's own is not the service's.
-    const measuring = (running: Promise<RunningServer>) => running.then((nginx) => ({ ...nginx, pid: servers.get('service')?.pid ?? nginx.pid }))
+    const measuring = (running: Promise<RunningServer>) =>
+      running.then((nginx) => ({ ...nginx, pid: servers.get('service')?.pid ?? nginx.pid }))
     start('nginxOne', () => measuring(startNginx('nginx (1 instance)', [first, first], directory)))
     start('nginxTwo', () => measuring(startNginx('nginx (2 instances)', [first, upstream(helpers[0])], directory)))
     const nginxFailed = (await Promise.allSettled(starting)).find((outcome) => outcome.status === 'rejected')
@@ -222,7 +299,11 @@ async function main(): Promise<void> {
     }
     log(`bench: servers up after ${elapsed()}`)
 
-    const context: ScenarioContext = { pets: settings.pets, connections: settings.connections, ...(await mintWindowedCursors(store, settings.pets, DEEP_OFFSET)) }
+    const context: ScenarioContext = {
+      pets: settings.pets,
+      connections: settings.connections,
+      ...(await mintWindowedCursors(store, settings.pets, DEEP_OFFSET)),
+    }
     for (const scenario of scenarios) await verifyScenario(scenario, server(scenario.target).baseUrl, apiKey, context)
 
     await sleep(2000)
@@ -235,7 +316,13 @@ async function main(): Promise<void> {
     const idleAfterStartSettled = rssMiB(server('service').pid)
     const headers = { authorization: `Bearer ${apiKey}` }
     const load = (scenario: Scenario, seconds: number) =>
-      runLoad({ url: server(scenario.target).baseUrl, connections: settings.connections, durationSeconds: seconds, headers, requests: scenario.requests(context) })
+      runLoad({
+        url: server(scenario.target).baseUrl,
+        connections: settings.connections,
+        durationSeconds: seconds,
+        headers,
+        requests: scenario.requests(context),
+      })
 
     if (settings.warmup > 0) {
       for (const scenario of scenarios) await load(scenario, settings.warmup)
@@ -250,7 +337,9 @@ async function main(): Promise<void> {
         const measurement = await load(scenario, settings.duration)
         const result = { ...measurement, peakRssMiB: sampler.stop() }
         rounds.get(scenario.id)?.push(result)
-        log(`round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMiB.toFixed(0)} MiB${Object.keys(result.unexpected).length + result.errors > 0 ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}` : ''}`)
+        log(
+          `round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMiB.toFixed(0)} MiB${Object.keys(result.unexpected).length + result.errors > 0 ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}` : ''}`,
+        )
       }
     }
     await sleep(3000)
@@ -258,22 +347,41 @@ async function main(): Promise<void> {
     const heapAfterLoad = await heapBreakdown(server('service').baseUrl)
     log(`bench: ${IDLE_SETTLE_SECONDS} s idle for the last memory reading`)
     await sleep(IDLE_SETTLE_SECONDS * 1000)
-    const idle: IdleRss = { afterStartMiB: idleAfterStart, afterStartSettledMiB: idleAfterStartSettled, afterLoadMiB, afterLoadSettledMiB: rssMiB(server('service').pid) }
+    const idle: IdleRss = {
+      afterStartMiB: idleAfterStart,
+      afterStartSettledMiB: idleAfterStartSettled,
+      afterLoadMiB,
+      afterLoadSettledMiB: rssMiB(server('service').pid),
+    }
     const heapSettled = await heapBreakdown(server('service').baseUrl)
 
-    const summaries: ScenarioSummary[] = scenarios.map((scenario) => summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []))
+    const summaries: ScenarioSummary[] = scenarios.map((scenario) =>
+      summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []),
+    )
     const limit = summaries.find((summary) => summary.id === 'baseline')?.requestsPerSecond ?? NaN
-    console.log(`\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`)
-    console.log(`autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`)
+    console.log(
+      `\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
+    )
+    console.log(
+      `autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`,
+    )
     console.log(resultsTable(summaries, limit))
-    console.log(`\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`)
+    console.log(
+      `\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`,
+    )
     console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
-    console.log(`service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`)
+    console.log(
+      `service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`,
+    )
     console.log(targetsReport(summaries, limit, idle, store.kind))
     const failures = summaries.filter((summary) => summary.errors > 0 || Object.keys(summary.unexpected).length > 0)
-    if (failures.length > 0) console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)
+    if (failures.length > 0)
+      console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)
     if (options.json) {
-      writeFileSync(options.json, `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, heapSettled, summaries }, null, 2)}\n`)
+      writeFileSync(
+        options.json,
+        `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, heapSettled, summaries }, null, 2)}\n`,
+      )
     }
     for (const running of servers.values()) await running.stop()
     servers.clear()
@@ -281,7 +389,8 @@ async function main(): Promise<void> {
     console.log(`\ntotal time ${elapsed()}`)
   } finally {
     await Promise.all([...servers.values(), ...helpers].map((running) => running.stop()))
-    for (const store of stores) await store.drop().catch((error: unknown) => log(`bench: could not drop a store: ${String(error)}`))
+    for (const store of stores)
+      await store.drop().catch((error: unknown) => log(`bench: could not drop a store: ${String(error)}`))
     removeTempDirectory(directory)
   }
 }

@@ -9,7 +9,15 @@ import { parseArgs } from 'node:util'
 import { mintWindowedCursors } from './deep-cursor.js'
 import { median, runLoad, type Measurement } from './load.js'
 import { describeMachine, describeRevision } from './machine.js'
-import { ROOT, installCleanup, makeTempDirectory, removeTempDirectory, startService, startWatchdog, type RunningServer } from './processes.js'
+import {
+  ROOT,
+  installCleanup,
+  makeTempDirectory,
+  removeTempDirectory,
+  startService,
+  startWatchdog,
+  type RunningServer,
+} from './processes.js'
 import { markdownTable } from './report.js'
 import { rssMiB, samplePeakRss, type PeakSampler } from './rss.js'
 import { DEEP_OFFSET, SCENARIOS, type ScenarioContext } from './scenarios.js'
@@ -49,15 +57,21 @@ interface Size {
 
 async function main(): Promise<void> {
   const sizes = numbers(options.sizes).sort((a, b) => a - b)
-  if (sizes.some((size) => !Number.isSafeInteger(size) || size < 100)) throw new Error('--sizes must be integers of at least 100')
-  const [rounds = 3, duration = 3, single = 2, warmup = 2, connections = 50, timeLimit = 15] =
-    numbers(`${options.rounds},${options.duration},${options.single},${options.warmup},${options.connections},${options['time-limit']}`)
-  const scenarios = SCENARIOS.filter((scenario) => scenario.target === 'service' && options.scenarios.split(',').includes(scenario.id))
+  if (sizes.some((size) => !Number.isSafeInteger(size) || size < 100))
+    throw new Error('--sizes must be integers of at least 100')
+  const [rounds = 3, duration = 3, single = 2, warmup = 2, connections = 50, timeLimit = 15] = numbers(
+    `${options.rounds},${options.duration},${options.single},${options.warmup},${options.connections},${options['time-limit']}`,
+  )
+  const scenarios = SCENARIOS.filter(
+    (scenario) => scenario.target === 'service' && options.scenarios.split(',').includes(scenario.id),
+  )
   installCleanup()
   startWatchdog(timeLimit)
   const started = performance.now()
   log(`bench:scale: ${describeMachine()}`)
-  log(`bench:scale: ${sizes.length} sizes × ${scenarios.length} scenarios × ${rounds} rounds × (${duration} s at ${connections} connections + ${single} s at 1)`)
+  log(
+    `bench:scale: ${sizes.length} sizes × ${scenarios.length} scenarios × ${rounds} rounds × (${duration} s at ${connections} connections + ${single} s at 1)`,
+  )
 
   const directory = makeTempDirectory(options.dir)
   const apiKey = `bench_${randomBytes(16).toString('hex')}`
@@ -71,8 +85,17 @@ async function main(): Promise<void> {
     }
     log(`bench:scale: seeded after ${((performance.now() - started) / 1000).toFixed(0)} s`)
     for (const size of stores) {
-      size.service = await startService({ name: `service (${size.pets} pets)`, databaseUrl: size.store.databaseUrl, apiKey, logPath: '/dev/null' })
-      size.context = { pets: size.pets, connections, ...(await mintWindowedCursors(size.store, size.pets, DEEP_OFFSET)) }
+      size.service = await startService({
+        name: `service (${size.pets} pets)`,
+        databaseUrl: size.store.databaseUrl,
+        apiKey,
+        logPath: '/dev/null',
+      })
+      size.context = {
+        pets: size.pets,
+        connections,
+        ...(await mintWindowedCursors(size.store, size.pets, DEEP_OFFSET)),
+      }
       for (const scenario of scenarios) await verifyScenario(scenario, size.service.baseUrl, apiKey, size.context)
     }
     await sleep(1000)
@@ -84,10 +107,17 @@ async function main(): Promise<void> {
     const measure = (size: Size, scenarioIndex: number, seconds: number, connectionCount: number) => {
       const scenario = scenarios[scenarioIndex]
       if (!size.service || !size.context || !scenario) throw new Error('not started')
-      return runLoad({ url: size.service.baseUrl, connections: connectionCount, durationSeconds: seconds, headers, requests: scenario.requests(size.context) })
+      return runLoad({
+        url: size.service.baseUrl,
+        connections: connectionCount,
+        durationSeconds: seconds,
+        headers,
+        requests: scenario.requests(size.context),
+      })
     }
     if (warmup > 0) {
-      for (const size of stores) for (let index = 0; index < scenarios.length; index++) await measure(size, index, warmup, connections)
+      for (const size of stores)
+        for (let index = 0; index < scenarios.length; index++) await measure(size, index, warmup, connections)
     }
     const results = new Map<string, { loaded: Measurement[]; single: Measurement[] }>()
     const key = (pets: number, index: number) => `${pets}/${index}`
@@ -102,39 +132,76 @@ async function main(): Promise<void> {
           entry.single.push(alone)
           results.set(key(size.pets, index), entry)
           const bad = { ...loaded.unexpected, ...alone.unexpected }
-          log(`round ${round}/${rounds} ${thousands(size.pets)} pets, ${scenarios[index]?.label}: ${Math.round(loaded.requestsPerSecond)} req/s, p50 ${loaded.p50.toFixed(2)} ms, p99 ${loaded.p99.toFixed(2)} ms; 1 connection p50 ${alone.p50.toFixed(3)} ms${Object.keys(bad).length > 0 || loaded.errors + alone.errors > 0 ? `, UNEXPECTED ${JSON.stringify(bad)}` : ''}`)
+          log(
+            `round ${round}/${rounds} ${thousands(size.pets)} pets, ${scenarios[index]?.label}: ${Math.round(loaded.requestsPerSecond)} req/s, p50 ${loaded.p50.toFixed(2)} ms, p99 ${loaded.p99.toFixed(2)} ms; 1 connection p50 ${alone.p50.toFixed(3)} ms${Object.keys(bad).length > 0 || loaded.errors + alone.errors > 0 ? `, UNEXPECTED ${JSON.stringify(bad)}` : ''}`,
+          )
         }
       }
     }
 
     const smallest = sizes[0] ?? 0
     const largest = sizes.at(-1) ?? 0
-    const singleP50 = (pets: number, index: number) => median(results.get(key(pets, index))?.single.map((measurement) => measurement.p50) ?? [])
-    console.log(`\n${describeMachine().replace(/, load average.*/, '')}; ${stores[0]?.store.kind}; service at ${describeRevision(ROOT)}`)
-    console.log(`medians of ${rounds} interleaved rounds; each: ${duration} s at ${connections} connections, then ${single} s at 1 connection (${warmup} s warm-up before round 1)\n`)
+    const singleP50 = (pets: number, index: number) =>
+      median(results.get(key(pets, index))?.single.map((measurement) => measurement.p50) ?? [])
+    console.log(
+      `\n${describeMachine().replace(/, load average.*/, '')}; ${stores[0]?.store.kind}; service at ${describeRevision(ROOT)}`,
+    )
+    console.log(
+      `medians of ${rounds} interleaved rounds; each: ${duration} s at ${connections} connections, then ${single} s at 1 connection (${warmup} s warm-up before round 1)\n`,
+    )
     const rows: string[][] = []
     scenarios.forEach((scenario, index) => {
       for (const pets of sizes) {
         const entry = results.get(key(pets, index))
-        const of = (list: Measurement[] | undefined, pick: (measurement: Measurement) => number) => median(list?.map(pick) ?? [])
-        rows.push([scenario.label, thousands(pets), thousands(Math.round(of(entry?.loaded, (m) => m.requestsPerSecond))),
-          of(entry?.loaded, (m) => m.p50).toFixed(2), of(entry?.loaded, (m) => m.p99).toFixed(2),
-          singleP50(pets, index).toFixed(3), of(entry?.single, (m) => m.p99).toFixed(3), (singleP50(pets, index) / singleP50(smallest, index)).toFixed(2)])
+        const of = (list: Measurement[] | undefined, pick: (measurement: Measurement) => number) =>
+          median(list?.map(pick) ?? [])
+        rows.push([
+          scenario.label,
+          thousands(pets),
+          thousands(Math.round(of(entry?.loaded, (m) => m.requestsPerSecond))),
+          of(entry?.loaded, (m) => m.p50).toFixed(2),
+          of(entry?.loaded, (m) => m.p99).toFixed(2),
+          singleP50(pets, index).toFixed(3),
+          of(entry?.single, (m) => m.p99).toFixed(3),
+          (singleP50(pets, index) / singleP50(smallest, index)).toFixed(2),
+        ])
       }
     })
-    console.log(markdownTable(['scenario', 'pets', 'req/s', 'p50 ms', 'p99 ms', '1 conn p50 ms', '1 conn p99 ms', `1 conn p50 ÷ at ${thousands(smallest)}`], rows))
-    const memory = stores.map((size) => [thousands(size.pets), size.seedingSeconds.toFixed(1), (size.idleRssMiB ?? NaN).toFixed(0), (size.sampler?.stop() ?? NaN).toFixed(0)])
+    console.log(
+      markdownTable(
+        [
+          'scenario',
+          'pets',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          '1 conn p50 ms',
+          '1 conn p99 ms',
+          `1 conn p50 ÷ at ${thousands(smallest)}`,
+        ],
+        rows,
+      ),
+    )
+    const memory = stores.map((size) => [
+      thousands(size.pets),
+      size.seedingSeconds.toFixed(1),
+      (size.idleRssMiB ?? NaN).toFixed(0),
+      (size.sampler?.stop() ?? NaN).toFixed(0),
+    ])
     console.log(`\n${markdownTable(['pets', 'seeding s', 'idle RSS MiB', 'peak RSS MiB'], memory)}\n`)
     // Logarithmic growth allows the cost to rise by log(largest) / log(smallest) at most (a B-tree's depth).
     const allowed = Math.log(largest) / Math.log(smallest)
     scenarios.forEach((scenario, index) => {
       const growth = singleP50(largest, index) / singleP50(smallest, index)
-      console.log(`- ${scenario.label}: 1-connection p50 ×${growth.toFixed(2)} from ${thousands(smallest)} to ${thousands(largest)} pets (logarithmic allows ×${allowed.toFixed(2)}) → ${growth <= allowed ? 'met' : 'NOT met'}`)
+      console.log(
+        `- ${scenario.label}: 1-connection p50 ×${growth.toFixed(2)} from ${thousands(smallest)} to ${thousands(largest)} pets (logarithmic allows ×${allowed.toFixed(2)}) → ${growth <= allowed ? 'met' : 'NOT met'}`,
+      )
     })
     console.log(`\ntotal time ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
     await Promise.all(stores.map((size) => size.service?.stop()))
-    for (const size of stores) await size.store.drop().catch((error: unknown) => log(`bench:scale: could not drop a store: ${String(error)}`))
+    for (const size of stores)
+      await size.store.drop().catch((error: unknown) => log(`bench:scale: could not drop a store: ${String(error)}`))
     removeTempDirectory(directory)
   }
 }

@@ -10,7 +10,16 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
  * `maintenanceService` a second seeded store, which the update and delete scenarios change;
  * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance.
  */
-export type TargetName = 'baseline' | 'service' | 'createService' | 'maintenanceService' | 'referenceList' | 'referenceCreate' | 'referencePostgres' | 'nginxOne' | 'nginxTwo'
+export type TargetName =
+  | 'baseline'
+  | 'service'
+  | 'createService'
+  | 'maintenanceService'
+  | 'referenceList'
+  | 'referenceCreate'
+  | 'referencePostgres'
+  | 'nginxOne'
+  | 'nginxTwo'
 
 export interface ScenarioContext {
   /** Pets seeded into the service's store (ids 1 … pets), and into the maintenance service's. */
@@ -36,7 +45,12 @@ export interface Scenario {
 export const DEEP_OFFSET = 25
 
 const list = (path: string): LoadRequest => ({ method: 'GET', path })
-const create: LoadRequest = { method: 'POST', path: '/v1/pets', headers: { 'content-type': 'application/json' }, body: CREATE_BODY }
+const create: LoadRequest = {
+  method: 'POST',
+  path: '/v1/pets',
+  headers: { 'content-type': 'application/json' },
+  body: CREATE_BODY,
+}
 
 /** A uniformly random existing pet, chosen per request: the same id every time would only measure one hot page. */
 function randomGet(pets: number): LoadRequest {
@@ -52,7 +66,10 @@ function randomCursorPage({ cursors }: CursorWindow): LoadRequest {
   return {
     method: 'GET',
     path: `/v1/pets?cursor=${cursors[0] ?? ''}`,
-    setupRequest: (request: LoadRequest) => ({ ...request, path: `/v1/pets?cursor=${cursors[Math.floor(Math.random() * cursors.length)] ?? ''}` }),
+    setupRequest: (request: LoadRequest) => ({
+      ...request,
+      path: `/v1/pets?cursor=${cursors[Math.floor(Math.random() * cursors.length)] ?? ''}`,
+    }),
   }
 }
 
@@ -60,17 +77,23 @@ function pageOf(firstId: number, length = 20) {
   return (body: unknown): string | undefined => {
     if (!Array.isArray(body) || body.length !== length) return `expected an array of ${length} pets`
     const first = body[0] as { id?: unknown } | undefined
-    return first?.id === firstId ? undefined : `expected the page to start at id ${firstId}, got ${JSON.stringify(first)}`
+    return first?.id === firstId
+      ? undefined
+      : `expected the page to start at id ${firstId}, got ${JSON.stringify(first)}`
   }
 }
 
 function samePet(expected: object) {
   return (body: unknown): string | undefined =>
-    JSON.stringify(body) === JSON.stringify(expected) ? undefined : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(body)}`
+    JSON.stringify(body) === JSON.stringify(expected)
+      ? undefined
+      : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(body)}`
 }
 
 const isCreatedPet = (body: unknown): string | undefined =>
-  typeof body === 'object' && body !== null && typeof (body as { id?: unknown }).id === 'number' ? undefined : `expected a created pet, got ${JSON.stringify(body)}`
+  typeof body === 'object' && body !== null && typeof (body as { id?: unknown }).id === 'number'
+    ? undefined
+    : `expected a created pet, got ${JSON.stringify(body)}`
 
 /** Pet ids with FILTER_STATUS are 6, 16, 26, …: the first one after `afterId`. */
 const firstFilteredAfter = (afterId: number) => afterId + ((6 - (afterId % 10) + 10) % 10 || 10)
@@ -132,8 +155,16 @@ export const SCENARIOS: Scenario[] = [
     label: 'mixed 90/10: 5 list, 4 get, 1 create',
     target: 'service',
     requests: (context) => [
-      list('/v1/pets'), randomGet(context.pets), list('/v1/pets'), randomGet(context.pets), list('/v1/pets'),
-      randomGet(context.pets), list('/v1/pets'), randomGet(context.pets), list('/v1/pets'), create,
+      list('/v1/pets'),
+      randomGet(context.pets),
+      list('/v1/pets'),
+      randomGet(context.pets),
+      list('/v1/pets'),
+      randomGet(context.pets),
+      list('/v1/pets'),
+      randomGet(context.pets),
+      list('/v1/pets'),
+      create,
     ],
     expect: { status: 200, body: pageOf(1) },
   },
@@ -149,14 +180,23 @@ export const SCENARIOS: Scenario[] = [
     label: 'update (PATCH with If-Match, durable)',
     target: 'maintenanceService',
     requests: (context) => conditionalUpdates(context.connections),
-    expect: { status: 200, body: (body) => (body as { name?: unknown } | null)?.name === 'Renamed 0' ? undefined : `expected the renamed pet 1, got ${JSON.stringify(body)}` },
+    expect: {
+      status: 200,
+      body: (body) =>
+        (body as { name?: unknown } | null)?.name === 'Renamed 0'
+          ? undefined
+          : `expected the renamed pet 1, got ${JSON.stringify(body)}`,
+    },
   },
   {
     id: 'delete',
     label: 'delete (a different pet each, durable)',
     target: 'maintenanceService',
     requests: (context) => deletes(context.pets),
-    expect: { status: 204, body: (body) => (body === '' ? undefined : `expected no body, got ${JSON.stringify(body)}`) },
+    expect: {
+      status: 204,
+      body: (body) => (body === '' ? undefined : `expected no body, got ${JSON.stringify(body)}`),
+    },
   },
   {
     id: 'ref-list',
@@ -190,12 +230,19 @@ export const SCENARIOS: Scenario[] = [
     expect: { status: 200, body: samePet(petAt(1)) },
     store: 'postgres',
   },
-  ...(['list', 'get'] as const).flatMap((kind) => ([['nginxOne', 1], ['nginxTwo', 2]] as const).map(([target, instances]): Scenario => ({
-    id: `nginx-${kind}-${instances}`,
-    label: `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} instance${instances > 1 ? 's' : ''}`,
-    target,
-    requests: (context) => [kind === 'list' ? list('/v1/pets') : randomGet(context.pets)],
-    expect: { status: 200, body: kind === 'list' ? pageOf(1) : samePet(petAt(1)) },
-    store: 'postgres',
-  }))),
+  ...(['list', 'get'] as const).flatMap((kind) =>
+    (
+      [
+        ['nginxOne', 1],
+        ['nginxTwo', 2],
+      ] as const
+    ).map(([target, instances]): Scenario => ({
+      id: `nginx-${kind}-${instances}`,
+      label: `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} instance${instances > 1 ? 's' : ''}`,
+      target,
+      requests: (context) => [kind === 'list' ? list('/v1/pets') : randomGet(context.pets)],
+      expect: { status: 200, body: kind === 'list' ? pageOf(1) : samePet(petAt(1)) },
+      store: 'postgres',
+    })),
+  ),
 ]

@@ -40,8 +40,11 @@ function sqliteStore(path: string): BenchStore {
       try {
         // The seed itself need not survive a power cut: no fsync per page while loading.
         database.pragma('synchronous = OFF')
-        const existing = database.prepare<[], { last: number | null }>('select max(id) as last from pets').get()?.last ?? 0
-        const insert = database.prepare<[string, number, string]>('insert into pets (name, category_id, status) values (?, ?, ?)')
+        const existing =
+          database.prepare<[], { last: number | null }>('select max(id) as last from pets').get()?.last ?? 0
+        const insert = database.prepare<[string, number, string]>(
+          'insert into pets (name, category_id, status) values (?, ?, ?)',
+        )
         database.transaction(() => {
           for (let position = existing + 1; position <= total; position++) {
             const pet = petAt(position)
@@ -59,7 +62,9 @@ function sqliteStore(path: string): BenchStore {
     async readSecret(name) {
       const database = new SqliteDatabase(path, { readonly: true })
       try {
-        const row = database.prepare<[string], { value: string }>('select value from service_secrets where name = ?').get(name)
+        const row = database
+          .prepare<[string], { value: string }>('select value from service_secrets where name = ?')
+          .get(name)
         return row ? Buffer.from(row.value, 'hex') : undefined
       } finally {
         database.close()
@@ -99,12 +104,15 @@ function postgresStore(databaseUrl: string, drop: () => Promise<void>): BenchSto
       const result = await withClient(databaseUrl, async (client) => {
         const { rows } = await client.query<{ last: string | null }>('select max(id) as last from pets')
         const existing = Number(rows[0]?.last ?? 0)
-        await client.query(`
+        await client.query(
+          `
           insert into pets (name, category_id, status)
           select (array['Rex','Bella','Max','Luna','Charlie','Daisy','Milo','Coco','Rocky','Nala'])[n % 10 + 1] || ' ' || n,
                  n % 50 + 1,
                  case when n % 10 = 6 then 'pending' when n % 10 >= 7 then 'sold' else 'available' end
-          from generate_series($1::bigint, $2::bigint) as n`, [existing + 1, total])
+          from generate_series($1::bigint, $2::bigint) as n`,
+          [existing + 1, total],
+        )
         // Autovacuum would gather statistics soon after such a load in production; the plans should not wait.
         await client.query('analyze pets')
         return { added: Math.max(0, total - existing) }
@@ -113,7 +121,9 @@ function postgresStore(databaseUrl: string, drop: () => Promise<void>): BenchSto
     },
     async readSecret(name) {
       return withClient(databaseUrl, async (client) => {
-        const { rows } = await client.query<{ value: string }>('select value from service_secrets where name = $1', [name])
+        const { rows } = await client.query<{ value: string }>('select value from service_secrets where name = $1', [
+          name,
+        ])
         return rows[0] ? Buffer.from(rows[0].value, 'hex') : undefined
       })
     },
@@ -130,19 +140,30 @@ async function freshPostgresStore(serverUrl: string): Promise<BenchStore> {
 }
 
 /** A fresh, migrated store: a SQLite file named `name` in `directory`, or a new schema on the PostgreSQL server. */
-export async function createStore(options: { directory: string; name: string; postgresUrl: string | undefined }): Promise<BenchStore> {
-  const store = options.postgresUrl ? await freshPostgresStore(options.postgresUrl) : sqliteStore(join(options.directory, `${options.name}.db`))
+export async function createStore(options: {
+  directory: string
+  name: string
+  postgresUrl: string | undefined
+}): Promise<BenchStore> {
+  const store = options.postgresUrl
+    ? await freshPostgresStore(options.postgresUrl)
+    : sqliteStore(join(options.directory, `${options.name}.db`))
   await migrate(store.databaseUrl)
   return store
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { database: { type: 'string' }, pets: { type: 'string', default: '1000000' } }, strict: true })
+  const { values } = parseArgs({
+    options: { database: { type: 'string' }, pets: { type: 'string', default: '1000000' } },
+    strict: true,
+  })
   const total = Number(values.pets)
   const database = values.database ?? ''
   const sqlitePath = /^(?:file|sqlite):(.+)$/.exec(database)?.[1]
   if (!Number.isSafeInteger(total) || total < 1 || (!sqlitePath && !/^postgres(?:ql)?:\/\//.test(database))) {
-    throw new Error('usage: tsx bench/seed.ts --database file:PATH|postgres://… --pets N (PostgreSQL: the schema given by search_path)')
+    throw new Error(
+      'usage: tsx bench/seed.ts --database file:PATH|postgres://… --pets N (PostgreSQL: the schema given by search_path)',
+    )
   }
   const url = sqlitePath ? `file:${resolve(sqlitePath)}` : database
   await migrate(url)

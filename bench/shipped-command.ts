@@ -14,6 +14,7 @@ export function shippedCommand(root: string): ShippedCommand {
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
   const start = scripts?.start ?? ''
   const match = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+\.js) serve$/.exec(start)
-  if (!match?.[2]) throw new Error(`package.json's start script is not "node [--flag…] SCRIPT.js serve": ${JSON.stringify(start)}`)
+  if (!match?.[2])
+    throw new Error(`package.json's start script is not "node [--flag…] SCRIPT.js serve": ${JSON.stringify(start)}`)
   return { nodeFlags: (match[1] ?? '').split(' ').filter(Boolean), script: join(root, match[2]) }
 }

@@ -24,6 +24,8 @@ await build({
   // A native addon, and a package that serves its own files from its directory: both stay in node_modules.
   external: ['better-sqlite3', '@fastify/swagger-ui'],
   // CommonJS packages inside an ES module bundle still call require.
-  banner: { js: "import { createRequire as __petstoreCreateRequire } from 'node:module'; const require = __petstoreCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __petstoreCreateRequire } from 'node:module'; const require = __petstoreCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 })

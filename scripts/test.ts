@@ -9,9 +9,21 @@ import { emptyTally, tallyLine, type Skip, type TapTally } from './tap-tally.js'
 // about keys) or is SQLite's own read path (JSON made in SQL), or a helper tested alone (the per-turn data
 // version and batches): run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
-  'config.test.ts', 'pet-json.test.ts', 'read-version-per-turn.test.ts', 'batch-per-turn.test.ts', 'cli.test.ts', 'first-run.test.ts', 'docs-page.test.ts',
-  'compose.test.ts', 'engines.test.ts', 'tap-tally.test.ts', 'key-claims.test.ts', 'json-scan.test.ts',
-  'operator-errors.test.ts', 'log-pipe.test.ts', 'npm-start.test.ts',
+  'config.test.ts',
+  'pet-json.test.ts',
+  'read-version-per-turn.test.ts',
+  'batch-per-turn.test.ts',
+  'cli.test.ts',
+  'first-run.test.ts',
+  'docs-page.test.ts',
+  'compose.test.ts',
+  'engines.test.ts',
+  'tap-tally.test.ts',
+  'key-claims.test.ts',
+  'json-scan.test.ts',
+  'operator-errors.test.ts',
+  'log-pipe.test.ts',
+  'npm-start.test.ts',
 ])
 // Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
 // SQLite, by themselves after the other files, so that no other test file competes for the two cores.
@@ -21,19 +33,40 @@ const POSTGRES_ONLY = (file: string) => file.startsWith('postgres-')
 // Files that start the petstore command as a process (serve, signals, migrate, keys, cross-process reads):
 // run once more against the production bundle that npm start and the Docker image run (dist/bundle/cli.js).
 const BUNDLE = [
-  'cli.test.ts', 'first-run.test.ts', 'read-cache.test.ts', 'group-commit.test.ts', 'shutdown.test.ts', 'idempotency-instances.test.ts',
-  'log-pipe.test.ts', 'operator-errors.test.ts',
+  'cli.test.ts',
+  'first-run.test.ts',
+  'read-cache.test.ts',
+  'group-commit.test.ts',
+  'shutdown.test.ts',
+  'idempotency-instances.test.ts',
+  'log-pipe.test.ts',
+  'operator-errors.test.ts',
 ]
 const BUNDLE_CLI = 'dist/bundle/cli.js'
 
-interface PassResult extends TapTally { pass: string; code: number | null }
+interface PassResult extends TapTally {
+  pass: string
+  code: number | null
+}
 
 function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2, cli?: string): Promise<PassResult> {
   const pass = `${store} pass${cli ? ` with ${cli}` : ''}`
   process.stdout.write(`\n# ${pass}: ${files.length} files${concurrency === 1 ? ', one at a time' : ''}\n`)
-  const child = spawn(process.execPath, [
-    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=180000', ...files.map((file) => `test/${file}`),
-  ], { env: { ...process.env, PETSTORE_TEST_STORE: store, ...(cli ? { PETSTORE_TEST_CLI: cli } : {}) }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-timeout=180000',
+      ...files.map((file) => `test/${file}`),
+    ],
+    {
+      env: { ...process.env, PETSTORE_TEST_STORE: store, ...(cli ? { PETSTORE_TEST_CLI: cli } : {}) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   const tally = emptyTally()
   let pending = ''
   child.stdout.on('data', (chunk: Buffer) => {
@@ -53,27 +86,50 @@ function build(): Promise<number | null> {
   return new Promise((resolve) => child.on('close', resolve))
 }
 
-const files = readdirSync('test').filter((file) => file.endsWith('.test.ts')).sort()
+const files = readdirSync('test')
+  .filter((file) => file.endsWith('.test.ts'))
+  .sort()
 const results = [
-  await runPass('sqlite', files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file))),
-  await runPass('sqlite', files.filter((file) => ALONE.has(file)), 1),
+  await runPass(
+    'sqlite',
+    files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file)),
+  ),
+  await runPass(
+    'sqlite',
+    files.filter((file) => ALONE.has(file)),
+    1,
+  ),
 ]
 const built = await build()
-results.push(built === 0 ? await runPass('sqlite', BUNDLE, 2, BUNDLE_CLI) : { pass: 'build', passed: 0, failed: 1, skipped: [], code: built })
+results.push(
+  built === 0
+    ? await runPass('sqlite', BUNDLE, 2, BUNDLE_CLI)
+    : { pass: 'build', passed: 0, failed: 1, skipped: [], code: built },
+)
 
 if (process.env.TEST_DATABASE_URL) {
-  results.push(await runPass('postgres', files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file))))
+  results.push(
+    await runPass(
+      'postgres',
+      files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file)),
+    ),
+  )
 } else if (process.env.CI) {
   process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
   process.exitCode = 1
 } else {
-  process.stdout.write('\n# PostgreSQL pass not run: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it.\n')
+  process.stdout.write(
+    '\n# PostgreSQL pass not run: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it.\n',
+  )
 }
 
-const skipped: (Skip & { pass: string })[] = results.flatMap((result) => result.skipped.map((skip) => ({ ...skip, pass: result.pass })))
+const skipped: (Skip & { pass: string })[] = results.flatMap((result) =>
+  result.skipped.map((skip) => ({ ...skip, pass: result.pass })),
+)
 const passed = results.reduce((sum, result) => sum + result.passed, 0)
 const failed = results.reduce((sum, result) => sum + result.failed, 0)
 if (results.some((result) => result.code !== 0)) process.exitCode = 1
 process.stdout.write(`\ntotal: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
 // Every skip, with its reason, where it cannot be missed: the last lines of the output.
-for (const skip of skipped) process.stdout.write(`skipped (${skip.pass}): ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}\n`)
+for (const skip of skipped)
+  process.stdout.write(`skipped (${skip.pass}): ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}\n`)

@@ -25,7 +25,8 @@ async function main(outputPath: string | undefined): Promise<void> {
     try {
       await app.ready()
       const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: 'localhost:8080' } })
-      if (response.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${response.statusCode}: ${response.body}`)
+      if (response.statusCode !== 200)
+        throw new Error(`GET /v1/openapi.json answered ${response.statusCode}: ${response.body}`)
       const document: unknown = response.json()
       writeFileSync(resolve(outputPath), `${JSON.stringify(document, null, 2)}\n`)
     } finally {

@@ -59,7 +59,10 @@ function createFastify(config: Config, logStream: DestinationStream | undefined,
     logger: {
       level: config.logLevel,
       // Keys must never reach the logs, whatever a serializer or a log call decides to include.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'],
+        censor: '[redacted]',
+      },
       serializers: { req: serializeRequest },
       ...(logStream ? { stream: logStream } : {}),
     },
@@ -97,7 +100,9 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
   app.addHook('preClose', () => services.stop())
   // ioredis is loaded only when Redis is configured (about 5 MiB of memory otherwise spent for nothing).
-  const redis = config.redisUrl ? await (await import('./redis/connect.js')).connectRedis(config.redisUrl, app.log) : undefined
+  const redis = config.redisUrl
+    ? await (await import('./redis/connect.js')).connectRedis(config.redisUrl, app.log)
+    : undefined
   app.addHook('onClose', async () => {
     redis?.disconnect()
   })
@@ -117,11 +122,26 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
-    exposedHeaders: ['Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'WWW-Authenticate', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed', 'ETag'],
+    exposedHeaders: [
+      'Link',
+      'Location',
+      'X-Request-Id',
+      'Deprecation',
+      'Sunset',
+      'WWW-Authenticate',
+      'Retry-After',
+      'RateLimit',
+      'RateLimit-Policy',
+      'Idempotent-Replayed',
+      'ETag',
+    ],
     strictPreflight: false,
     maxAge: 600,
   })
-  const guard: ApiGuard = { authenticator: services.authenticator, rateLimiter: await registerRateLimit(app, config, redis) }
+  const guard: ApiGuard = {
+    authenticator: services.authenticator,
+    rateLimiter: await registerRateLimit(app, config, redis),
+  }
 
   // Public routes, then the API. The OpenAPI generator must be registered before the routes it documents.
   const { limitPublicRoute } = guard.rateLimiter
@@ -131,13 +151,27 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   await registerOpenApi(app)
   await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, limitPublicRoute })
   const { publicBaseUrl } = config
-  await app.register(async (api) => {
-    guardApi(api, guard)
-    refuseEmptyPathParameters(api)
-    await api.register(petRoutes, { pets: services.pets, cursors: services.cursors.pets, metrics, idempotency: services.idempotency, publicBaseUrl })
-    await api.register(petMaintenanceRoutes, { pets: services.pets, metrics, idempotency: services.idempotency })
-    await api.register(orderRoutes, { orders: services.orders, cursors: services.cursors.orders, idempotency: services.idempotency, publicBaseUrl })
-  }, { prefix: API_PREFIX })
+  await app.register(
+    async (api) => {
+      guardApi(api, guard)
+      refuseEmptyPathParameters(api)
+      await api.register(petRoutes, {
+        pets: services.pets,
+        cursors: services.cursors.pets,
+        metrics,
+        idempotency: services.idempotency,
+        publicBaseUrl,
+      })
+      await api.register(petMaintenanceRoutes, { pets: services.pets, metrics, idempotency: services.idempotency })
+      await api.register(orderRoutes, {
+        orders: services.orders,
+        cursors: services.cursors.orders,
+        idempotency: services.idempotency,
+        publicBaseUrl,
+      })
+    },
+    { prefix: API_PREFIX },
+  )
 
   app.setNotFoundHandler(async (request, reply) => {
     // Under the API prefix, authentication (and its rate limit) comes first even for routes that do not exist.

@@ -22,7 +22,8 @@ const NO_NEW_DATABASE = 'It never creates a SQLite database: create one with pet
 const HELP: Record<Command, CommandHelp> = {
   serve: {
     usage: 'petstore serve',
-    summary: 'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first start ' +
+    summary:
+      'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first start ' +
       'without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on stdout; the ' +
       'start-up line names the address and the database.',
     options: [],
@@ -36,7 +37,8 @@ const HELP: Record<Command, CommandHelp> = {
   },
   'keys create': {
     usage: 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
-    summary: 'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
+    summary:
+      'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
       `unless the options say otherwise. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [
       ['--name NAME', 'a name for the key: 1 to 100 characters, no control characters (required)'],
@@ -48,7 +50,8 @@ const HELP: Record<Command, CommandHelp> = {
   },
   'keys list': {
     usage: 'petstore keys list',
-    summary: 'List the stored keys, tab-separated on stdout: id, name, prefix, scopes, created, expires, last used, state; ' +
+    summary:
+      'List the stored keys, tab-separated on stdout: id, name, prefix, scopes, created, expires, last used, state; ' +
       `never the keys themselves. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
     variables: DATABASE_VARIABLES,
@@ -65,7 +68,8 @@ const HELP: Record<Command, CommandHelp> = {
 const VARIABLE_HELP: Record<ConfigVariable, string> = {
   PORT: 'port to listen on (default 8080)',
   HOST: 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)',
-  DATABASE_URL: 'file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory',
+  DATABASE_URL:
+    'file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory',
   PETSTORE_API_KEYS: 'comma-separated static API keys, each at least 16 characters',
   PUBLIC_BASE_URL: 'the public origin for absolute links, e.g. https://petstore.example.com',
   LOG_LEVEL: 'fatal, error, warn, info (default), debug, trace or silent',
@@ -137,7 +141,10 @@ ${variableRows(variables)}`
 export function version(): string {
   for (const relative of ['../package.json', '../../package.json']) {
     try {
-      const manifest = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown }
+      const manifest = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: unknown
+        version?: unknown
+      }
       if (manifest.name === 'petstore-service' && typeof manifest.version === 'string') return manifest.version
     } catch {
       // not this one

@@ -38,14 +38,21 @@ const KEYS_CREATE_OPTIONS = {
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
 } as const
-const POSITIONALS: Record<Command, number> = { serve: 0, migrate: 0, 'keys create': 0, 'keys list': 0, 'keys revoke': 1 }
+const POSITIONALS: Record<Command, number> = {
+  serve: 0,
+  migrate: 0,
+  'keys create': 0,
+  'keys list': 0,
+  'keys revoke': 1,
+}
 const isOption = (argument: string | undefined) => argument?.startsWith('-') === true
 
 function parseInvocation(args: string[]): Invocation {
   const [first, second] = args
   if (first === undefined) throw new UsageError('a command is required')
   if (first === '--help' || first === '-h' || first === 'help') {
-    if (args.length > 1) throw new UsageError(`${first} takes no arguments; for a command's help: petstore COMMAND --help`)
+    if (args.length > 1)
+      throw new UsageError(`${first} takes no arguments; for a command's help: petstore COMMAND --help`)
     return { kind: 'help', command: undefined }
   }
   if (first === '--version' || first === '-v') {
@@ -60,18 +67,27 @@ function parseInvocation(args: string[]): Invocation {
       if (second === undefined) throw new UsageError('keys needs a subcommand: create, list or revoke')
       return { kind: 'help', command: undefined }
     }
-    if (isOption(second)) throw new UsageError(`keys: unknown option ${JSON.stringify(second)}; keys needs a subcommand: create, list or revoke`)
+    if (isOption(second))
+      throw new UsageError(
+        `keys: unknown option ${JSON.stringify(second)}; keys needs a subcommand: create, list or revoke`,
+      )
     command = `keys ${second}` as Command
     rest = args.slice(2)
   } else {
     command = first as Command
     rest = args.slice(1)
   }
-  if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+  if (!(COMMANDS as readonly string[]).includes(command))
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`)
 
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
   try {
-    parsed = parseArgs({ args: rest, options: command === 'keys create' ? KEYS_CREATE_OPTIONS : HELP_OPTION, strict: true, allowPositionals: true })
+    parsed = parseArgs({
+      args: rest,
+      options: command === 'keys create' ? KEYS_CREATE_OPTIONS : HELP_OPTION,
+      strict: true,
+      allowPositionals: true,
+    })
   } catch (error) {
     // Node's advice about '--' after the first sentence does not apply to any of these commands.
     const message = error instanceof Error ? error.message.split('. To specify a positional')[0] : String(error)
@@ -113,9 +129,12 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
     store = await explainingDatabaseErrors(config.database, () => openStore(config, undefined, { mustExist: true }))
   } catch (error) {
     if (!(error instanceof SqliteDatabaseMissingError)) throw error
-    throw new Error(`${error.message}, and ${command} does not create one. Run it in the directory the service runs in ` +
-      '(the default database is data/petstore.db under the current directory), set DATABASE_URL=file:/path/to/petstore.db, ' +
-      'or create the database first with "petstore migrate" or "npm start".', { cause: error })
+    throw new Error(
+      `${error.message}, and ${command} does not create one. Run it in the directory the service runs in ` +
+        '(the default database is data/petstore.db under the current directory), set DATABASE_URL=file:/path/to/petstore.db, ' +
+        'or create the database first with "petstore migrate" or "npm start".',
+      { cause: error },
+    )
   }
   try {
     await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
@@ -129,9 +148,11 @@ async function migrate(config: Config): Promise<void> {
   const store = await explainingDatabaseErrors(config.database, () => openStore(config))
   try {
     const { applied } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
-    console.log(applied.length > 0
-      ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describeDatabase(config.database)}.`
-      : `The ${describeDatabase(config.database)} is up to date.`)
+    console.log(
+      applied.length > 0
+        ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describeDatabase(config.database)}.`
+        : `The ${describeDatabase(config.database)} is up to date.`,
+    )
   } finally {
     await store.close()
   }
@@ -152,14 +173,20 @@ function newKeyOptions(values: Record<string, string | boolean | undefined>): Ne
     throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)', 'keys create')
   }
   const scopes = keyOption(() => parseScopeList(text('scopes')))
-  const expiresAt = keyOption(() => parseExpiry({ expiresIn: text('expires-in'), expiresAt: text('expires-at') }, Date.now()))
+  const expiresAt = keyOption(() =>
+    parseExpiry({ expiresIn: text('expires-in'), expiresAt: text('expires-at') }, Date.now()),
+  )
   return { name, scopes, expiresAt }
 }
 
 async function keysCreate(config: Config, { name, scopes, expiresAt }: NewKey): Promise<void> {
-  const { key, row } = await withDatabase('keys create', config, (store) => issueApiKey(store, name, { scopes, expiresAt }))
+  const { key, row } = await withDatabase('keys create', config, (store) =>
+    issueApiKey(store, name, { scopes, expiresAt }),
+  )
   const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
-  console.log(`Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`)
+  console.log(
+    `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`,
+  )
 }
 
 async function keysList(config: Config): Promise<void> {
@@ -171,16 +198,28 @@ async function keysList(config: Config): Promise<void> {
   const now = Date.now()
   console.log(['id', 'name', 'prefix', 'scopes', 'created', 'expires', 'last used', 'state'].join('\t'))
   for (const row of rows) {
-    console.log([
-      row.id, row.name, `${row.key_prefix}…`, parseStoredScopes(row.scopes).join(',') || 'none', row.created_at,
-      row.expires_at ?? 'never', row.last_used_at ?? 'never', keyState(row, now),
-    ].join('\t'))
+    console.log(
+      [
+        row.id,
+        row.name,
+        `${row.key_prefix}…`,
+        parseStoredScopes(row.scopes).join(',') || 'none',
+        row.created_at,
+        row.expires_at ?? 'never',
+        row.last_used_at ?? 'never',
+        keyState(row, now),
+      ].join('\t'),
+    )
   }
 }
 
 function keyId(argument: string | undefined): number {
   const id = /^[1-9][0-9]{0,15}$/.test(argument ?? '') ? Number(argument) : NaN
-  if (!Number.isSafeInteger(id)) throw new UsageError(`keys revoke needs a key id (a positive integer), not ${JSON.stringify(argument)}`, 'keys revoke')
+  if (!Number.isSafeInteger(id))
+    throw new UsageError(
+      `keys revoke needs a key id (a positive integer), not ${JSON.stringify(argument)}`,
+      'keys revoke',
+    )
   return id
 }
 
@@ -188,9 +227,11 @@ async function keysRevoke(config: Config, id: number): Promise<void> {
   const revokedAt = new Date().toISOString()
   const row = await withDatabase('keys revoke', config, (store) => revokeKey(store, id, revokedAt))
   if (!row) throw new Error(`No key has id ${id}.`)
-  console.log(row.revoked_at === revokedAt
-    ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`
-    : `Key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}; nothing changed.`)
+  console.log(
+    row.revoked_at === revokedAt
+      ? `Revoked key ${row.id} (${row.name}); it is refused from now on.`
+      : `Key ${row.id} (${row.name}) was already revoked at ${row.revoked_at}; nothing changed.`,
+  )
 }
 
 /** A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. */
@@ -233,7 +274,9 @@ async function main(): Promise<void> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`petstore: ${error.message}\n${error.command ? commandUsage(error.command) : `${SYNOPSIS}\nRun "petstore --help" for the environment variables.`}`)
+      console.error(
+        `petstore: ${error.message}\n${error.command ? commandUsage(error.command) : `${SYNOPSIS}\nRun "petstore --help" for the environment variables.`}`,
+      )
       process.exitCode = 2
     } else if (error instanceof ConfigError) {
       console.error(`petstore: ${error.message}`)

@@ -20,9 +20,7 @@ function withoutPassword(value: string): string {
   return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/, '$1***@')
 }
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string }
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -44,7 +42,11 @@ function host(fallback: string): Parser<string> {
     if (!/^[A-Za-z0-9.:\-[\]]+$/.test(value)) throw new ConfigError(name, 'a host name or IP address', value)
     // Digits and dots are never looked up as a name: 256.1.1.1 would otherwise end as getaddrinfo ENOTFOUND.
     if (/^[0-9.]+$/.test(value) && isIP(value) !== 4) {
-      throw new ConfigError(name, 'a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)', value)
+      throw new ConfigError(
+        name,
+        'a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)',
+        value,
+      )
     }
     return value
   }
@@ -60,7 +62,11 @@ const database: Parser<DatabaseConfig> = (value, name) => {
     return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
   }
   if (/^postgres(?:ql)?:\/\/./.test(value)) return { kind: 'postgres', url: value }
-  throw new ConfigError(name, 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)', withoutPassword(value))
+  throw new ConfigError(
+    name,
+    'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+    withoutPassword(value),
+  )
 }
 
 // Visible ASCII only: a key is sent in an HTTP header, where anything else does not arrive reliably.
@@ -72,8 +78,12 @@ const apiKeys: Parser<string[]> = (value, name) => {
   keys.forEach((key, index) => {
     if (STATIC_KEY.test(key)) return
     // The keys are secrets: the message says which one is wrong and why, never what it is.
-    const problem = key.length < 16 ? `is ${key.length} characters long` : 'contains white space or a character outside visible ASCII'
-    throw new ConfigError(name, `key ${index + 1} of ${keys.length} ${problem}; expected comma-separated keys, each at least 16 visible ASCII characters without white space`)
+    const problem =
+      key.length < 16 ? `is ${key.length} characters long` : 'contains white space or a character outside visible ASCII'
+    throw new ConfigError(
+      name,
+      `key ${index + 1} of ${keys.length} ${problem}; expected comma-separated keys, each at least 16 visible ASCII characters without white space`,
+    )
   })
   return [...new Set(keys)]
 }
@@ -83,7 +93,9 @@ const bearerToken: Parser<string | undefined> = (value, name) => {
   if (value === undefined || value === '') return undefined
   // A secret: the message says what is wrong, never what the value is.
   if (/^[\x21-\x7E]{16,}$/.test(value)) return value
-  const problem = /[^\x21-\x7E]/.test(value) ? 'it contains white space or a character outside visible ASCII' : `it is ${value.length} characters long`
+  const problem = /[^\x21-\x7E]/.test(value)
+    ? 'it contains white space or a character outside visible ASCII'
+    : `it is ${value.length} characters long`
   throw new ConfigError(name, `${problem}; expected at least 16 visible ASCII characters without white space`)
 }
 
@@ -95,15 +107,28 @@ const publicBaseUrl: Parser<string | undefined> = (value, name) => {
   } catch {
     url = undefined
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(name, 'an http(s) origin such as https://petstore.example.com (no path, query or credentials)', withoutPassword(value))
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    throw new ConfigError(
+      name,
+      'an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
+      withoutPassword(value),
+    )
   }
   return url.origin
 }
 
 const logLevel: Parser<LogLevel> = (value, name) => {
   if (value === undefined || value === '') return 'info'
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(name, `one of ${LOG_LEVELS.join(', ')}`, value)
+  if (!(LOG_LEVELS as readonly string[]).includes(value))
+    throw new ConfigError(name, `one of ${LOG_LEVELS.join(', ')}`, value)
   return value as LogLevel
 }
 
@@ -117,7 +142,8 @@ function integer(fallback: number, minimum: number, maximum: number): Parser<num
   return (value, name) => {
     if (value === undefined || value === '') return fallback
     const parsed = /^(0|[1-9][0-9]{0,15})$/.test(value) ? Number(value) : NaN
-    if (!(parsed >= minimum && parsed <= maximum)) throw new ConfigError(name, `an integer from ${minimum} to ${maximum}`, value)
+    if (!(parsed >= minimum && parsed <= maximum))
+      throw new ConfigError(name, `an integer from ${minimum} to ${maximum}`, value)
     return parsed
   }
 }
@@ -144,14 +170,19 @@ const trustProxy: Parser<TrustProxy> = (value, name) => {
   if (/^[1-9]$/.test(value)) return Number(value)
   const entries = value.split(',').map((entry) => entry.trim())
   if (!entries.every(isProxyAddress)) {
-    throw new ConfigError(name, 'false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)', value)
+    throw new ConfigError(
+      name,
+      'false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
+      value,
+    )
   }
   return entries
 }
 
 const redisNamespace: Parser<string> = (value, name) => {
   if (value === undefined || value === '') return 'petstore:rate-limit'
-  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) throw new ConfigError(name, '1 to 64 characters from A-Z a-z 0-9 : . _ -', value)
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value))
+    throw new ConfigError(name, '1 to 64 characters from A-Z a-z 0-9 : . _ -', value)
   return value
 }
 
@@ -220,5 +251,8 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(variables)
 
 /** Variables that are set but not read, each with the one it probably meant (DATABSE_URL → DATABASE_URL). */
 export function findMisspeltVariables(env: Record<string, string | undefined> = process.env): NearMiss[] {
-  return findNearMisses(Object.keys(env).filter((name) => env[name] !== undefined), CONFIG_VARIABLES)
+  return findNearMisses(
+    Object.keys(env).filter((name) => env[name] !== undefined),
+    CONFIG_VARIABLES,
+  )
 }

@@ -16,21 +16,24 @@ export async function serve(config: Config): Promise<void> {
   let app: FastifyInstance | undefined
   // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
   const store = await explainingDatabaseErrors(config.database, () =>
-    openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed')))
+    openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed')),
+  )
   let initialKey: string | undefined
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
       if (config.migrateOnStart) await migrateToLatest(store.admin)
       return buildApp(config, { store, logStream: createLogDestination() })
     })
-    await app.listen({
-      port: config.port,
-      host: config.host,
-      // The start-up line names the database, so that a service started on the wrong one says so at once.
-      listenTextResolver: (address) => `Server listening at ${address}, using ${describeDatabase(config.database)}`,
-    }).catch((error: unknown) => {
-      throw explainListenError(error, config) ?? error
-    })
+    await app
+      .listen({
+        port: config.port,
+        host: config.host,
+        // The start-up line names the database, so that a service started on the wrong one says so at once.
+        listenTextResolver: (address) => `Server listening at ${address}, using ${describeDatabase(config.database)}`,
+      })
+      .catch((error: unknown) => {
+        throw explainListenError(error, config) ?? error
+      })
     // Issued once the server listens, so a start that fails (port taken) prints no key for a service that is
     // not running and leaves the first-run key to the next, successful start.
     initialKey = await issueInitialKeyIfNone(store, config.staticApiKeys)
@@ -58,4 +61,3 @@ export async function serve(config: Config): Promise<void> {
     await running.close()
   })
 }
-

@@ -35,7 +35,9 @@ export interface Services {
 function petReadsFor(store: Store): PetReads {
   const reads = store.sqliteReader
     ? sqlitePetReads(store.sqliteReader)
-    : store.dialect === 'postgres' ? postgresPetReads(store.read) : queryBuilderPetReads(store.read)
+    : store.dialect === 'postgres'
+      ? postgresPetReads(store.read)
+      : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
 }
 
@@ -59,7 +61,10 @@ export async function createServices(config: Config, store: Store, log: FastifyB
       ttlMs: config.idempotencyKeyTtlHours * 3_600_000,
       leaseMs: config.idempotencyLeaseSeconds * 1000,
     }),
-    cursors: { pets: createCursorCodec<PetStatus>(cursorSecret, 'pets'), orders: createCursorCodec(cursorSecret, 'orders') },
+    cursors: {
+      pets: createCursorCodec<PetStatus>(cursorSecret, 'pets'),
+      orders: createCursorCodec(cursorSecret, 'orders'),
+    },
     stop: () => purge.stop(),
   }
 }

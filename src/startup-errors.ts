@@ -29,7 +29,15 @@ function reason(error: Error & { code?: unknown }): string {
 
 const SQLITE_FILE_CODES = /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/
 const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EISDIR'])
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 // SQLSTATE classes 08 (connection exception), 28 (authorisation: user or password), 3D000 (no such database)
 // and 57P03 (the server is starting up).
 const CONNECTION_SQLSTATE = /^(08|28)|^(3D000|57P03)$/
@@ -44,7 +52,10 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
   const code = typeof cause.code === 'string' ? cause.code : ''
   if (database.kind === 'sqlite') {
     if (code === 'SQLITE_NOTADB') {
-      return new Error(`${database.path} is not a SQLite database (${reason(cause)}); set DATABASE_URL=file:PATH to the service's database file`, { cause: error })
+      return new Error(
+        `${database.path} is not a SQLite database (${reason(cause)}); set DATABASE_URL=file:PATH to the service's database file`,
+        { cause: error },
+      )
     }
     if (!SQLITE_FILE_CODES.test(code) && !FILE_SYSTEM_CODES.has(code)) return undefined
     const file = basename(database.path)
@@ -54,7 +65,9 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
       { cause: error },
     )
   }
-  const connectionFailure = CONNECTION_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && CONNECTION_SQLSTATE.test(code)) ||
+  const connectionFailure =
+    CONNECTION_CODES.has(code) ||
+    (/^[0-9A-Z]{5}$/.test(code) && CONNECTION_SQLSTATE.test(code)) ||
     CONNECTION_MESSAGES.some((message) => cause.message.includes(message))
   if (!connectionFailure) return undefined
   return new Error(
@@ -78,18 +91,31 @@ export function explainListenError(error: unknown, config: Pick<Config, 'host' |
   const cause = rootCause(error)
   const code = typeof cause.code === 'string' ? cause.code : ''
   const { host, port } = config
-  const addresses = 'set HOST to an address of this machine: 127.0.0.1 for local clients only, 0.0.0.0 (or ::) for every interface'
+  const addresses =
+    'set HOST to an address of this machine: 127.0.0.1 for local clients only, 0.0.0.0 (or ::) for every interface'
   if (code === 'EADDRINUSE') {
-    return new Error(`port ${port} on ${host} is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1})`, { cause: error })
+    return new Error(
+      `port ${port} on ${host} is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1})`,
+      { cause: error },
+    )
   }
   if (code === 'EACCES' && cause.syscall === 'listen') {
-    return new Error(`this user may not listen on port ${port} (listen EACCES); set PORT to 1024 or above (e.g. PORT=8080)`, { cause: error })
+    return new Error(
+      `this user may not listen on port ${port} (listen EACCES); set PORT to 1024 or above (e.g. PORT=8080)`,
+      { cause: error },
+    )
   }
   if (code === 'EADDRNOTAVAIL') {
-    return new Error(`HOST=${JSON.stringify(host)} is not an address of this machine (listen EADDRNOTAVAIL); ${addresses}`, { cause: error })
+    return new Error(
+      `HOST=${JSON.stringify(host)} is not an address of this machine (listen EADDRNOTAVAIL); ${addresses}`,
+      { cause: error },
+    )
   }
   if ((code === 'ENOTFOUND' || code === 'EAI_AGAIN') && cause.hostname === host) {
-    return new Error(`HOST=${JSON.stringify(host)} does not resolve to an address (getaddrinfo ${code}); ${addresses}`, { cause: error })
+    return new Error(
+      `HOST=${JSON.stringify(host)} does not resolve to an address (getaddrinfo ${code}); ${addresses}`,
+      { cause: error },
+    )
   }
   return undefined
 }

@@ -45,7 +45,11 @@ describe('bearer authentication', () => {
   after(() => server.close())
 
   /** A request with exactly this Authorization header (or none). */
-  function withAuthorization(path: string, authorization: string | undefined, init: RequestInit = {}): Promise<Response> {
+  function withAuthorization(
+    path: string,
+    authorization: string | undefined,
+    init: RequestInit = {},
+  ): Promise<Response> {
     const headers = new Headers(init.headers)
     if (authorization !== undefined) headers.set('authorization', authorization)
     return server.request(path, { ...init, auth: false, headers })
@@ -171,14 +175,23 @@ describe('bearer authentication', () => {
     const response = await withAuthorization('/v1/openapi.json', undefined)
     assert.equal(response.status, 200)
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
-    const document = (await response.json()) as { openapi: string; components: { securitySchemes: Record<string, unknown> } }
+    const document = (await response.json()) as {
+      openapi: string
+      components: { securitySchemes: Record<string, unknown> }
+    }
     assert.match(document.openapi, /^3\.1\./)
     assert.ok(Object.keys(document.components.securitySchemes).length > 0)
   })
 
   it('never writes a key to the logs, even at trace level', async () => {
     const requestIds: string[] = []
-    for (const authorization of [`Bearer ${TEST_API_KEY}`, `Bearer ${storedKey}`, `Bearer ${SYMBOL_KEY}`, `Bearer ${WRONG_KEY}`, `Basic ${WRONG_KEY}`]) {
+    for (const authorization of [
+      `Bearer ${TEST_API_KEY}`,
+      `Bearer ${storedKey}`,
+      `Bearer ${SYMBOL_KEY}`,
+      `Bearer ${WRONG_KEY}`,
+      `Basic ${WRONG_KEY}`,
+    ]) {
       const response = await withAuthorization(`/v1/pets/${petId}`, authorization)
       await response.arrayBuffer()
       requestIds.push(response.headers.get('x-request-id') ?? '')

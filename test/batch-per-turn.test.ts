@@ -43,7 +43,10 @@ describe('batchPerTurn', () => {
       return new Map(keys.map((key) => [key, key * 10]))
     })
     const results = await Promise.allSettled([get(1), get(2)])
-    assert.deepEqual(results.map((result) => result.status === 'rejected' && (result.reason as Error).message), ['Connection terminated', 'Connection terminated'])
+    assert.deepEqual(
+      results.map((result) => result.status === 'rejected' && (result.reason as Error).message),
+      ['Connection terminated', 'Connection terminated'],
+    )
     fail = false
     assert.equal(await get(2), 20)
   })

@@ -72,7 +72,10 @@ function everyStoredText(file: string): string[] {
   try {
     const tables = handle.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]
     return tables.flatMap(({ name }) =>
-      (handle.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]).flatMap((row) => Object.values(row).map(String)))
+      (handle.prepare(`select * from "${name}"`).all() as Record<string, unknown>[]).flatMap((row) =>
+        Object.values(row).map(String),
+      ),
+    )
   } finally {
     handle.close()
   }
@@ -93,8 +96,12 @@ const SYNOPSIS = `Usage:
 /** What follows the error line of a usage error that names no known command. */
 const GLOBAL_USAGE = `${SYNOPSIS}Run "petstore --help" for the environment variables.\n`
 /** What follows the error line of a usage error of a known command. */
-const usageOf = (command: string, usage: string) => `Usage: ${usage}\nRun "petstore ${command} --help" for its options and environment variables.\n`
-const KEYS_CREATE_USAGE = usageOf('keys create', 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]')
+const usageOf = (command: string, usage: string) =>
+  `Usage: ${usage}\nRun "petstore ${command} --help" for its options and environment variables.\n`
+const KEYS_CREATE_USAGE = usageOf(
+  'keys create',
+  'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
+)
 const KEYS_REVOKE_USAGE = usageOf('keys revoke', 'petstore keys revoke ID')
 
 /** The first line of migrate and keys: on stderr, so that stdout stays the command's own output. */
@@ -107,14 +114,34 @@ describe('petstore migrate', () => {
   it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
-    assert.deepEqual(first, { code: 0, stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`, stderr: using(file) })
+    assert.deepEqual(first, {
+      code: 0,
+      stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`,
+      stderr: using(file),
+    })
 
     const handle = new SqliteDatabase(file, { readonly: true })
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
-    const tables = handle.prepare("select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name").all()
+    const tables = handle
+      .prepare(
+        "select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name",
+      )
+      .all()
     handle.close()
-    assert.deepEqual(migrations, [{ name: '0001_initial' }, { name: '0002_orders' }, { name: '0003_api_key_scopes' }, { name: '0004_idempotency_keys' }, { name: '0005_pet_versions' }])
-    assert.deepEqual(tables, [{ name: 'api_keys' }, { name: 'idempotency_keys' }, { name: 'orders' }, { name: 'pets' }, { name: 'service_secrets' }])
+    assert.deepEqual(migrations, [
+      { name: '0001_initial' },
+      { name: '0002_orders' },
+      { name: '0003_api_key_scopes' },
+      { name: '0004_idempotency_keys' },
+      { name: '0005_pet_versions' },
+    ])
+    assert.deepEqual(tables, [
+      { name: 'api_keys' },
+      { name: 'idempotency_keys' },
+      { name: 'orders' },
+      { name: 'pets' },
+      { name: 'service_secrets' },
+    ])
 
     const second = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(second, { code: 0, stdout: `The SQLite database ${file} is up to date.\n`, stderr: using(file) })
@@ -123,7 +150,11 @@ describe('petstore migrate', () => {
   it('uses DATABASE_URL when it is set', async () => {
     const file = join(directory, 'elsewhere', 'pets.db')
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
-    assert.deepEqual(result, { code: 0, stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`, stderr: using(file) })
+    assert.deepEqual(result, {
+      code: 0,
+      stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`,
+      stderr: using(file),
+    })
     assert.ok(existsSync(file))
   })
 })
@@ -147,7 +178,10 @@ describe('petstore keys', () => {
     const result = await run('keys', 'create', ...nameArguments, ...(options.args ?? []))
     assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stderr, using(file))
-    const match = /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(result.stdout)
+    const match =
+      /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(
+        result.stdout,
+      )
     assert.ok(match, `unexpected output: ${JSON.stringify(result.stdout)}`)
     assert.equal(match[2], name)
     assert.equal(match[3], options.scopes ?? ALL_SCOPES)
@@ -172,31 +206,48 @@ describe('petstore keys', () => {
       const subfolder = join(service, 'scripts')
       mkdirSync(subfolder)
       const looked = join(subfolder, 'data', 'petstore.db')
-      for (const args of [['keys', 'create', '--name', 'ci'], ['keys', 'list'], ['keys', 'revoke', '1']]) {
+      for (const args of [
+        ['keys', 'create', '--name', 'ci'],
+        ['keys', 'list'],
+        ['keys', 'revoke', '1'],
+      ]) {
         const result = await petstore(args, { cwd: subfolder })
         assert.deepEqual(result, {
           code: 1,
           stdout: '',
-          stderr: using(looked) + `petstore: no SQLite database at ${looked}, and ${args.slice(0, 2).join(' ')} does not create one. ` +
+          stderr:
+            using(looked) +
+            `petstore: no SQLite database at ${looked}, and ${args.slice(0, 2).join(' ')} does not create one. ` +
             'Run it in the directory the service runs in (the default database is data/petstore.db under the current directory), ' +
             'set DATABASE_URL=file:/path/to/petstore.db, or create the database first with "petstore migrate" or "npm start".\n',
         })
         assert.equal(existsSync(join(subfolder, 'data')), false)
       }
       // Pointed at the service's database, the same command works from the subfolder.
-      const listed = await petstore(['keys', 'list'], { cwd: subfolder, env: { DATABASE_URL: 'file:../data/petstore.db' } })
-      assert.deepEqual(listed, { code: 0, stdout: 'No stored keys.\n', stderr: using(join(service, 'data', 'petstore.db')) })
+      const listed = await petstore(['keys', 'list'], {
+        cwd: subfolder,
+        env: { DATABASE_URL: 'file:../data/petstore.db' },
+      })
+      assert.deepEqual(listed, {
+        code: 0,
+        stdout: 'No stored keys.\n',
+        stderr: using(join(service, 'data', 'petstore.db')),
+      })
     } finally {
       rmSync(service, { recursive: true, force: true })
     }
   })
 
   it('warns, after the database line, about a variable that is a near miss of one it reads', async () => {
-    const result = await petstore(['keys', 'list'], { cwd: directory, env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k' } })
+    const result = await petstore(['keys', 'list'], {
+      cwd: directory,
+      env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k' },
+    })
     assert.deepEqual(result, {
       code: 0,
       stdout: 'No stored keys.\n',
-      stderr: using(file) +
+      stderr:
+        using(file) +
         'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n' +
         'petstore: warning: PETSTORE_API_KEY is set but petstore does not read it; did you mean PETSTORE_API_KEYS?\n',
     })
@@ -236,7 +287,10 @@ describe('petstore keys', () => {
   it('lists id, name, prefix, scopes, created, expiry, last used and state (expired included), never the key', async () => {
     const { key } = await createKey('listed')
     // Fewer scopes, stored in canonical order; --expires-at takes any offset and is stored in UTC.
-    const { id: expiredId, expiry } = await createKey('expired', ['--name=expired'], { args: ['--expires-at=2099-01-01T01:00:00+01:00', '--scopes=orders:write,orders:read'], scopes: 'orders:read,orders:write' })
+    const { id: expiredId, expiry } = await createKey('expired', ['--name=expired'], {
+      args: ['--expires-at=2099-01-01T01:00:00+01:00', '--scopes=orders:write,orders:read'],
+      scopes: 'orders:read,orders:write',
+    })
     assert.equal(expiry, 'expiring 2099-01-01T00:00:00.000Z')
     const stored = readKeys(file).find((row) => row.id === expiredId)
     assert.deepEqual([stored?.scopes, stored?.expires_at], ['orders:read orders:write', '2099-01-01T00:00:00.000Z'])
@@ -246,42 +300,71 @@ describe('petstore keys', () => {
     handle.close()
     const result = await run('keys', 'list')
     const rows = readKeys(file)
-    const state = (row: ApiKeyRow) => row.revoked_at ? `revoked ${row.revoked_at}` : row.expires_at && Date.parse(row.expires_at) < Date.now() ? `expired ${row.expires_at}` : 'active'
+    const state = (row: ApiKeyRow) =>
+      row.revoked_at
+        ? `revoked ${row.revoked_at}`
+        : row.expires_at && Date.parse(row.expires_at) < Date.now()
+          ? `expired ${row.expires_at}`
+          : 'active'
     assert.deepEqual(result, {
       code: 0,
       stdout: [
         'id\tname\tprefix\tscopes\tcreated\texpires\tlast used\tstate',
-        ...rows.map((row) => `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t${row.expires_at ?? 'never'}\tnever\t${state(row)}`),
+        ...rows.map(
+          (row) =>
+            `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t${row.expires_at ?? 'never'}\tnever\t${state(row)}`,
+        ),
         '',
       ].join('\n'),
       stderr: using(file),
     })
     assert.ok(result.stdout.includes(`\tlisted\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t`))
-    assert.ok(result.stdout.includes(`${expiredId}\texpired\t`) && result.stdout.includes('\torders:read,orders:write\t') && result.stdout.includes('\texpired 2020-01-01T00:00:00.000Z\n'), result.stdout)
+    assert.ok(
+      result.stdout.includes(`${expiredId}\texpired\t`) &&
+        result.stdout.includes('\torders:read,orders:write\t') &&
+        result.stdout.includes('\texpired 2020-01-01T00:00:00.000Z\n'),
+      result.stdout,
+    )
     assert.ok(!result.stdout.includes(key.slice(8)))
   })
 
   it('revokes a key in one line, and says so when it was already revoked', async () => {
     const { id, key } = await createKey('to-revoke')
     const revoked = await run('keys', 'revoke', String(id))
-    assert.deepEqual(revoked, { code: 0, stdout: `Revoked key ${id} (to-revoke); it is refused from now on.\n`, stderr: using(file) })
+    assert.deepEqual(revoked, {
+      code: 0,
+      stdout: `Revoked key ${id} (to-revoke); it is refused from now on.\n`,
+      stderr: using(file),
+    })
     const row = readKeys(file).find((candidate) => candidate.id === id)
     assert.match(row?.revoked_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
     const again = await run('keys', 'revoke', String(id))
-    assert.deepEqual(again, { code: 0, stdout: `Key ${id} (to-revoke) was already revoked at ${row?.revoked_at}; nothing changed.\n`, stderr: using(file) })
+    assert.deepEqual(again, {
+      code: 0,
+      stdout: `Key ${id} (to-revoke) was already revoked at ${row?.revoked_at}; nothing changed.\n`,
+      stderr: using(file),
+    })
     assert.equal(readKeys(file).find((candidate) => candidate.id === id)?.revoked_at, row?.revoked_at)
 
     const list = await run('keys', 'list')
     assert.ok(
-      list.stdout.split('\n').includes(`${id}\tto-revoke\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row?.created_at}\tnever\tnever\trevoked ${row?.revoked_at}`),
+      list.stdout
+        .split('\n')
+        .includes(
+          `${id}\tto-revoke\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row?.created_at}\tnever\tnever\trevoked ${row?.revoked_at}`,
+        ),
       list.stdout,
     )
   })
 
   it('fails with exit 1 and a line on stderr for an unknown id', async () => {
     const before = readKeys(file)
-    assert.deepEqual(await run('keys', 'revoke', '999'), { code: 1, stdout: '', stderr: `${using(file)}petstore: No key has id 999.\n` })
+    assert.deepEqual(await run('keys', 'revoke', '999'), {
+      code: 1,
+      stdout: '',
+      stderr: `${using(file)}petstore: No key has id 999.\n`,
+    })
     assert.deepEqual(readKeys(file), before)
   })
 
@@ -298,7 +381,11 @@ describe('petstore keys', () => {
   }
 
   it('refuses keys revoke without an id, or with two', async () => {
-    const expected = { code: 2, stdout: '', stderr: `petstore: keys revoke needs exactly one key id (see keys list)\n${KEYS_REVOKE_USAGE}` }
+    const expected = {
+      code: 2,
+      stdout: '',
+      stderr: `petstore: keys revoke needs exactly one key id (see keys list)\n${KEYS_REVOKE_USAGE}`,
+    }
     assert.deepEqual(await run('keys', 'revoke'), expected)
     assert.deepEqual(await run('keys', 'revoke', '1', '2'), expected)
   })
@@ -314,10 +401,25 @@ describe('keys create options, parsed in process', () => {
     assert.equal(formatScopes(parseScopeList('orders:read,pets:read,pets:read') ?? []), 'pets:read orders:read')
   })
 
-  for (const text of ['pets:delete', 'pets:read orders:read', 'PETS:READ', '', 'pets:read,', ',pets:read', 'pets', '*']) {
+  for (const text of [
+    'pets:delete',
+    'pets:read orders:read',
+    'PETS:READ',
+    '',
+    'pets:read,',
+    ',pets:read',
+    'pets',
+    '*',
+  ]) {
     it(`--scopes ${JSON.stringify(text)} is refused`, () => {
-      const unknown = text.split(',').map((name) => name.trim()).find((name) => !['pets:read', 'pets:write', 'orders:read', 'orders:write'].includes(name))
-      assert.throws(() => parseScopeList(text), new KeyOptionError(`${SCOPES_TAKE}; ${JSON.stringify(unknown)} is not one`))
+      const unknown = text
+        .split(',')
+        .map((name) => name.trim())
+        .find((name) => !['pets:read', 'pets:write', 'orders:read', 'orders:write'].includes(name))
+      assert.throws(
+        () => parseScopeList(text),
+        new KeyOptionError(`${SCOPES_TAKE}; ${JSON.stringify(unknown)} is not one`),
+      )
     })
   }
 
@@ -334,23 +436,44 @@ describe('keys create options, parsed in process', () => {
 
   for (const duration of ['30', '0d', '1.5d', '3w', '30 d', '', '1000000d', '-1d', '30D', '1s']) {
     it(`--expires-in ${JSON.stringify(duration)} is refused`, () => {
-      assert.throws(() => parseExpiry({ expiresIn: duration, expiresAt: undefined }, NOW),
-        new KeyOptionError(`--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(duration)}`))
+      assert.throws(
+        () => parseExpiry({ expiresIn: duration, expiresAt: undefined }, NOW),
+        new KeyOptionError(
+          `--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(duration)}`,
+        ),
+      )
     })
   }
 
-  for (const date of ['2027-02-30T00:00:00Z', '2027-01-01', '2027-01-01T00:00:00', '2027-01-01T24:00:00Z', 'tomorrow', '']) {
+  for (const date of [
+    '2027-02-30T00:00:00Z',
+    '2027-01-01',
+    '2027-01-01T00:00:00',
+    '2027-01-01T24:00:00Z',
+    'tomorrow',
+    '',
+  ]) {
     it(`--expires-at ${JSON.stringify(date)} is refused`, () => {
-      assert.throws(() => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW),
-        new KeyOptionError(`--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(date)}`))
+      assert.throws(
+        () => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW),
+        new KeyOptionError(
+          `--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(date)}`,
+        ),
+      )
     })
   }
 
   it('--expires-at must be in the future, and only one of the two options may be given', () => {
     for (const date of ['2026-06-01T12:00:00.000Z', '2026-06-01T13:00:00+02:00', '2020-01-01T00:00:00Z']) {
-      assert.throws(() => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW), new KeyOptionError(`--expires-at ${date} is not in the future`))
+      assert.throws(
+        () => parseExpiry({ expiresIn: undefined, expiresAt: date }, NOW),
+        new KeyOptionError(`--expires-at ${date} is not in the future`),
+      )
     }
-    assert.throws(() => parseExpiry({ expiresIn: '1d', expiresAt: '2027-01-01T00:00:00Z' }, NOW), new KeyOptionError('give --expires-in or --expires-at, not both'))
+    assert.throws(
+      () => parseExpiry({ expiresIn: '1d', expiresAt: '2027-01-01T00:00:00Z' }, NOW),
+      new KeyOptionError('give --expires-in or --expires-at, not both'),
+    )
   })
 })
 
@@ -368,24 +491,64 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
     { args: ['keys', 'create', '--name', 'x'.repeat(101)], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
     { args: ['keys', 'create', '--name', 'tab\there'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
     { args: ['keys', 'create', '--name', 'escape\u001b[31m'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
-    { args: ['keys', 'create', '--name'], message: /^keys create: .*'--name <value>'.* missing/, usage: KEYS_CREATE_USAGE },
-    { args: ['keys', 'create', '--name', 'bot', 'extra'], message: 'keys create: unexpected argument "extra"', usage: KEYS_CREATE_USAGE },
+    {
+      args: ['keys', 'create', '--name'],
+      message: /^keys create: .*'--name <value>'.* missing/,
+      usage: KEYS_CREATE_USAGE,
+    },
+    {
+      args: ['keys', 'create', '--name', 'bot', 'extra'],
+      message: 'keys create: unexpected argument "extra"',
+      usage: KEYS_CREATE_USAGE,
+    },
     { args: ['keys', 'create', '--colour', 'red'], message: /^keys create: .*'--colour'/, usage: KEYS_CREATE_USAGE },
     // Every refusal of --scopes, --expires-in and --expires-at is checked in process (below); these prove that
     // each kind ends as a usage error before the database is touched.
-    { args: ['keys', 'create', '--name', 'bot', '--scopes', 'pets:delete'], message: `keys create: ${SCOPES_TAKE}; "pets:delete" is not one`, usage: KEYS_CREATE_USAGE },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '3w'], message: 'keys create: --expires-in takes whole minutes, hours or days (90m, 12h, 30d), not "3w"', usage: KEYS_CREATE_USAGE },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-at', '2020-01-01T00:00:00Z'], message: 'keys create: --expires-at 2020-01-01T00:00:00Z is not in the future', usage: KEYS_CREATE_USAGE },
-    { args: ['keys', 'create', '--name', 'bot', '--expires-in', '30d', '--expires-at', '2099-01-01T00:00:00Z'], message: 'keys create: give --expires-in or --expires-at, not both', usage: KEYS_CREATE_USAGE },
+    {
+      args: ['keys', 'create', '--name', 'bot', '--scopes', 'pets:delete'],
+      message: `keys create: ${SCOPES_TAKE}; "pets:delete" is not one`,
+      usage: KEYS_CREATE_USAGE,
+    },
+    {
+      args: ['keys', 'create', '--name', 'bot', '--expires-in', '3w'],
+      message: 'keys create: --expires-in takes whole minutes, hours or days (90m, 12h, 30d), not "3w"',
+      usage: KEYS_CREATE_USAGE,
+    },
+    {
+      args: ['keys', 'create', '--name', 'bot', '--expires-at', '2020-01-01T00:00:00Z'],
+      message: 'keys create: --expires-at 2020-01-01T00:00:00Z is not in the future',
+      usage: KEYS_CREATE_USAGE,
+    },
+    {
+      args: ['keys', 'create', '--name', 'bot', '--expires-in', '30d', '--expires-at', '2099-01-01T00:00:00Z'],
+      message: 'keys create: give --expires-in or --expires-at, not both',
+      usage: KEYS_CREATE_USAGE,
+    },
     { args: [], message: 'a command is required', usage: GLOBAL_USAGE },
     { args: ['frobnicate'], message: 'unknown command "frobnicate"', usage: GLOBAL_USAGE },
     { args: ['--frobnicate'], message: 'unknown option "--frobnicate"', usage: GLOBAL_USAGE },
-    { args: ['--help', 'serve'], message: "--help takes no arguments; for a command's help: petstore COMMAND --help", usage: GLOBAL_USAGE },
+    {
+      args: ['--help', 'serve'],
+      message: "--help takes no arguments; for a command's help: petstore COMMAND --help",
+      usage: GLOBAL_USAGE,
+    },
     { args: ['keys'], message: 'keys needs a subcommand: create, list or revoke', usage: GLOBAL_USAGE },
-    { args: ['keys', '--all'], message: 'keys: unknown option "--all"; keys needs a subcommand: create, list or revoke', usage: GLOBAL_USAGE },
+    {
+      args: ['keys', '--all'],
+      message: 'keys: unknown option "--all"; keys needs a subcommand: create, list or revoke',
+      usage: GLOBAL_USAGE,
+    },
     { args: ['keys', 'delete', '1'], message: 'unknown command "keys delete"', usage: GLOBAL_USAGE },
-    { args: ['keys', 'list', '--all'], message: /^keys list: .*'--all'/, usage: usageOf('keys list', 'petstore keys list') },
-    { args: ['migrate', 'now'], message: 'migrate: unexpected argument "now"', usage: usageOf('migrate', 'petstore migrate') },
+    {
+      args: ['keys', 'list', '--all'],
+      message: /^keys list: .*'--all'/,
+      usage: usageOf('keys list', 'petstore keys list'),
+    },
+    {
+      args: ['migrate', 'now'],
+      message: 'migrate: unexpected argument "now"',
+      usage: usageOf('migrate', 'petstore migrate'),
+    },
     { args: ['serve', '--port', '80'], message: /^serve: .*'--port'/, usage: usageOf('serve', 'petstore serve') },
     { args: ['serve', '-x'], message: /^serve: .*'-x'/, usage: usageOf('serve', 'petstore serve') },
   ]
@@ -421,9 +584,17 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
       assert.equal(result.code, 0)
       assert.equal(result.stderr, '')
       assert.ok(result.stdout.startsWith(SYNOPSIS), result.stdout)
-      const variables = result.stdout.split('\n').filter((line) => /^ {2}[A-Z_]+ {2,}\S/.test(line)).map((line) => line.trim().split(' ')[0])
+      const variables = result.stdout
+        .split('\n')
+        .filter((line) => /^ {2}[A-Z_]+ {2,}\S/.test(line))
+        .map((line) => line.trim().split(' ')[0])
       assert.deepEqual(variables, [...CONFIG_VARIABLES])
-      assert.ok(result.stdout.includes('\n  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n'), result.stdout)
+      assert.ok(
+        result.stdout.includes(
+          '\n  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n',
+        ),
+        result.stdout,
+      )
       assert.ok(result.stdout.endsWith('\nExit codes: 0 success, 1 failure, 2 usage error.\n'), result.stdout)
       assert.equal(existsSync(join(directory, 'data')), false)
     })
@@ -455,9 +626,21 @@ Environment variables (the others are checked too):
 
   const commands: { args: string[]; usage: string; variables: readonly string[] }[] = [
     { args: ['serve', '--help'], usage: 'petstore serve', variables: CONFIG_VARIABLES },
-    { args: ['migrate', '-h'], usage: 'petstore migrate', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
-    { args: ['keys', 'list', '--help'], usage: 'petstore keys list', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
-    { args: ['keys', 'revoke', '--help'], usage: 'petstore keys revoke ID', variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'] },
+    {
+      args: ['migrate', '-h'],
+      usage: 'petstore migrate',
+      variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    },
+    {
+      args: ['keys', 'list', '--help'],
+      usage: 'petstore keys list',
+      variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    },
+    {
+      args: ['keys', 'revoke', '--help'],
+      usage: 'petstore keys revoke ID',
+      variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    },
   ]
   for (const { args, usage, variables } of commands) {
     it(`petstore ${args.join(' ')}: its usage, --help and the variables it reads, exit 0`, async () => {
@@ -465,8 +648,15 @@ Environment variables (the others are checked too):
       assert.equal(result.code, 0)
       assert.equal(result.stderr, '')
       assert.ok(result.stdout.startsWith(`Usage: ${usage}\n\n`), result.stdout)
-      assert.ok(result.stdout.includes('\nOptions:\n  -h, --help  show this help\n\nEnvironment variables'), result.stdout)
-      const listed = result.stdout.slice(result.stdout.indexOf('\nEnvironment variables')).split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().split(' ')[0])
+      assert.ok(
+        result.stdout.includes('\nOptions:\n  -h, --help  show this help\n\nEnvironment variables'),
+        result.stdout,
+      )
+      const listed = result.stdout
+        .slice(result.stdout.indexOf('\nEnvironment variables'))
+        .split('\n')
+        .filter((line) => line.startsWith('  '))
+        .map((line) => line.trim().split(' ')[0])
       assert.deepEqual(listed, [...variables])
     })
   }
@@ -479,8 +669,14 @@ Environment variables (the others are checked too):
 
   for (const flag of ['--version', '-v']) {
     it(`petstore ${flag}: the version of package.json, exit 0`, async () => {
-      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-      assert.deepEqual(await petstore([flag], { cwd: directory, env }), { code: 0, stdout: `petstore ${version}\n`, stderr: '' })
+      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        version: string
+      }
+      assert.deepEqual(await petstore([flag], { cwd: directory, env }), {
+        code: 0,
+        stdout: `petstore ${version}\n`,
+        stderr: '',
+      })
     })
   }
 })
@@ -502,7 +698,10 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
       line: 'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
       secrets: ['hunter2hunter2'],
     },
-    { env: { LOG_LEVEL: 'loud' }, line: 'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent' },
+    {
+      env: { LOG_LEVEL: 'loud' },
+      line: 'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent',
+    },
     {
       env: { PETSTORE_API_KEYS: 'short' },
       line: 'PETSTORE_API_KEYS is not valid: key 1 of 1 is 5 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
@@ -528,7 +727,9 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
 
   for (const { env, line, secrets = [], alsoServe } of cases) {
     for (const command of alsoServe ? [['keys', 'list'], ['serve']] : [['keys', 'list']]) {
-      it(`${Object.entries(env).map(([name, value]) => `${name}=${value}`).join(' ')} petstore ${command.join(' ')}: one line naming the variable, exit 1`, async () => {
+      it(`${Object.entries(env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ')} petstore ${command.join(' ')}: one line naming the variable, exit 1`, async () => {
         const result = await petstore(command, { cwd: directory, env })
         assert.deepEqual(result, { code: 1, stdout: '', stderr: `petstore: ${line}\n` })
         for (const secret of secrets) assert.ok(!result.stderr.includes(secret), `stderr echoes ${secret}`)
@@ -582,15 +783,26 @@ describe('a key created with the CLI, against a running server on the same datab
     const list = await run('keys', 'list')
     assert.equal(list.code, 0)
     const row = await storedKey(id)
-    assert.ok(list.stdout.split('\n').includes(`${id}\te2e\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row.created_at}\tnever\t${lastUsed}\tactive`), list.stdout)
+    assert.ok(
+      list.stdout
+        .split('\n')
+        .includes(`${id}\te2e\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row.created_at}\tnever\t${lastUsed}\tactive`),
+      list.stdout,
+    )
 
     const revoked = await run('keys', 'revoke', String(id))
-    assert.deepEqual({ ...revoked, stderr: undefined }, { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: undefined })
+    assert.deepEqual(
+      { ...revoked, stderr: undefined },
+      { code: 0, stdout: `Revoked key ${id} (e2e); it is refused from now on.\n`, stderr: undefined },
+    )
     assert.match(revoked.stderr, /^petstore: using (SQLite database \/|PostgreSQL database 127\.0\.0\.1:)\S+\n$/)
 
     const refused = await server.request('/v1/pets', { auth: key })
     assert.equal(refused.status, 401)
-    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"')
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"',
+    )
     assert.deepEqual(await refused.json(), { code: 'unauthorized', message: 'The API key is not valid.', status: 401 })
 
     // Revoking one key leaves the others alone.
@@ -601,17 +813,29 @@ describe('a key created with the CLI, against a running server on the same datab
   it('limits a key created with --scopes to those scopes, on the running server', async () => {
     const created = await run('keys', 'create', '--name', 'reader', '--scopes', 'pets:read', '--expires-in', '12h')
     assert.equal(created.code, 0, created.stderr)
-    const match = /^Created key (\d+) \(reader\) with scopes pets:read, expiring (\S+): (pst_\S+) {2}/.exec(created.stdout)
+    const match = /^Created key (\d+) \(reader\) with scopes pets:read, expiring (\S+): (pst_\S+) {2}/.exec(
+      created.stdout,
+    )
     assert.ok(match, created.stdout)
     const key = match[3] ?? ''
     const row = await storedKey(Number(match[1]))
     assert.deepEqual([row.scopes, row.expires_at], ['pets:read', match[2]])
-    assert.ok(Math.abs(Date.parse(row.expires_at ?? '') - (Date.now() + 12 * 3_600_000)) < 60_000, row.expires_at ?? 'no expiry')
+    assert.ok(
+      Math.abs(Date.parse(row.expires_at ?? '') - (Date.now() + 12 * 3_600_000)) < 60_000,
+      row.expires_at ?? 'no expiry',
+    )
 
     assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
     const refused = await server.request('/v1/pets', { auth: key, json: { name: 'Rex', categoryId: 1 } })
     assert.equal(refused.status, 403)
-    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"')
-    assert.deepEqual(await refused.json(), { code: 'forbidden', message: 'This API key does not have the scope pets:write, which this operation requires.', status: 403 })
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"',
+    )
+    assert.deepEqual(await refused.json(), {
+      code: 'forbidden',
+      message: 'This API key does not have the scope pets:write, which this operation requires.',
+      status: 403,
+    })
   })
 })

@@ -26,7 +26,11 @@ describe('a client that aborts mid-body', () => {
   })
   after(() => server.close())
 
-  const entries = (): Entry[] => server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Entry)
+  const entries = (): Entry[] =>
+    server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry)
 
   async function abortMidBody(requestId: string): Promise<Entry[]> {
     const received = new Promise<void>((resolve) => readingBody.set(requestId, resolve))
@@ -38,26 +42,44 @@ describe('a client that aborts mid-body', () => {
     await received
     connection.socket.destroy()
     // The server logs how the request ended; the test runner's time-out bounds this wait.
-    while (!entries().some((entry) => entry.reqId === requestId)) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (!entries().some((entry) => entry.reqId === requestId))
+      await new Promise((resolve) => setTimeout(resolve, 10))
     await new Promise((resolve) => setImmediate(resolve))
     return entries().filter((entry) => entry.reqId === requestId)
   }
 
-  it('is logged at info level as the client\'s doing, not as an error or an outage', async () => {
+  it("is logged at info level as the client's doing, not as an error or an outage", async () => {
     const logged = await abortMidBody('abort-1')
-    assert.deepEqual(logged.map(({ level, code, status, msg }) => ({ level, code, status, msg })), [
-      { level: 30, code: 'invalid_request', status: 400, msg: 'The client closed the connection before the request was complete.' },
-    ])
+    assert.deepEqual(
+      logged.map(({ level, code, status, msg }) => ({ level, code, status, msg })),
+      [
+        {
+          level: 30,
+          code: 'invalid_request',
+          status: 400,
+          msg: 'The client closed the connection before the request was complete.',
+        },
+      ],
+    )
     const metrics = await (await server.request('/metrics', { auth: false })).text()
-    assert.deepEqual(metrics.split('\n').filter((line) => line.startsWith('http_requests_total{') && line.includes('status_code="503"')), [])
+    assert.deepEqual(
+      metrics
+        .split('\n')
+        .filter((line) => line.startsWith('http_requests_total{') && line.includes('status_code="503"')),
+      [],
+    )
     assert.ok(!entries().some((entry) => (entry.level as number) >= 50), 'an error-level line was written')
     assert.ok(!JSON.stringify(entries()).includes('unavailable'), 'the abort was taken for an outage')
   })
 
-  it('tells Node\'s request abort from a database connection reset', () => {
+  it("tells Node's request abort from a database connection reset", () => {
     const clientAbort = Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
     assert.equal(isDatabaseUnavailable(clientAbort), false)
-    const databaseReset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', errno: -104, syscall: 'read' })
+    const databaseReset = Object.assign(new Error('read ECONNRESET'), {
+      code: 'ECONNRESET',
+      errno: -104,
+      syscall: 'read',
+    })
     assert.equal(isDatabaseUnavailable(databaseReset), true)
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true)
   })

@@ -27,13 +27,24 @@ const dockerfile = readFileSync('Dockerfile', 'utf8')
 const PETSTORE_SERVICES = ['migrate', 'petstore-1', 'petstore-2']
 
 describe('compose.yaml', () => {
-  it('checks PostgreSQL over TCP, so that the image\'s socket-only init server does not pass for ready', () => {
-    assert.deepEqual(compose.services.postgres?.healthcheck?.test, ['CMD', 'pg_isready', '-h', '127.0.0.1', '-U', 'petstore', '-d', 'petstore'])
+  it("checks PostgreSQL over TCP, so that the image's socket-only init server does not pass for ready", () => {
+    assert.deepEqual(compose.services.postgres?.healthcheck?.test, [
+      'CMD',
+      'pg_isready',
+      '-h',
+      '127.0.0.1',
+      '-U',
+      'petstore',
+      '-d',
+      'petstore',
+    ])
     assert.deepEqual(compose.services.migrate?.depends_on, { postgres: { condition: 'service_healthy' } })
   })
 
   it('builds the service image once, and the instances run that image without pulling it', () => {
-    const built = Object.entries(compose.services).filter(([, service]) => service.build !== undefined).map(([name]) => name)
+    const built = Object.entries(compose.services)
+      .filter(([, service]) => service.build !== undefined)
+      .map(([name]) => name)
     assert.deepEqual(built, ['migrate'])
     for (const name of PETSTORE_SERVICES) assert.equal(compose.services[name]?.image, 'petstore-service:local', name)
     for (const name of ['petstore-1', 'petstore-2']) {
@@ -42,9 +53,10 @@ describe('compose.yaml', () => {
     }
   })
 
-  it('gives the image\'s data directory a named volume', () => {
+  it("gives the image's data directory a named volume", () => {
     assert.ok('petstore-data' in compose.volumes)
-    for (const name of ['petstore-1', 'petstore-2']) assert.ok(compose.services[name]?.volumes?.includes('petstore-data:/app/data'), name)
+    for (const name of ['petstore-1', 'petstore-2'])
+      assert.ok(compose.services[name]?.volumes?.includes('petstore-data:/app/data'), name)
   })
 })
 
@@ -64,7 +76,10 @@ describe('Dockerfile', () => {
     const line = /^HEALTHCHECK .*? CMD (.*)$/m.exec(dockerfile)?.[1]
     assert.ok(line, 'the Dockerfile has a HEALTHCHECK')
     assert.ok(!line.startsWith('['), 'shell form: the exec form would not expand PORT')
-    const child = spawn('/bin/sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: 'ignore' })
+    const child = spawn('/bin/sh', ['-c', line], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: 'ignore',
+    })
     return new Promise((resolve) => child.once('exit', resolve))
   }
 

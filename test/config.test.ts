@@ -42,23 +42,45 @@ describe('loadConfig defaults', () => {
 
   it('treats empty values as unset', () => {
     const env = {
-      PORT: '', HOST: '', DATABASE_URL: '', PETSTORE_API_KEYS: '', PUBLIC_BASE_URL: '', LOG_LEVEL: '', REDIS_URL: '',
-      DATABASE_POOL_SIZE: '', DATABASE_STATEMENT_TIMEOUT_MS: '', MIGRATE_ON_START: '',
-      RATE_LIMIT_PER_KEY: '', RATE_LIMIT_ANONYMOUS: '', RATE_LIMIT_WINDOW_SECONDS: '', RATE_LIMIT_NAMESPACE: '', TRUST_PROXY: '',
+      PORT: '',
+      HOST: '',
+      DATABASE_URL: '',
+      PETSTORE_API_KEYS: '',
+      PUBLIC_BASE_URL: '',
+      LOG_LEVEL: '',
+      REDIS_URL: '',
+      DATABASE_POOL_SIZE: '',
+      DATABASE_STATEMENT_TIMEOUT_MS: '',
+      MIGRATE_ON_START: '',
+      RATE_LIMIT_PER_KEY: '',
+      RATE_LIMIT_ANONYMOUS: '',
+      RATE_LIMIT_WINDOW_SECONDS: '',
+      RATE_LIMIT_NAMESPACE: '',
+      TRUST_PROXY: '',
       METRICS_TOKEN: '',
     }
     assert.deepEqual(loadConfig(env), loadConfig({}))
   })
 
   it('ignores variables it does not own', () => {
-    assert.deepEqual(loadConfig({ NODE_ENV: 'production', HOME: '/root', TEST_DATABASE_URL: 'mysql://x' }), loadConfig({}))
+    assert.deepEqual(
+      loadConfig({ NODE_ENV: 'production', HOME: '/root', TEST_DATABASE_URL: 'mysql://x' }),
+      loadConfig({}),
+    )
   })
 })
 
 describe('loadConfig accepts valid values', () => {
   it('PostgreSQL pool size, statement time-out and MIGRATE_ON_START', () => {
-    const config = loadConfig({ DATABASE_POOL_SIZE: '25', DATABASE_STATEMENT_TIMEOUT_MS: '5000', MIGRATE_ON_START: 'false' })
-    assert.deepEqual([config.databasePoolSize, config.databaseStatementTimeoutMs, config.migrateOnStart], [25, 5000, false])
+    const config = loadConfig({
+      DATABASE_POOL_SIZE: '25',
+      DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+      MIGRATE_ON_START: 'false',
+    })
+    assert.deepEqual(
+      [config.databasePoolSize, config.databaseStatementTimeoutMs, config.migrateOnStart],
+      [25, 5000, false],
+    )
     assert.equal(loadConfig({ MIGRATE_ON_START: '1' }).migrateOnStart, true)
     assert.equal(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart, false)
   })
@@ -82,16 +104,34 @@ describe('loadConfig accepts valid values', () => {
   })
 
   it('DATABASE_URL: file: and sqlite: select SQLite, relative paths resolve against the working directory', () => {
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:///var/lib/petstore/pets.db' }).database, { kind: 'sqlite', path: '/var/lib/petstore/pets.db' })
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:./pets.db' }).database, { kind: 'sqlite', path: resolve('pets.db') })
-    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:state/pets.db' }).database, { kind: 'sqlite', path: resolve('state', 'pets.db') })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/var/lib/petstore/pets.db' }).database, {
+      kind: 'sqlite',
+      path: '/var/lib/petstore/pets.db',
+    })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/petstore/pets.db' }).database, {
+      kind: 'sqlite',
+      path: '/var/lib/petstore/pets.db',
+    })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:///var/lib/petstore/pets.db' }).database, {
+      kind: 'sqlite',
+      path: '/var/lib/petstore/pets.db',
+    })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:./pets.db' }).database, {
+      kind: 'sqlite',
+      path: resolve('pets.db'),
+    })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:state/pets.db' }).database, {
+      kind: 'sqlite',
+      path: resolve('state', 'pets.db'),
+    })
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { kind: 'sqlite', path: ':memory:' })
   })
 
   it('DATABASE_URL: postgres:// and postgresql:// select PostgreSQL, kept verbatim', () => {
-    for (const url of ['postgres://petstore:secret@db.internal:5432/petstore', 'postgresql://localhost/petstore?sslmode=require']) {
+    for (const url of [
+      'postgres://petstore:secret@db.internal:5432/petstore',
+      'postgresql://localhost/petstore?sslmode=require',
+    ]) {
       assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { kind: 'postgres', url })
     }
   })
@@ -99,17 +139,27 @@ describe('loadConfig accepts valid values', () => {
   it('PETSTORE_API_KEYS: comma-separated, trimmed, deduplicated, any visible characters but the comma', () => {
     assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: 'first-key-0123456789' }).staticApiKeys, ['first-key-0123456789'])
     assert.deepEqual(
-      loadConfig({ PETSTORE_API_KEYS: ' first-key-0123456789 , second!key#with$symbols ,first-key-0123456789' }).staticApiKeys,
+      loadConfig({ PETSTORE_API_KEYS: ' first-key-0123456789 , second!key#with$symbols ,first-key-0123456789' })
+        .staticApiKeys,
       ['first-key-0123456789', 'second!key#with$symbols'],
     )
     assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: '   ' }).staticApiKeys, [])
   })
 
   it('PUBLIC_BASE_URL: an http(s) origin, normalised', () => {
-    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com' }).publicBaseUrl, 'https://petstore.example.com')
-    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://Petstore.Example.com/' }).publicBaseUrl, 'https://petstore.example.com')
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com' }).publicBaseUrl,
+      'https://petstore.example.com',
+    )
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: 'https://Petstore.Example.com/' }).publicBaseUrl,
+      'https://petstore.example.com',
+    )
     assert.equal(loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080' }).publicBaseUrl, 'http://localhost:8080')
-    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com:443' }).publicBaseUrl, 'https://petstore.example.com')
+    assert.equal(
+      loadConfig({ PUBLIC_BASE_URL: 'https://petstore.example.com:443' }).publicBaseUrl,
+      'https://petstore.example.com',
+    )
   })
 
   it('LOG_LEVEL: every pino level', () => {
@@ -119,7 +169,12 @@ describe('loadConfig accepts valid values', () => {
   })
 
   it('RATE_LIMIT_PER_KEY, RATE_LIMIT_ANONYMOUS (1 to 10^9), RATE_LIMIT_WINDOW_SECONDS (1 to 86400), RATE_LIMIT_NAMESPACE', () => {
-    const config = loadConfig({ RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_WINDOW_SECONDS: '86400', RATE_LIMIT_NAMESPACE: 'staging:limits_v2.1-a' })
+    const config = loadConfig({
+      RATE_LIMIT_PER_KEY: '1000000000',
+      RATE_LIMIT_ANONYMOUS: '1',
+      RATE_LIMIT_WINDOW_SECONDS: '86400',
+      RATE_LIMIT_NAMESPACE: 'staging:limits_v2.1-a',
+    })
     assert.deepEqual(
       [config.rateLimitPerKey, config.rateLimitAnonymous, config.rateLimitWindowSeconds, config.rateLimitNamespace],
       [1_000_000_000, 1, 86_400, 'staging:limits_v2.1-a'],
@@ -132,7 +187,8 @@ describe('loadConfig accepts valid values', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '9' }).trustProxy, 9)
     assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1'])
     assert.deepEqual(
-      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,loopback,uniquelocal,linklocal,0.0.0.0/0' }).trustProxy,
+      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,loopback,uniquelocal,linklocal,0.0.0.0/0' })
+        .trustProxy,
       ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', 'loopback', 'uniquelocal', 'linklocal', '0.0.0.0/0'],
     )
   })
@@ -223,7 +279,10 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
 
   it('says what is allowed, with the value when it is not a secret', () => {
     assert.equal(configError({ PORT: 'abc' }).message, 'PORT="abc" is not valid: an integer from 0 to 65535')
-    assert.equal(configError({ LOG_LEVEL: 'loud' }).message, 'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent')
+    assert.equal(
+      configError({ LOG_LEVEL: 'loud' }).message,
+      'LOG_LEVEL="loud" is not valid: one of fatal, error, warn, info, debug, trace, silent',
+    )
     assert.equal(
       configError({ DATABASE_URL: 'mysql://x' }).message,
       'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
@@ -246,7 +305,10 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       configError({ TRUST_PROXY: 'true' }).message,
       'TRUST_PROXY="true" is not valid: false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
     )
-    assert.equal(configError({ RATE_LIMIT_PER_KEY: '0' }).message, 'RATE_LIMIT_PER_KEY="0" is not valid: an integer from 1 to 1000000000')
+    assert.equal(
+      configError({ RATE_LIMIT_PER_KEY: '0' }).message,
+      'RATE_LIMIT_PER_KEY="0" is not valid: an integer from 1 to 1000000000',
+    )
   })
 
   it('never echoes an API key, valid or not, and says which one is wrong', () => {
@@ -269,7 +331,10 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
 
   it('never echoes METRICS_TOKEN, and accepts 16 visible ASCII characters or more', () => {
     assert.equal(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789' }).metricsToken, 'metrics-token-0123456789')
-    assert.equal(configError({ METRICS_TOKEN: 'tiny-secret' }).message, 'METRICS_TOKEN is not valid: it is 11 characters long; expected at least 16 visible ASCII characters without white space')
+    assert.equal(
+      configError({ METRICS_TOKEN: 'tiny-secret' }).message,
+      'METRICS_TOKEN is not valid: it is 11 characters long; expected at least 16 visible ASCII characters without white space',
+    )
     assert.equal(
       configError({ METRICS_TOKEN: 'secret with spaces 0123456789' }).message,
       'METRICS_TOKEN is not valid: it contains white space or a character outside visible ASCII; expected at least 16 visible ASCII characters without white space',
@@ -282,9 +347,15 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
     )
     // An unencoded @ in the password must not let part of it through.
-    assert.ok(configError({ DATABASE_URL: 'mysql://admin:hun@ter2@db.internal/petstore' }).message.startsWith('DATABASE_URL="mysql://admin:***@db.internal/petstore"'))
+    assert.ok(
+      configError({ DATABASE_URL: 'mysql://admin:hun@ter2@db.internal/petstore' }).message.startsWith(
+        'DATABASE_URL="mysql://admin:***@db.internal/petstore"',
+      ),
+    )
     assert.ok(!configError({ REDIS_URL: 'http://:hunter2hunter2@cache.internal' }).message.includes('hunter2'))
-    assert.ok(!configError({ PUBLIC_BASE_URL: 'https://user:hunter2hunter2@petstore.example.com' }).message.includes('hunter2'))
+    assert.ok(
+      !configError({ PUBLIC_BASE_URL: 'https://user:hunter2hunter2@petstore.example.com' }).message.includes('hunter2'),
+    )
   })
 
   it('reports one variable, the first in declaration order, when several are wrong', () => {
@@ -295,30 +366,64 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
 
 describe('findMisspeltVariables: set variables whose name is a near miss of one the service reads', () => {
   it('names the variable it probably meant: a typo, a transposition, a lost or extra S, the wrong case', () => {
-    assert.deepEqual(findMisspeltVariables({
-      DATABSE_URL: 'postgres://u@db/petstore',
-      PETSTORE_API_KEY: 'x',
-      PROT: '8080',
-      database_url: 'file:x.db',
-      LOG_LEVELS: 'debug',
-      RATE_LIMT_PER_KEY: '5',
-      REDIS_URI: 'redis://x',
-    }), [
-      { name: 'DATABSE_URL', meant: 'DATABASE_URL' },
-      { name: 'LOG_LEVELS', meant: 'LOG_LEVEL' },
-      { name: 'PETSTORE_API_KEY', meant: 'PETSTORE_API_KEYS' },
-      { name: 'PROT', meant: 'PORT' },
-      { name: 'RATE_LIMT_PER_KEY', meant: 'RATE_LIMIT_PER_KEY' },
-      { name: 'REDIS_URI', meant: 'REDIS_URL' },
-      { name: 'database_url', meant: 'DATABASE_URL' },
-    ])
+    assert.deepEqual(
+      findMisspeltVariables({
+        DATABSE_URL: 'postgres://u@db/petstore',
+        PETSTORE_API_KEY: 'x',
+        PROT: '8080',
+        database_url: 'file:x.db',
+        LOG_LEVELS: 'debug',
+        RATE_LIMT_PER_KEY: '5',
+        REDIS_URI: 'redis://x',
+      }),
+      [
+        { name: 'DATABSE_URL', meant: 'DATABASE_URL' },
+        { name: 'LOG_LEVELS', meant: 'LOG_LEVEL' },
+        { name: 'PETSTORE_API_KEY', meant: 'PETSTORE_API_KEYS' },
+        { name: 'PROT', meant: 'PORT' },
+        { name: 'RATE_LIMT_PER_KEY', meant: 'RATE_LIMIT_PER_KEY' },
+        { name: 'REDIS_URI', meant: 'REDIS_URL' },
+        { name: 'database_url', meant: 'DATABASE_URL' },
+      ],
+    )
   })
 
   it('is silent about the variables it reads and the usual ones of a shell, npm, CI or PostgreSQL clients', () => {
     const env: Record<string, string> = Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, '']))
-    for (const name of ['HOME', 'PATH', 'PWD', 'OLDPWD', 'USER', 'SHELL', 'TERM', 'LANG', 'HOSTNAME', 'HOSTTYPE', 'LOGNAME', 'NODE', 'NODE_ENV',
-      'NODE_OPTIONS', 'COLOR', 'EDITOR', 'INIT_CWD', 'CI', 'PGHOST', 'PGPORT', 'PGUSER', 'PGDATABASE', 'PGPASSWORD', 'HTTP_PROXY', 'NO_PROXY',
-      'TEST_DATABASE_URL', 'PETSTORE_TEST_STORE', 'PETSTORE_TEST_CLI', 'npm_config_port', 'npm_lifecycle_event', 'TZ', 'TMPDIR']) {
+    for (const name of [
+      'HOME',
+      'PATH',
+      'PWD',
+      'OLDPWD',
+      'USER',
+      'SHELL',
+      'TERM',
+      'LANG',
+      'HOSTNAME',
+      'HOSTTYPE',
+      'LOGNAME',
+      'NODE',
+      'NODE_ENV',
+      'NODE_OPTIONS',
+      'COLOR',
+      'EDITOR',
+      'INIT_CWD',
+      'CI',
+      'PGHOST',
+      'PGPORT',
+      'PGUSER',
+      'PGDATABASE',
+      'PGPASSWORD',
+      'HTTP_PROXY',
+      'NO_PROXY',
+      'TEST_DATABASE_URL',
+      'PETSTORE_TEST_STORE',
+      'PETSTORE_TEST_CLI',
+      'npm_config_port',
+      'npm_lifecycle_event',
+      'TZ',
+      'TMPDIR',
+    ]) {
       env[name] = 'x'
     }
     assert.deepEqual(findMisspeltVariables(env), [])

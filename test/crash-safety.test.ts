@@ -19,8 +19,17 @@ const REQUESTS = 1000
 const CLIENTS = 50
 const SEED = 0x5eed
 
-interface Pet { id: number; name: string; categoryId: number; status: string }
-interface NewPet { name: string; categoryId: number; status?: string }
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
+interface NewPet {
+  name: string
+  categoryId: number
+  status?: string
+}
 
 /** mulberry32: a small seeded generator, so that a failing run can be repeated with the same kill moments. */
 function seededRandom(seed: number): () => number {
@@ -56,7 +65,11 @@ async function queryRows<Row>(database: TestDatabase, query: string, parameter: 
 }
 
 async function storedPets(database: TestDatabase, prefix: string): Promise<Pet[]> {
-  const rows = await queryRows<Pet>(database, 'select id, name, category_id as "categoryId", status from pets where name like $1 order by id', `${prefix}%`)
+  const rows = await queryRows<Pet>(
+    database,
+    'select id, name, category_id as "categoryId", status from pets where name like $1 order by id',
+    `${prefix}%`,
+  )
   // PostgreSQL's bigint arrives as text through a bare pg client.
   return rows.map((row) => ({ ...row, id: Number(row.id), categoryId: Number(row.categoryId) }))
 }
@@ -70,7 +83,11 @@ function sqliteIntegrity(database: TestDatabase): string {
   }
 }
 
-interface Answer { status: number; replayed: boolean; text: string }
+interface Answer {
+  status: number
+  replayed: boolean
+  text: string
+}
 
 // node:http with keep-alive rather than fetch: the clients cost the machine a good deal less CPU.
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS * 2 })
@@ -79,49 +96,71 @@ const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS * 2 })
 function post(server: ServerProcess, key: string, body: NewPet): Promise<Answer> {
   const payload = JSON.stringify(body)
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${server.baseUrl}/v1/pets`, {
-      method: 'POST',
-      agent,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'idempotency-key': key },
-    }, (response) => {
-      let text = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => (text += chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, replayed: response.headers['idempotent-replayed'] === 'true', text }))
-      response.on('error', reject)
-      response.on('aborted', () => reject(new Error('response aborted')))
-    })
+    const request = httpRequest(
+      `${server.baseUrl}/v1/pets`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          'idempotency-key': key,
+        },
+      },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            replayed: response.headers['idempotent-replayed'] === 'true',
+            text,
+          }),
+        )
+        response.on('error', reject)
+        response.on('aborted', () => reject(new Error('response aborted')))
+      },
+    )
     request.on('error', reject)
     request.end(payload)
   })
 }
 
 /** Sends the requests from CLIENTS concurrent clients until `stop()` says so; returns the 201s by index and every other status. */
-async function burst(server: ServerProcess, requests: { key: string; body: NewPet }[], onAcknowledged: (count: number) => void, stopped: () => boolean) {
+async function burst(
+  server: ServerProcess,
+  requests: { key: string; body: NewPet }[],
+  onAcknowledged: (count: number) => void,
+  stopped: () => boolean,
+) {
   const acknowledged = new Map<number, Pet>()
   const refusals: number[] = []
   let next = 0
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    for (let index = next++; index < requests.length && !stopped(); index = next++) {
-      const request = requests[index]
-      if (!request) break
-      let status: number
-      let pet: Pet | undefined
-      try {
-        const answer = await post(server, request.key, request.body)
-        status = answer.status
-        if (status === 201) pet = JSON.parse(answer.text) as Pet
-      } catch {
-        continue // the process died before the whole response arrived: not acknowledged
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let index = next++; index < requests.length && !stopped(); index = next++) {
+        const request = requests[index]
+        if (!request) break
+        let status: number
+        let pet: Pet | undefined
+        try {
+          const answer = await post(server, request.key, request.body)
+          status = answer.status
+          if (status === 201) pet = JSON.parse(answer.text) as Pet
+        } catch {
+          continue // the process died before the whole response arrived: not acknowledged
+        }
+        if (!pet) {
+          refusals.push(status)
+          continue
+        }
+        acknowledged.set(index, pet)
+        onAcknowledged(acknowledged.size)
       }
-      if (!pet) {
-        refusals.push(status)
-        continue
-      }
-      acknowledged.set(index, pet)
-      onAcknowledged(acknowledged.size)
-    }
-  }))
+    }),
+  )
   return { acknowledged, refusals }
 }
 
@@ -130,23 +169,28 @@ async function retryAll(server: ServerProcess, requests: { key: string; body: Ne
   const answers = new Map<number, { pet: Pet; replayed: boolean }>()
   let waits = 0
   let next = 0
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    for (let index = next++; index < requests.length; index = next++) {
-      const request = requests[index]
-      if (!request) break
-      for (let attempt = 1; ; attempt++) {
-        const answer = await post(server, request.key, request.body)
-        if (answer.status === 201) {
-          answers.set(index, { pet: JSON.parse(answer.text) as Pet, replayed: answer.replayed })
-          break
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let index = next++; index < requests.length; index = next++) {
+        const request = requests[index]
+        if (!request) break
+        for (let attempt = 1; ; attempt++) {
+          const answer = await post(server, request.key, request.body)
+          if (answer.status === 201) {
+            answers.set(index, { pet: JSON.parse(answer.text) as Pet, replayed: answer.replayed })
+            break
+          }
+          assert.ok(
+            answer.status === 409 || answer.status === 503,
+            `${context}, retry of request ${index}: ${answer.status} ${answer.text}`,
+          )
+          assert.ok(attempt < 50, `${context}: request ${index} still refused after ${attempt} attempts`)
+          waits++
+          await sleep(200)
         }
-        assert.ok(answer.status === 409 || answer.status === 503, `${context}, retry of request ${index}: ${answer.status} ${answer.text}`)
-        assert.ok(attempt < 50, `${context}: request ${index} still refused after ${attempt} attempts`)
-        waits++
-        await sleep(200)
       }
-    }
-  }))
+    }),
+  )
   return { answers, waits }
 }
 
@@ -154,7 +198,12 @@ async function runLane(lane: number, log: (line: string) => void): Promise<void>
   const database = await createTestDatabase()
   // A short lease, so that retries of keys the killed process held wait a second rather than ten; a rate
   // limit high enough not to meddle.
-  const env = { DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY, IDEMPOTENCY_LEASE_SECONDS: '1', RATE_LIMIT_PER_KEY: '1000000000' }
+  const env = {
+    DATABASE_URL: database.url,
+    PETSTORE_API_KEYS: KEY,
+    IDEMPOTENCY_LEASE_SECONDS: '1',
+    RATE_LIMIT_PER_KEY: '1000000000',
+  }
   const random = seededRandom(SEED + lane)
   let server = await spawnServer(env)
   try {
@@ -163,7 +212,11 @@ async function runLane(lane: number, log: (line: string) => void): Promise<void>
       const prefix = `crash l${lane} r${round} #`
       const requests = Array.from({ length: REQUESTS }, (_, index) => ({
         key: `crash-${lane}-${round}-${index}`,
-        body: { name: `${prefix}${index}`, categoryId: (index % 97) + 1, ...(index % 3 === 0 ? { status: 'pending' } : {}) },
+        body: {
+          name: `${prefix}${index}`,
+          categoryId: (index % 97) + 1,
+          ...(index % 3 === 0 ? { status: 'pending' } : {}),
+        },
       }))
       // The kill comes at a random moment 50 to 600 ms after the first acknowledgement, or earlier, once a
       // random share of the requests has been acknowledged: it lands in the middle of the burst, with writes
@@ -177,17 +230,31 @@ async function runLane(lane: number, log: (line: string) => void): Promise<void>
         killed = true
       }
       let timer: NodeJS.Timeout | undefined
-      const { acknowledged, refusals } = await burst(victim, requests, (count) => {
-        timer ??= setTimeout(kill, killAfterMs)
-        if (count >= killAfterAcknowledged) kill()
-      }, () => killed)
+      const { acknowledged, refusals } = await burst(
+        victim,
+        requests,
+        (count) => {
+          timer ??= setTimeout(kill, killAfterMs)
+          if (count >= killAfterAcknowledged) kill()
+        },
+        () => killed,
+      )
       clearTimeout(timer)
       kill()
       await victim.exited
       // Unavailable (503, retry later) is the only refusal a healthy service may give a valid create under load.
-      assert.deepEqual(refusals.filter((status) => status !== 503), [], `${context}: answers other than 201 and 503`)
-      if (TEST_STORE === 'sqlite') assert.equal(sqliteIntegrity(database), 'ok', `${context}: integrity_check after the kill`)
-      const abandoned = await queryRows(database, 'select idempotency_key from idempotency_keys where state = \'in_flight\' and idempotency_key like $1', `crash-${lane}-${round}-%`)
+      assert.deepEqual(
+        refusals.filter((status) => status !== 503),
+        [],
+        `${context}: answers other than 201 and 503`,
+      )
+      if (TEST_STORE === 'sqlite')
+        assert.equal(sqliteIntegrity(database), 'ok', `${context}: integrity_check after the kill`)
+      const abandoned = await queryRows(
+        database,
+        "select idempotency_key from idempotency_keys where state = 'in_flight' and idempotency_key like $1",
+        `crash-${lane}-${round}-%`,
+      )
 
       const restarting = Date.now()
       server = await spawnServer({ ...env, MIGRATE_ON_START: 'false' })
@@ -196,19 +263,29 @@ async function runLane(lane: number, log: (line: string) => void): Promise<void>
       const retried = Date.now() - retrying
 
       for (const [index, pet] of acknowledged) {
-        assert.deepEqual(answers.get(index), { pet, replayed: true }, `${context}: the retry of acknowledged request ${index} replays it`)
+        assert.deepEqual(
+          answers.get(index),
+          { pet, replayed: true },
+          `${context}: the retry of acknowledged request ${index} replays it`,
+        )
       }
       const stored = await storedPets(database, prefix)
       const byName = new Map(stored.map((pet) => [pet.name, pet]))
       assert.equal(byName.size, stored.length, `${context}: no two pets share a name`)
       assert.equal(stored.length, REQUESTS, `${context}: exactly one pet per idempotency key`)
       for (const [index, { pet }] of answers) {
-        assert.deepEqual(pet, { id: pet.id, status: 'available', ...requests[index]?.body }, `${context}: request ${index} created what it asked for`)
+        assert.deepEqual(
+          pet,
+          { id: pet.id, status: 'available', ...requests[index]?.body },
+          `${context}: request ${index} created what it asked for`,
+        )
         assert.deepEqual(byName.get(pet.name), pet, `${context}: request ${index} is stored as it was answered`)
       }
-      log(`${context}: killed after ${acknowledged.size}/${REQUESTS} acknowledged (${refusals.length} answered 503; ${killAfterMs.toFixed(0)} ms after the first, ` +
-        `cap ${killAfterAcknowledged}); ${abandoned.length} keys left in flight, ${waits} retries waited; lost 0, duplicates 0; ` +
-        `restart ${retrying - restarting} ms, 1,000 retries ${retried} ms`)
+      log(
+        `${context}: killed after ${acknowledged.size}/${REQUESTS} acknowledged (${refusals.length} answered 503; ${killAfterMs.toFixed(0)} ms after the first, ` +
+          `cap ${killAfterAcknowledged}); ${abandoned.length} keys left in flight, ${waits} retries waited; lost 0, duplicates 0; ` +
+          `restart ${retrying - restarting} ms, 1,000 retries ${retried} ms`,
+      )
     }
   } finally {
     server.child.kill('SIGTERM')
@@ -225,6 +302,8 @@ describe(`crash safety on ${TEST_STORE}: kill -9 during 1,000 concurrent idempot
     } finally {
       agent.destroy()
     }
-    t.diagnostic(`${LANES * ROUNDS_PER_LANE} rounds on ${TEST_STORE} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    t.diagnostic(
+      `${LANES * ROUNDS_PER_LANE} rounds on ${TEST_STORE} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    )
   })
 })

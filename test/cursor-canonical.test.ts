@@ -28,7 +28,10 @@ function flipLastBit(text: string): string {
 /** Variants of a genuine cursor that Buffer.from(…, 'base64url') reads as the same payload and signature. */
 function lookAlikes(cursor: string): string[] {
   const [payload = '', signature = ''] = cursor.split('.')
-  assert.equal(Buffer.from(flipLastBit(signature), 'base64url').toString('hex'), Buffer.from(signature, 'base64url').toString('hex'))
+  assert.equal(
+    Buffer.from(flipLastBit(signature), 'base64url').toString('hex'),
+    Buffer.from(signature, 'base64url').toString('hex'),
+  )
   return [
     `${cursor}=`,
     `${cursor}==`,
@@ -47,11 +50,15 @@ describe('cursors with anything beyond the issued text are refused', () => {
   let server: TestServer
   before(async () => {
     server = await startTestServer()
-    for (let index = 0; index < 3; index++) await placeOrder(server, { petId: (await addPet(server, 'available', `pet-${index}`)).id })
+    for (let index = 0; index < 3; index++)
+      await placeOrder(server, { petId: (await addPet(server, 'available', `pet-${index}`)).id })
   })
   after(() => server.close())
 
-  for (const [list, path] of [['pets', '/v1/pets'], ['orders', '/v1/store/orders']] as const) {
+  for (const [list, path] of [
+    ['pets', '/v1/pets'],
+    ['orders', '/v1/store/orders'],
+  ] as const) {
     it(`GET ${path} (${list})`, async () => {
       const next = nextLink(await server.request(`${path}?limit=1`))
       assert.ok(next)

@@ -9,8 +9,14 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 // Debian's Chromium; PETSTORE_TEST_CHROMIUM names another binary (or a missing one, to see the skip reported).
 const CHROMIUM = process.env.PETSTORE_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ]
 const missingChromium = existsSync(CHROMIUM)
   ? undefined
@@ -48,7 +54,9 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
       if (message.type() === 'error') consoleErrors.push(message.text())
     })
     page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`))
-    page.on('requestfailed', (request) => consoleErrors.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`))
+    page.on('requestfailed', (request) =>
+      consoleErrors.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`),
+    )
     const response = await page.goto(`${server.baseUrl}/docs`, { waitUntil: 'networkidle' })
     assert.equal(response?.status(), 200)
     pageHeaders = (await response?.allHeaders()) ?? {}
@@ -62,24 +70,68 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
 
   it('shows the API title, version and the ten operations with their operationIds, the beta ones marked [beta]', async () => {
     assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
-    const operations = await page.$$eval('.opblock', (blocks) => blocks.map((block) => ({
-      method: block.querySelector('.opblock-summary-method')?.textContent ?? '',
-      path: block.querySelector('[data-path]')?.getAttribute('data-path') ?? null,
-      operationId: block.querySelector('.opblock-summary-operation-id')?.textContent ?? '',
-      summary: block.querySelector('.opblock-summary-description')?.textContent ?? '',
-      deprecated: block.classList.contains('opblock-deprecated'),
-    })))
+    const operations = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((block) => ({
+        method: block.querySelector('.opblock-summary-method')?.textContent ?? '',
+        path: block.querySelector('[data-path]')?.getAttribute('data-path') ?? null,
+        operationId: block.querySelector('.opblock-summary-operation-id')?.textContent ?? '',
+        summary: block.querySelector('.opblock-summary-description')?.textContent ?? '',
+        deprecated: block.classList.contains('opblock-deprecated'),
+      })),
+    )
     assert.deepEqual(operations, [
       { method: 'GET', path: '/pets', operationId: 'listPets', summary: 'List all animals', deprecated: false },
       { method: 'POST', path: '/pets', operationId: 'createPet', summary: 'Add an animal', deprecated: false },
-      { method: 'GET', path: '/pets/{petId}', operationId: 'getPet', summary: 'Get an animal (deprecated)', deprecated: true },
-      { method: 'PATCH', path: '/pets/{petId}', operationId: 'updatePet', summary: '[beta] Update an animal', deprecated: false },
-      { method: 'DELETE', path: '/pets/{petId}', operationId: 'deletePet', summary: '[beta] Delete an animal', deprecated: false },
+      {
+        method: 'GET',
+        path: '/pets/{petId}',
+        operationId: 'getPet',
+        summary: 'Get an animal (deprecated)',
+        deprecated: true,
+      },
+      {
+        method: 'PATCH',
+        path: '/pets/{petId}',
+        operationId: 'updatePet',
+        summary: '[beta] Update an animal',
+        deprecated: false,
+      },
+      {
+        method: 'DELETE',
+        path: '/pets/{petId}',
+        operationId: 'deletePet',
+        summary: '[beta] Delete an animal',
+        deprecated: false,
+      },
       { method: 'GET', path: '/store/orders', operationId: 'listOrders', summary: 'List orders', deprecated: false },
-      { method: 'POST', path: '/store/orders', operationId: 'placeOrder', summary: '[beta] Place an order for an animal', deprecated: false },
-      { method: 'GET', path: '/store/orders/{orderId}', operationId: 'getOrder', summary: '[beta] Get an order', deprecated: false },
-      { method: 'DELETE', path: '/store/orders/{orderId}', operationId: 'cancelOrder', summary: '[beta] Cancel an order', deprecated: false },
-      { method: 'POST', path: '/store/orders/{orderId}/complete', operationId: 'completeOrder', summary: '[beta] Complete an order', deprecated: false },
+      {
+        method: 'POST',
+        path: '/store/orders',
+        operationId: 'placeOrder',
+        summary: '[beta] Place an order for an animal',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/store/orders/{orderId}',
+        operationId: 'getOrder',
+        summary: '[beta] Get an order',
+        deprecated: false,
+      },
+      {
+        method: 'DELETE',
+        path: '/store/orders/{orderId}',
+        operationId: 'cancelOrder',
+        summary: '[beta] Cancel an order',
+        deprecated: false,
+      },
+      {
+        method: 'POST',
+        path: '/store/orders/{orderId}/complete',
+        operationId: 'completeOrder',
+        summary: '[beta] Complete an order',
+        deprecated: false,
+      },
     ] satisfies RenderedOperation[])
     // Deprecated operations are drawn with their path struck through.
     assert.equal(await page.locator('.opblock-deprecated .opblock-summary-path__deprecated').count(), 1)
@@ -98,8 +150,14 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
   })
 
   it('offers this instance first, then production and staging, as servers', async () => {
-    const servers = await page.$$eval('.servers select option', (options) => options.map((option) => option.getAttribute('value')))
-    assert.deepEqual(servers, [`${server.baseUrl}/v1`, 'https://petstore.example.com/v1', 'https://staging.petstore.example.com/v1'])
+    const servers = await page.$$eval('.servers select option', (options) =>
+      options.map((option) => option.getAttribute('value')),
+    )
+    assert.deepEqual(servers, [
+      `${server.baseUrl}/v1`,
+      'https://petstore.example.com/v1',
+      'https://staging.petstore.example.com/v1',
+    ])
   })
 
   it('requested nothing from any host but the service itself', () => {
@@ -111,7 +169,10 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
 
   it('renders under its Content-Security-Policy, which no part of the page violated', () => {
     // Chromium reports every blocked script, style, image or connection as a console error (checked below).
-    assert.match(pageHeaders['content-security-policy'] ?? '', /^default-src 'none'; script-src 'self'; style-src 'self' 'sha256-[A-Za-z0-9+/]+={0,2}'; .*frame-ancestors 'none'$/)
+    assert.match(
+      pageHeaders['content-security-policy'] ?? '',
+      /^default-src 'none'; script-src 'self'; style-src 'self' 'sha256-[A-Za-z0-9+/]+={0,2}'; .*frame-ancestors 'none'$/,
+    )
     assert.equal(pageHeaders['x-frame-options'], 'DENY')
   })
 

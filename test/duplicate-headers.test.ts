@@ -18,11 +18,15 @@ describe('repeated Host and Authorization headers', () => {
   const send = (head: string) => rawExchange(server.baseUrl, `${head}Connection: close\r\n\r\n`)
 
   const twoHosts = {
-    status: 400, code: 'invalid_request', message: 'The Host header must be sent only once.',
+    status: 400,
+    code: 'invalid_request',
+    message: 'The Host header must be sent only once.',
     details: [{ path: 'header/host', message: 'must be sent only once' }],
   }
   const twoAuthorizations = {
-    status: 400, code: 'invalid_request', message: 'The Authorization header must be sent only once.',
+    status: 400,
+    code: 'invalid_request',
+    message: 'The Authorization header must be sent only once.',
     details: [{ path: 'header/authorization', message: 'must be sent only once' }],
   }
 
@@ -37,13 +41,22 @@ describe('repeated Host and Authorization headers', () => {
   })
 
   it('refuses two Authorization headers, whichever of them is valid', async () => {
-    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`), twoAuthorizations)
-    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer wrong\r\n${AUTH}`), twoAuthorizations)
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
+      twoAuthorizations,
+    )
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer wrong\r\n${AUTH}`),
+      twoAuthorizations,
+    )
     assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${AUTH.toLowerCase()}`), twoAuthorizations)
   })
 
   it('refuses them also on a path the router cannot decode', async () => {
-    assertRawError(await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`), twoAuthorizations)
+    assertRawError(
+      await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
+      twoAuthorizations,
+    )
   })
 
   it('still serves a request with one of each', async () => {

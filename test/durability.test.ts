@@ -7,7 +7,12 @@ import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/sto
 
 const KEY = 'durability-key-0123456789'
 
-interface Pet { id: number; name: string; categoryId: number; status: string }
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
 
 describe(`durability on ${TEST_STORE}`, () => {
   let database: TestDatabase
@@ -41,7 +46,8 @@ describe(`durability on ${TEST_STORE}`, () => {
       // and a little later in each round, so the kill falls at different points of a batch.
       const before = acknowledged.length
       const deadline = Date.now() + 15_000
-      while (acknowledged.length < before + 15 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      while (acknowledged.length < before + 15 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10))
       await new Promise((resolve) => setTimeout(resolve, round * 50))
       server.child.kill('SIGKILL')
       stop = true
@@ -58,7 +64,10 @@ describe(`durability on ${TEST_STORE}`, () => {
 
     const server = await spawnServer(env)
     try {
-      const pets = await collectPages<Pet>((path) => fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${KEY}` } }), '/v1/pets?limit=100')
+      const pets = await collectPages<Pet>(
+        (path) => fetch(server.baseUrl + path, { headers: { authorization: `Bearer ${KEY}` } }),
+        '/v1/pets?limit=100',
+      )
       const stored = new Map(pets.map((pet) => [pet.id, pet]))
       for (const pet of acknowledged) assert.deepEqual(stored.get(pet.id), pet)
 

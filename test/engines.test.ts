@@ -13,7 +13,11 @@ const semver = createRequire(import.meta.url)('semver') as {
   minVersion(range: string): { version: string } | null
 }
 
-interface LockedPackage { version?: string; dev?: boolean; engines?: { node?: string } | string[] }
+interface LockedPackage {
+  version?: string
+  dev?: boolean
+  engines?: { node?: string } | string[]
+}
 
 const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, LockedPackage> }
@@ -30,12 +34,18 @@ function refusing(nodeVersion: string, include: (entry: LockedPackage) => boolea
 
 describe('engines of the locked dependencies', () => {
   it('every locked package accepts the Node.js running the tests (what npm checks for EBADENGINE)', () => {
-    assert.deepEqual(refusing(process.version, () => true), [])
+    assert.deepEqual(
+      refusing(process.version, () => true),
+      [],
+    )
   })
 
   it('every production dependency accepts the oldest Node.js package.json declares', () => {
     const oldest = semver.minVersion(manifest.engines.node)?.version
     assert.equal(oldest, '20.12.0')
-    assert.deepEqual(refusing(oldest, (entry) => entry.dev !== true), [])
+    assert.deepEqual(
+      refusing(oldest, (entry) => entry.dev !== true),
+      [],
+    )
   })
 })

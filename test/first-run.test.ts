@@ -17,9 +17,11 @@ const TSX = import.meta.resolve('tsx')
 const STATIC_KEY = 'static-first-run-key-0123456789'
 
 function firstRunMessage(key: string): string {
-  return '\nFirst run: created an API key. It is shown only this once; store it now:\n\n' +
+  return (
+    '\nFirst run: created an API key. It is shown only this once; store it now:\n\n' +
     `    ${key}\n\n` +
     'Use it as "Authorization: Bearer <key>". Create more with: npx petstore keys create --name NAME\n\n'
+  )
 }
 
 interface ServeProcess {
@@ -58,7 +60,8 @@ async function startServe(cwd: string, env: Record<string, string> = {}): Promis
   const server = spawnServe(cwd, env, await freePort())
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`serve exited with ${server.child.exitCode}: ${server.stdout()}${server.stderr()}`)
+    if (server.child.exitCode !== null)
+      throw new Error(`serve exited with ${server.child.exitCode}: ${server.stdout()}${server.stderr()}`)
     try {
       const response = await fetch(`${server.baseUrl}/healthz`)
       if (response.status === 200) return server
@@ -90,7 +93,10 @@ async function printedKey(server: ServeProcess): Promise<string> {
 function storedKeys(file: string): { name: string; key_hash: string }[] {
   const handle = new SqliteDatabase(file, { readonly: true })
   try {
-    return handle.prepare('select name, key_hash from api_keys order by id').all() as { name: string; key_hash: string }[]
+    return handle.prepare('select name, key_hash from api_keys order by id').all() as {
+      name: string
+      key_hash: string
+    }[]
   } finally {
     handle.close()
   }
@@ -163,7 +169,10 @@ describe('petstore serve: first run', () => {
       const failed = spawnServe(cwd, {}, port)
       assert.deepEqual(await failed.exited, { code: 1, signal: null })
       assert.equal(failed.stdout(), '')
-      assert.equal(failed.stderr(), `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`)
+      assert.equal(
+        failed.stderr(),
+        `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
+      )
       assert.deepEqual(storedKeys(file), [])
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
@@ -180,10 +189,20 @@ describe('petstore serve: first run', () => {
 
   it('names its address and database in the start-up line, and warns on stderr about a misspelt variable', async () => {
     const cwd = directory()
-    const server = await startServe(cwd, { LOG_LEVEL: 'info', PETSTORE_API_KEYS: STATIC_KEY, DATABSE_URL: 'postgres://u:secret@db.internal/petstore' })
+    const server = await startServe(cwd, {
+      LOG_LEVEL: 'info',
+      PETSTORE_API_KEYS: STATIC_KEY,
+      DATABSE_URL: 'postgres://u:secret@db.internal/petstore',
+    })
     assert.deepEqual(await stop(server), { code: 0, signal: null })
     const first = JSON.parse(server.stdout().split('\n')[0] ?? '') as { level: number; msg: string }
-    assert.deepEqual([first.level, first.msg], [30, `Server listening at ${server.baseUrl}, using SQLite database ${join(cwd, 'data', 'petstore.db')}`])
-    assert.equal(server.stderr(), 'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n')
+    assert.deepEqual(
+      [first.level, first.msg],
+      [30, `Server listening at ${server.baseUrl}, using SQLite database ${join(cwd, 'data', 'petstore.db')}`],
+    )
+    assert.equal(
+      server.stderr(),
+      'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n',
+    )
   })
 })

@@ -8,7 +8,14 @@ import fc from 'fast-check'
 import { formatsUsed } from './helpers/fuzz-document.js'
 import { ORACLE_FORMATS } from './helpers/fuzz-oracle.js'
 import { validRequest } from './helpers/fuzz-requests.js'
-import { assertNoPollution, FUZZ_SEED, inProcessFuzzer, loadFuzzTarget, prototypeSnapshot, type FuzzTarget } from './helpers/fuzz-run.js'
+import {
+  assertNoPollution,
+  FUZZ_SEED,
+  inProcessFuzzer,
+  loadFuzzTarget,
+  prototypeSnapshot,
+  type FuzzTarget,
+} from './helpers/fuzz-run.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 const VALID_RUNS = 5_000
@@ -25,27 +32,81 @@ describe(`schema-driven fuzzing in process, valid requests (seed ${FUZZ_SEED})`,
   after(() => server.close())
 
   it('knows every format the document uses, so no schema is checked only in part', () => {
-    assert.deepEqual([...formatsUsed(target.document)].filter((format) => !ORACLE_FORMATS.includes(format)), [])
+    assert.deepEqual(
+      [...formatsUsed(target.document)].filter((format) => !ORACLE_FORMATS.includes(format)),
+      [],
+    )
   })
 
   it('has an oracle that refuses what the service must not send (so the runs below can fail)', () => {
-    const headers = { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'x-request-id': 'r' }
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+      'x-request-id': 'r',
+    }
     for (const operation of target.operations) {
-      const error = (status: number, body: unknown = { code: 'invalid_request', message: 'x', status }) => ({ status, headers, body: JSON.stringify(body) })
+      const error = (status: number, body: unknown = { code: 'invalid_request', message: 'x', status }) => ({
+        status,
+        headers,
+        body: JSON.stringify(body),
+      })
       assert.deepEqual(target.oracle.check(operation, operation.method, error(400)), [], operation.operationId)
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, error(500, { code: 'internal_error', message: 'x', status: 500 })), [])
+      assert.notDeepEqual(
+        target.oracle.check(
+          operation,
+          operation.method,
+          error(500, { code: 'internal_error', message: 'x', status: 500 }),
+        ),
+        [],
+      )
       assert.notDeepEqual(target.oracle.check(operation, operation.method, error(418)), [], 'an undocumented status')
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, error(400, { code: 'invalid_request', message: 'x', status: 404 })), [], 'status mismatch')
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, error(400, { code: 'bad', message: 'x', status: 400 })), [], 'unknown code')
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, { ...error(400), headers: { ...headers, 'cache-control': 'public' } }), [])
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, { ...error(400), headers: { ...headers, 'x-powered-by': 'x' } }), [])
+      assert.notDeepEqual(
+        target.oracle.check(
+          operation,
+          operation.method,
+          error(400, { code: 'invalid_request', message: 'x', status: 404 }),
+        ),
+        [],
+        'status mismatch',
+      )
+      assert.notDeepEqual(
+        target.oracle.check(operation, operation.method, error(400, { code: 'bad', message: 'x', status: 400 })),
+        [],
+        'unknown code',
+      )
+      assert.notDeepEqual(
+        target.oracle.check(operation, operation.method, {
+          ...error(400),
+          headers: { ...headers, 'cache-control': 'public' },
+        }),
+        [],
+      )
+      assert.notDeepEqual(
+        target.oracle.check(operation, operation.method, {
+          ...error(400),
+          headers: { ...headers, 'x-powered-by': 'x' },
+        }),
+        [],
+      )
       const success = Object.keys(operation.responses).find((status) => status.startsWith('2')) ?? '200'
-      assert.notDeepEqual(target.oracle.check(operation, operation.method, { status: Number(success), headers, body: '{"unexpected":true}' }), [], operation.operationId)
+      assert.notDeepEqual(
+        target.oracle.check(operation, operation.method, {
+          status: Number(success),
+          headers,
+          body: '{"unexpected":true}',
+        }),
+        [],
+        operation.operationId,
+      )
     }
   })
 
   it(`answers ${VALID_RUNS} valid requests across every documented operation as documented, and every 201 round-trips`, async (t) => {
-    const stats = await inProcessFuzzer(server, target).run(fc.oneof(...target.operations.map((operation) => validRequest(operation, target.context))), VALID_RUNS)
+    const stats = await inProcessFuzzer(server, target).run(
+      fc.oneof(...target.operations.map((operation) => validRequest(operation, target.context))),
+      VALID_RUNS,
+    )
     t.diagnostic(`valid: ${stats.summary()}`)
     assert.equal(stats.requests, VALID_RUNS)
     stats.assertCoverage(target.operations)

@@ -33,14 +33,17 @@ describe(`Idempotency-Key across two instances on one ${TEST_STORE} database`, (
     return found
   }
 
-  const createPet = (index: number, key: string, body: unknown) => fetch(`${instance(index).baseUrl}/v1/pets`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify(body),
-  })
+  const createPet = (index: number, key: string, body: unknown) =>
+    fetch(`${instance(index).baseUrl}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(body),
+    })
 
   async function listNamed(name: string): Promise<unknown[]> {
-    const response = await fetch(`${instance(0).baseUrl}/v1/pets?limit=100`, { headers: { authorization: `Bearer ${KEY}` } })
+    const response = await fetch(`${instance(0).baseUrl}/v1/pets?limit=100`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    })
     return ((await response.json()) as { name: string }[]).filter((pet) => pet.name === name)
   }
 
@@ -63,10 +66,17 @@ describe(`Idempotency-Key across two instances on one ${TEST_STORE} database`, (
     for (let round = 0; round < 5; round++) {
       const key = `across-concurrent-${round}`
       const name = `Concurrent ${round}`
-      const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => createPet(index, key, { name, categoryId: 1 })))
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => createPet(index, key, { name, categoryId: 1 })),
+      )
       const statuses = responses.map((response) => response.status)
-      assert.ok(statuses.every((status) => status === 201 || status === 409), `statuses ${statuses.join(' ')}`)
-      const created = new Set(await Promise.all(responses.filter((response) => response.status === 201).map((response) => response.text())))
+      assert.ok(
+        statuses.every((status) => status === 201 || status === 409),
+        `statuses ${statuses.join(' ')}`,
+      )
+      const created = new Set(
+        await Promise.all(responses.filter((response) => response.status === 201).map((response) => response.text())),
+      )
       assert.equal(created.size, 1, 'every 201 is the same response')
       assert.equal((await listNamed(name)).length, 1)
     }

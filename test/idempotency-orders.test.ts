@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 const REUSED = {
   status: 422,
   code: 'idempotency_key_reused',
-  message: 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+  message:
+    'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
 }
 
 describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{orderId}/complete', () => {
@@ -19,7 +20,8 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
   })
   after(() => server.close())
 
-  const place = (key: string, body: unknown) => server.request('/v1/store/orders', { json: body, headers: { 'idempotency-key': key } })
+  const place = (key: string, body: unknown) =>
+    server.request('/v1/store/orders', { json: body, headers: { 'idempotency-key': key } })
   const complete = (key: string, orderId: number) =>
     server.request(`/v1/store/orders/${orderId}/complete`, { method: 'POST', headers: { 'idempotency-key': key } })
 
@@ -30,7 +32,14 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     assert.equal(first.status, 201)
     const text = await first.text()
     const order = JSON.parse(text)
-    assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 1, shipDate: '2026-05-01T08:00:00.000Z', complete: false, status: 'placed' })
+    assert.deepEqual(order, {
+      id: order.id,
+      petId: pet.id,
+      quantity: 1,
+      shipDate: '2026-05-01T08:00:00.000Z',
+      complete: false,
+      status: 'placed',
+    })
 
     // Without the key this retry would be a 409 (the pet is pending now); with it, the same 201 again.
     const replay = await place('place-1', { petId: pet.id, shipDate: '2026-05-01T10:00:00+02:00', quantity: 1 })
@@ -49,7 +58,9 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     const pet = await addPet(server)
     const taken = await (await place('place-2a', { petId: pet.id })).json()
     const conflict = {
-      status: 409, code: 'conflict', message: `Pet ${pet.id} is pending; only an available pet can be ordered.`,
+      status: 409,
+      code: 'conflict',
+      message: `Pet ${pet.id} is pending; only an available pet can be ordered.`,
     }
     await assertError(await place('place-2b', { petId: pet.id }), conflict, { 'idempotent-replayed': null })
     assert.equal((await cancelRequest(server, taken.id)).status, 200)
@@ -82,12 +93,18 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
 
   it('runs 20 concurrent duplicate orders once: the others are 409 in flight or replays, never a conflict', async () => {
     const pet = await addPet(server)
-    const responses = await Promise.all(Array.from({ length: 20 }, () => place('place-4', { petId: pet.id, quantity: 2 })))
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => place('place-4', { petId: pet.id, quantity: 2 })),
+    )
     const created = responses.filter((response) => response.status === 201)
     assert.ok(created.length >= 1)
     assert.equal(new Set(await Promise.all(created.map((response) => response.text()))).size, 1)
     for (const response of responses.filter((candidate) => candidate.status !== 201)) {
-      await assertError(response, { status: 409, code: 'idempotency_key_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.' })
+      await assertError(response, {
+        status: 409,
+        code: 'idempotency_key_in_flight',
+        message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
+      })
     }
     assert.equal((await storedOrdersOf(server, pet.id)).length, 1)
   })
@@ -98,9 +115,18 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     // Data changed behind the service's back: completing now fails with a 500 and rolls back.
     await server.store.admin.updateTable('pets').set({ status: 'available' }).where('id', '=', pet.id).execute()
     await assertError(await complete('complete-5', order.id), {
-      status: 500, code: 'internal_error', message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
+      status: 500,
+      code: 'internal_error',
+      message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
     })
-    assert.deepEqual(await server.store.admin.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', 'complete-5').execute(), [])
+    assert.deepEqual(
+      await server.store.admin
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('idempotency_key', '=', 'complete-5')
+        .execute(),
+      [],
+    )
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'placed' }])
 
     await server.store.admin.updateTable('pets').set({ status: 'pending' }).where('id', '=', pet.id).execute()

@@ -22,11 +22,16 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     server.request('/v1/pets', { json: body, auth, headers: key === undefined ? {} : { 'idempotency-key': key } })
 
   async function petsNamed(name: string): Promise<number> {
-    const row = await server.store.admin.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).where('name', '=', name).executeTakeFirstOrThrow()
+    const row = await server.store.admin
+      .selectFrom('pets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   }
 
-  const storedKey = (key: string) => server.store.admin.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute()
+  const storedKey = (key: string) =>
+    server.store.admin.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute()
 
   it('stores the first response with its effect and replays it exactly, creating nothing more', async () => {
     const first = await createPet('replay-1', { name: 'Replay', categoryId: 3 })
@@ -38,7 +43,10 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     assert.equal(first.headers.get('location'), `${server.baseUrl}/v1/pets/${pet.id}`)
 
     // The same request spelled differently (key order, the default written out) is the same request.
-    for (const body of [{ name: 'Replay', categoryId: 3 }, { status: 'available', categoryId: 3, name: 'Replay' }]) {
+    for (const body of [
+      { name: 'Replay', categoryId: 3 },
+      { status: 'available', categoryId: 3, name: 'Replay' },
+    ]) {
       const replay = await createPet('replay-1', body)
       assert.equal(replay.status, 201)
       assert.equal(replay.headers.get('idempotent-replayed'), 'true')
@@ -51,9 +59,20 @@ describe('Idempotency-Key on POST /v1/pets', () => {
 
     const [row] = await storedKey('replay-1')
     assert.ok(row)
-    assert.deepEqual({ state: row.state, status: row.response_status, body: row.response_body, headers: JSON.parse(row.response_headers ?? '') }, {
-      state: 'completed', status: 201, body: text, headers: { location: first.headers.get('location'), etag: `"${pet.id}.1"` },
-    })
+    assert.deepEqual(
+      {
+        state: row.state,
+        status: row.response_status,
+        body: row.response_body,
+        headers: JSON.parse(row.response_headers ?? ''),
+      },
+      {
+        state: 'completed',
+        status: 201,
+        body: text,
+        headers: { location: first.headers.get('location'), etag: `"${pet.id}.1"` },
+      },
+    )
     assert.equal(row.api_key_id, 'static-1')
     assert.match(row.request_fingerprint, /^[0-9a-f]{64}$/)
     assert.ok(Date.parse(row.expires_at) - Date.now() > 23.9 * HOUR_MS, `kept at least 24 hours: ${row.expires_at}`)
@@ -64,11 +83,17 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     const expected = {
       status: 422,
       code: 'idempotency_key_reused',
-      message: 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+      message:
+        'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
     }
-    await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), expected, { 'idempotent-replayed': null })
+    await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), expected, {
+      'idempotent-replayed': null,
+    })
     await assertError(await createPet('mismatch-1', { name: 'Other', categoryId: 1 }), expected)
-    await assertError(await server.request('/v1/store/orders', { json: { petId: 1 }, headers: { 'idempotency-key': 'mismatch-1' } }), expected)
+    await assertError(
+      await server.request('/v1/store/orders', { json: { petId: 1 }, headers: { 'idempotency-key': 'mismatch-1' } }),
+      expected,
+    )
     assert.equal(await petsNamed('Mismatch'), 1)
     assert.equal(await petsNamed('Other'), 0)
   })
@@ -80,24 +105,37 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     assert.equal(theirs.headers.get('idempotent-replayed'), null)
     assert.notEqual((await theirs.json()).id, mine.id)
     // …and a different body there is no mismatch either.
-    assert.equal((await createPet('shared-key', { name: 'Scoped elsewhere', categoryId: 9 }, OTHER_API_KEY)).status, 422)
+    assert.equal(
+      (await createPet('shared-key', { name: 'Scoped elsewhere', categoryId: 9 }, OTHER_API_KEY)).status,
+      422,
+    )
     assert.equal(await petsNamed('Scoped'), 2)
     assert.equal((await storedKey('shared-key')).length, 2)
   })
 
   it('runs 20 concurrent duplicates once: the others are 409 in flight or replays of the same response', async () => {
-    const responses = await Promise.all(Array.from({ length: 20 }, () => createPet('concurrent-1', { name: 'Concurrent', categoryId: 5 })))
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => createPet('concurrent-1', { name: 'Concurrent', categoryId: 5 })),
+    )
     const created = responses.filter((response) => response.status === 201)
     assert.ok(created.length >= 1, 'one of them ran')
     const bodies = new Set(await Promise.all(created.map((response) => response.text())))
     assert.equal(bodies.size, 1, 'every 201 is the same response')
-    assert.equal(created.filter((response) => response.headers.get('idempotent-replayed') === null).length, 1, 'exactly one was not a replay')
+    assert.equal(
+      created.filter((response) => response.headers.get('idempotent-replayed') === null).length,
+      1,
+      'exactly one was not a replay',
+    )
     for (const response of responses.filter((candidate) => candidate.status !== 201)) {
-      await assertError(response, {
-        status: 409,
-        code: 'idempotency_key_in_flight',
-        message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
-      }, { 'retry-after': '1' })
+      await assertError(
+        response,
+        {
+          status: 409,
+          code: 'idempotency_key_in_flight',
+          message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
+        },
+        { 'retry-after': '1' },
+      )
     }
     assert.equal(await petsNamed('Concurrent'), 1)
     const later = await createPet('concurrent-1', { name: 'Concurrent', categoryId: 5 })
@@ -107,24 +145,43 @@ describe('Idempotency-Key on POST /v1/pets', () => {
 
   it('refuses a key that is empty, longer than 255 characters or not visible ASCII with 400, and stores nothing', async () => {
     const invalid = (message: string) => ({
-      status: 400, code: 'invalid_request', message: `Invalid request: header/idempotency-key ${message}`,
+      status: 400,
+      code: 'invalid_request',
+      message: `Invalid request: header/idempotency-key ${message}`,
       details: [{ path: 'header/idempotency-key', message }],
     })
-    await assertError(await createPet('', { name: 'Invalid key', categoryId: 1 }), invalid('must NOT have fewer than 1 characters'))
-    await assertError(await createPet('k'.repeat(256), { name: 'Invalid key', categoryId: 1 }), invalid('must NOT have more than 255 characters'))
-    await assertError(await createPet('two words', { name: 'Invalid key', categoryId: 1 }), invalid('must match pattern "^[\\x21-\\x7E]*$"'))
+    await assertError(
+      await createPet('', { name: 'Invalid key', categoryId: 1 }),
+      invalid('must NOT have fewer than 1 characters'),
+    )
+    await assertError(
+      await createPet('k'.repeat(256), { name: 'Invalid key', categoryId: 1 }),
+      invalid('must NOT have more than 255 characters'),
+    )
+    await assertError(
+      await createPet('two words', { name: 'Invalid key', categoryId: 1 }),
+      invalid('must match pattern "^[\\x21-\\x7E]*$"'),
+    )
     const body = JSON.stringify({ name: 'Invalid key', categoryId: 1 })
-    const raw = await rawExchange(server.baseUrl, Buffer.concat([
-      Buffer.from(`POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\n`),
-      Buffer.from('Idempotency-Key: cl\xe9\r\n', 'latin1'),
-      Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
-    ]))
+    const raw = await rawExchange(
+      server.baseUrl,
+      Buffer.concat([
+        Buffer.from(
+          `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\n`,
+        ),
+        Buffer.from('Idempotency-Key: cl\xe9\r\n', 'latin1'),
+        Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
+      ]),
+    )
     assertRawError(raw, invalid('must match pattern "^[\\x21-\\x7E]*$"'))
     assert.equal(await petsNamed('Invalid key'), 0)
 
     const longest = 'k'.repeat(255)
     assert.equal((await createPet(longest, { name: 'Longest key', categoryId: 1 })).status, 201)
-    assert.equal((await createPet(longest, { name: 'Longest key', categoryId: 1 })).headers.get('idempotent-replayed'), 'true')
+    assert.equal(
+      (await createPet(longest, { name: 'Longest key', categoryId: 1 })).headers.get('idempotent-replayed'),
+      'true',
+    )
     assert.equal(await petsNamed('Longest key'), 1)
   })
 
@@ -139,18 +196,30 @@ describe('Idempotency-Key on POST /v1/pets', () => {
 
   it('forgets a key once it expires: it may be reused for anything, and the purge deletes it', async () => {
     assert.equal((await createPet('expiring', { name: 'Expiring', categoryId: 1 })).status, 201)
-    await server.store.admin.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'expiring').execute()
+    await server.store.admin
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('idempotency_key', '=', 'expiring')
+      .execute()
     const reused = await createPet('expiring', { name: 'Reused', categoryId: 2 })
     assert.equal(reused.status, 201)
     assert.equal(reused.headers.get('idempotent-replayed'), null)
     assert.equal(await petsNamed('Reused'), 1)
 
     assert.equal((await createPet('purged', { name: 'Purged', categoryId: 1 })).status, 201)
-    await server.store.admin.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('idempotency_key', '=', 'purged').execute()
-    const remaining = (await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute()).length
+    await server.store.admin
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('idempotency_key', '=', 'purged')
+      .execute()
+    const remaining = (await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute())
+      .length
     assert.equal(await purgeExpiredKeys(server.store), 1)
     assert.deepEqual(await storedKey('purged'), [])
-    assert.equal((await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute()).length, remaining - 1)
+    assert.equal(
+      (await server.store.admin.selectFrom('idempotency_keys').select('idempotency_key').execute()).length,
+      remaining - 1,
+    )
     assert.equal(await purgeExpiredKeys(server.store), 0)
   })
 
@@ -161,15 +230,39 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     const [reference] = await storedKey('replay-1')
     assert.ok(reference)
     const inFlight = (key: string, leasedUntil: number) => ({
-      api_key_id: reference.api_key_id, idempotency_key: key, state: 'in_flight' as const, lease_token: `dead-${key}`,
-      request_fingerprint: requestFingerprint({ method: 'POST', route: '/v1/pets', params: {}, body: { ...body, status: 'available' } }),
-      leased_until: new Date(leasedUntil).toISOString(), response_status: null, response_body: null, response_headers: null,
-      created_at: new Date(now).toISOString(), expires_at: new Date(now + 24 * HOUR_MS).toISOString(),
+      api_key_id: reference.api_key_id,
+      idempotency_key: key,
+      state: 'in_flight' as const,
+      lease_token: `dead-${key}`,
+      request_fingerprint: requestFingerprint({
+        method: 'POST',
+        route: '/v1/pets',
+        params: {},
+        body: { ...body, status: 'available' },
+      }),
+      leased_until: new Date(leasedUntil).toISOString(),
+      response_status: null,
+      response_body: null,
+      response_headers: null,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + 24 * HOUR_MS).toISOString(),
     })
-    await server.store.admin.insertInto('idempotency_keys').values([inFlight('held', now + 60_000), inFlight('abandoned', now - 1)]).execute()
+    await server.store.admin
+      .insertInto('idempotency_keys')
+      .values([inFlight('held', now + 60_000), inFlight('abandoned', now - 1)])
+      .execute()
 
-    await assertError(await createPet('held', body), { status: 409, code: 'idempotency_key_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.' })
-    await assertError(await createPet('held', { ...body, categoryId: 5 }), { status: 422, code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.' })
+    await assertError(await createPet('held', body), {
+      status: 409,
+      code: 'idempotency_key_in_flight',
+      message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
+    })
+    await assertError(await createPet('held', { ...body, categoryId: 5 }), {
+      status: 422,
+      code: 'idempotency_key_reused',
+      message:
+        'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+    })
     const takenOver = await createPet('abandoned', body)
     assert.equal(takenOver.status, 201)
     assert.equal(takenOver.headers.get('idempotent-replayed'), null)

@@ -18,8 +18,15 @@ const OPERATIONAL_ROUTES = [
   // `/`: a small JSON index pointing at the documentation and the health routes.
   ...['/', '/healthz', '/readyz', '/metrics', '/v1/openapi.json'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
   // /docs: Swagger UI from local files: its page, initialiser, static assets, and the document it renders.
-  ...['/docs', '/docs/', '/docs/static/index.html', '/docs/static/swagger-initializer.js', '/docs/static/*', '/docs/json', '/docs/yaml']
-    .flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
+  ...[
+    '/docs',
+    '/docs/',
+    '/docs/static/index.html',
+    '/docs/static/swagger-initializer.js',
+    '/docs/static/*',
+    '/docs/json',
+    '/docs/yaml',
+  ].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
   // The CORS preflight, for any path.
   'OPTIONS *',
 ]
@@ -38,7 +45,7 @@ function routesOf(app: FastifyInstance): string[] {
       continue
     }
     const depth = (match[1] ?? '').length / 4
-    const label = match[2] === '(empty root node)' ? '' : match[2] ?? ''
+    const label = match[2] === '(empty root node)' ? '' : (match[2] ?? '')
     const path = `${depth === 0 ? '' : stack[depth - 1]}${label}`
     stack[depth] = path
     stack.length = depth + 1
@@ -54,7 +61,7 @@ describe('route inventory', () => {
 
   before(async () => {
     server = await startTestServer()
-    document = await (await server.request('/v1/openapi.json', { auth: false })).json() as OpenApiDocument
+    document = (await (await server.request('/v1/openapi.json', { auth: false })).json()) as OpenApiDocument
     prefix = apiPrefix(document)
   })
   after(() => server.close())
@@ -63,11 +70,16 @@ describe('route inventory', () => {
   const concrete = (route: string) => route.replace(/:[^/]+/g, '1')
 
   async function answer(method: string, url: string, auth = true) {
-    const response = await server.app.inject({ method: method as HTTPMethods, url, headers: auth ? { authorization: `Bearer ${TEST_API_KEY}` } : {} })
+    const response = await server.app.inject({
+      method: method as HTTPMethods,
+      url,
+      headers: auth ? { authorization: `Bearer ${TEST_API_KEY}` } : {},
+    })
     assert.equal(response.headers['x-content-type-options'], 'nosniff', `${method} ${url}`)
     assert.equal(response.headers['x-powered-by'], undefined, `${method} ${url}`)
     // Only API responses are no-store; the reference's static assets have their own caching.
-    if (url === prefix || url.startsWith(`${prefix}/`)) assert.equal(response.headers['cache-control'], 'no-store', `${method} ${url}`)
+    if (url === prefix || url.startsWith(`${prefix}/`))
+      assert.equal(response.headers['cache-control'], 'no-store', `${method} ${url}`)
     return response
   }
 
@@ -75,16 +87,24 @@ describe('route inventory', () => {
     const routes = routesOf(server.app)
     for (const route of routes) {
       const [method, url] = route.split(' ') as [HTTPMethods, string]
-      assert.ok(server.app.hasRoute({ method, url: url.startsWith('/') ? url : `/${url}` }), `the route tree was read correctly: ${route}`)
+      assert.ok(
+        server.app.hasRoute({ method, url: url.startsWith('/') ? url : `/${url}` }),
+        `the route tree was read correctly: ${route}`,
+      )
     }
-    const expected = [...apiPaths().flatMap((path) => API_PATH_METHODS.map((method) => `${method} ${path}`)), ...OPERATIONAL_ROUTES].sort()
+    const expected = [
+      ...apiPaths().flatMap((path) => API_PATH_METHODS.map((method) => `${method} ${path}`)),
+      ...OPERATIONAL_ROUTES,
+    ].sort()
     assert.deepEqual(routes, expected)
   })
 
   it('routes every documented operation to itself and every other method of its path to 405 with Allow', async () => {
     const operations = operationsOf(document)
     for (const path of apiPaths()) {
-      const documented = operations.filter((operation) => `${prefix}${operation.path.replace(/\{([^}]+)\}/g, ':$1')}` === path).map((operation) => operation.method)
+      const documented = operations
+        .filter((operation) => `${prefix}${operation.path.replace(/\{([^}]+)\}/g, ':$1')}` === path)
+        .map((operation) => operation.method)
       const allowed = [...documented, ...(documented.includes('GET') ? ['HEAD'] : [])]
       for (const method of API_PATH_METHODS) {
         const response = await answer(method, concrete(path))
@@ -121,7 +141,18 @@ describe('route inventory', () => {
   })
 
   it('answers everything else with 404 not_found, after authentication under the API prefix', async () => {
-    for (const url of ['/v1', '/v1/', '/v1/pets/', '/v1/store/orders/', '/v1/categories', '/v2/pets', '/admin', '/docs.json', '/openapi.json', '/.env']) {
+    for (const url of [
+      '/v1',
+      '/v1/',
+      '/v1/pets/',
+      '/v1/store/orders/',
+      '/v1/categories',
+      '/v2/pets',
+      '/admin',
+      '/docs.json',
+      '/openapi.json',
+      '/.env',
+    ]) {
       const response = await answer('GET', url)
       assert.equal(response.statusCode, 404, url)
       assert.equal(JSON.parse(response.body).code, 'not_found', url)

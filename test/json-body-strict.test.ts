@@ -10,8 +10,9 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 const NOT_UTF8 = (offset: number) => ({
   status: 400,
   code: 'invalid_request',
-  message: `The request body is not valid UTF-8: the byte at offset ${offset} does not start a well-formed sequence `
-    + '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
+  message:
+    `The request body is not valid UTF-8: the byte at offset ${offset} does not start a well-formed sequence ` +
+    '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
 })
 
 const UNSUPPORTED_CHARSET = (charset: string) => ({
@@ -74,7 +75,10 @@ describe('strict JSON bodies', () => {
     it('outside strings too, and on orders', async () => {
       const pet = await addPet(server)
       const orders = await list('/v1/store/orders')
-      await assertError(await post('/v1/store/orders', bytes(`{"petId":${pet.id},`, [0xc0, 0xa0], '"quantity":1}')), NOT_UTF8(`{"petId":${pet.id},`.length))
+      await assertError(
+        await post('/v1/store/orders', bytes(`{"petId":${pet.id},`, [0xc0, 0xa0], '"quantity":1}')),
+        NOT_UTF8(`{"petId":${pet.id},`.length),
+      )
       assert.deepEqual(await list('/v1/store/orders'), orders)
     })
 
@@ -98,7 +102,10 @@ describe('strict JSON bodies', () => {
     for (const [contentType, charset] of refused) {
       it(contentType, async () => {
         const before = await list('/v1/pets')
-        await assertError(await post('/v1/pets', '{"name":"Rex","categoryId":1}', contentType), UNSUPPORTED_CHARSET(charset))
+        await assertError(
+          await post('/v1/pets', '{"name":"Rex","categoryId":1}', contentType),
+          UNSUPPORTED_CHARSET(charset),
+        )
         assert.deepEqual(await list('/v1/pets'), before)
       })
     }
@@ -124,10 +131,26 @@ describe('strict JSON bodies', () => {
     const bodies: [string, string, ReturnType<typeof DUPLICATE_KEY>][] = [
       ['the same key twice', '{"name":"a","name":"b","categoryId":1}', DUPLICATE_KEY('name', '/name')],
       ['the same key with an escape', '{"name":"a","n\\u0061me":"b","categoryId":1}', DUPLICATE_KEY('name', '/name')],
-      ['the same key, both escaped differently', '{"\\u006eame":"a","categoryId":1,"n\\u0061me":"b"}', DUPLICATE_KEY('name', '/name')],
-      ['a duplicate inside a nested object', '{"name":"a","categoryId":1,"tags":{"k":1,"k":2}}', DUPLICATE_KEY('k', '/tags/k')],
-      ['a duplicate inside an array', '{"name":"a","categoryId":1,"tags":[{"k":1},{"x":[{"k":1,"k":1}]}]}', DUPLICATE_KEY('k', '/tags/1/x/0/k')],
-      ['a duplicate key that needs pointer escapes', '{"name":"a","categoryId":1,"a/b~":{"":1,"":2}}', DUPLICATE_KEY('', '/a~1b~0/')],
+      [
+        'the same key, both escaped differently',
+        '{"\\u006eame":"a","categoryId":1,"n\\u0061me":"b"}',
+        DUPLICATE_KEY('name', '/name'),
+      ],
+      [
+        'a duplicate inside a nested object',
+        '{"name":"a","categoryId":1,"tags":{"k":1,"k":2}}',
+        DUPLICATE_KEY('k', '/tags/k'),
+      ],
+      [
+        'a duplicate inside an array',
+        '{"name":"a","categoryId":1,"tags":[{"k":1},{"x":[{"k":1,"k":1}]}]}',
+        DUPLICATE_KEY('k', '/tags/1/x/0/k'),
+      ],
+      [
+        'a duplicate key that needs pointer escapes',
+        '{"name":"a","categoryId":1,"a/b~":{"":1,"":2}}',
+        DUPLICATE_KEY('', '/a~1b~0/'),
+      ],
     ]
     for (const [title, body, expected] of bodies) {
       it(title, async () => {
@@ -141,7 +164,10 @@ describe('strict JSON bodies', () => {
       const first = await addPet(server)
       const second = await addPet(server)
       const orders = await list('/v1/store/orders')
-      await assertError(await post('/v1/store/orders', `{"petId":${first.id},"petId":${second.id}}`), DUPLICATE_KEY('petId', '/petId'))
+      await assertError(
+        await post('/v1/store/orders', `{"petId":${first.id},"petId":${second.id}}`),
+        DUPLICATE_KEY('petId', '/petId'),
+      )
       assert.deepEqual(await list('/v1/store/orders'), orders)
     })
 

@@ -28,11 +28,15 @@ describe('stored keys, as the README describes them', () => {
   })
 
   async function lastUsed(id: number): Promise<string | null> {
-    const row = await server.store.admin.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await server.store.admin
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     return row.last_used_at
   }
 
-  it('records a key\'s last use once, not again on the requests that follow within the minute', async () => {
+  it("records a key's last use once, not again on the requests that follow within the minute", async () => {
     const { key, row } = await issueApiKey(server.store, 'claims')
     assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
     // Recorded off the request path: wait for it (the README's claim is about how often, not how soon).
@@ -46,7 +50,10 @@ describe('stored keys, as the README describes them', () => {
     for (let index = 0; index < 3; index++) assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
     // A write by another key, answered only once committed. SQLite's one writer runs statements in the order
     // they are issued, so any last-use write those three requests issued is committed by now too.
-    assert.equal((await server.request('/v1/pets', { method: 'POST', json: { name: 'marker', categoryId: 1 } })).status, 201)
+    assert.equal(
+      (await server.request('/v1/pets', { method: 'POST', json: { name: 'marker', categoryId: 1 } })).status,
+      201,
+    )
     assert.equal(await lastUsed(row.id), first)
   })
 

@@ -31,9 +31,14 @@ async function startServe(name: string) {
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     env: {
-      PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      DATABASE_URL: `file:${join(directory, `${name}.db`)}`, PETSTORE_API_KEYS: TEST_API_KEY,
-      RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1000000000',
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `file:${join(directory, `${name}.db`)}`,
+      PETSTORE_API_KEYS: TEST_API_KEY,
+      RATE_LIMIT_PER_KEY: '1000000000',
+      RATE_LIMIT_ANONYMOUS: '1000000000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -50,10 +55,13 @@ async function startServe(name: string) {
   const deadline = Date.now() + 60_000
   for (;;) {
     assert.equal(child.exitCode, null, `serve exited: ${stderr}`)
-    const healthy = await fetch(`${baseUrl}/healthz`).then(async (response) => {
-      await response.arrayBuffer()
-      return response.ok
-    }, () => false)
+    const healthy = await fetch(`${baseUrl}/healthz`).then(
+      async (response) => {
+        await response.arrayBuffer()
+        return response.ok
+      },
+      () => false,
+    )
     if (healthy) break
     assert.ok(Date.now() < deadline, `serve did not start: ${stderr}`)
     await sleep(100)
@@ -71,7 +79,11 @@ async function request(baseUrl: string, path: string): Promise<number> {
 async function terminate(server: Awaited<ReturnType<typeof startServe>>) {
   server.child.kill('SIGTERM')
   const outcome = await Promise.race([server.exited, sleep(EXIT_WAIT_MS, 'still running' as const)])
-  assert.notEqual(outcome, 'still running', `the server ignored SIGTERM for ${EXIT_WAIT_MS} ms; stderr: ${server.stderr()}`)
+  assert.notEqual(
+    outcome,
+    'still running',
+    `the server ignored SIGTERM for ${EXIT_WAIT_MS} ms; stderr: ${server.stderr()}`,
+  )
   return outcome
 }
 

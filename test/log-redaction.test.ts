@@ -18,7 +18,10 @@ describe('URLs in the logs', () => {
   after(() => server.close())
 
   function entriesFor(requestId: string): Entry[] {
-    return server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Entry)
+    return server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry)
       .filter((entry) => entry.reqId === requestId)
   }
 
@@ -32,8 +35,10 @@ describe('URLs in the logs', () => {
   const cases: [string, string][] = [
     [`/v1/pets?access_token=${KEY}&limit=1`, '/v1/pets?access_token=[redacted]&limit=1'],
     ['/v1/pets?limit=1&api_key=hunter2&status=available', '/v1/pets?limit=1&api_key=[redacted]&status=available'],
-    ['/v1/pets?Authorization=Bearer%20x&X-Api-Key=k&apiKey=k&client_secret=s&password=p&X-Amz-Signature=s&token',
-      '/v1/pets?Authorization=[redacted]&X-Api-Key=[redacted]&apiKey=[redacted]&client_secret=[redacted]&password=[redacted]&X-Amz-Signature=[redacted]&token'],
+    [
+      '/v1/pets?Authorization=Bearer%20x&X-Api-Key=k&apiKey=k&client_secret=s&password=p&X-Amz-Signature=s&token',
+      '/v1/pets?Authorization=[redacted]&X-Api-Key=[redacted]&apiKey=[redacted]&client_secret=[redacted]&password=[redacted]&X-Amz-Signature=[redacted]&token',
+    ],
     [`/v1/pets?note=${KEY}`, '/v1/pets?note=[redacted]'],
     [`/v1/pets/${KEY}`, '/v1/pets/[redacted]'],
     [`/v1/pets/pst%5F${KEY.slice(4)}?q=1`, '/v1/pets/[redacted]?q=1'],
@@ -56,7 +61,12 @@ describe('URLs in the logs', () => {
       assert.equal(typeof responseTime, 'number')
       assert.equal(typeof reqId, 'string')
       assert.deepEqual(rest, {
-        level: 30, method: 'GET', url: expected, statusCode: status, remoteAddress: '127.0.0.1', msg: 'request completed',
+        level: 30,
+        method: 'GET',
+        url: expected,
+        statusCode: status,
+        remoteAddress: '127.0.0.1',
+        msg: 'request completed',
       })
       const incoming = entries.find((entry) => entry.msg === 'incoming request')
       assert.deepEqual((incoming?.req as Entry | undefined)?.url, expected)
@@ -66,11 +76,17 @@ describe('URLs in the logs', () => {
   it('redacts a key quoted by the message of a refused request', async () => {
     const { status, entries } = await logged(`/v1/no-such/${KEY}`)
     assert.equal(status, 404)
-    assert.deepEqual(entries.filter((entry) => entry.code === 'not_found').map((entry) => entry.msg), ['No route GET /v1/no-such/[redacted].'])
+    assert.deepEqual(
+      entries.filter((entry) => entry.code === 'not_found').map((entry) => entry.msg),
+      ['No route GET /v1/no-such/[redacted].'],
+    )
   })
 
   it('leaves ordinary URLs as they are', () => {
-    assert.equal(redactUrl('/v1/pets?limit=2&status=sold&cursor=abc.def'), '/v1/pets?limit=2&status=sold&cursor=abc.def')
+    assert.equal(
+      redactUrl('/v1/pets?limit=2&status=sold&cursor=abc.def'),
+      '/v1/pets?limit=2&status=sold&cursor=abc.def',
+    )
     assert.equal(redactUrl('/v1/store/orders/7/complete'), '/v1/store/orders/7/complete')
   })
 })

@@ -18,20 +18,37 @@ describe('/metrics with METRICS_TOKEN set', () => {
   after(() => server.close())
 
   it('answers 401 with the Error body and WWW-Authenticate without the token', async () => {
-    await assertError(await server.request('/metrics', { auth: false }), {
-      status: 401,
-      code: 'unauthorized',
-      message: 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.',
-    }, { 'www-authenticate': 'Bearer realm="metrics"' })
+    await assertError(
+      await server.request('/metrics', { auth: false }),
+      {
+        status: 401,
+        code: 'unauthorized',
+        message: 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.',
+      },
+      { 'www-authenticate': 'Bearer realm="metrics"' },
+    )
   })
 
   it('answers 401 invalid_token to a wrong token, an API key, another scheme or a token prefix', async () => {
-    for (const authorization of [`Bearer ${METRICS_TOKEN}x`, `Bearer ${METRICS_TOKEN.slice(0, -1)}`, `Bearer ${TEST_API_KEY}`, `Basic ${METRICS_TOKEN}`, 'Bearer']) {
-      await assertError(await server.request('/metrics', { auth: false, headers: { authorization } }), {
-        status: 401,
-        code: 'unauthorized',
-        message: 'The metrics token is not valid.',
-      }, { 'www-authenticate': 'Bearer realm="metrics", error="invalid_token", error_description="The metrics token is not valid"' })
+    for (const authorization of [
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${METRICS_TOKEN.slice(0, -1)}`,
+      `Bearer ${TEST_API_KEY}`,
+      `Basic ${METRICS_TOKEN}`,
+      'Bearer',
+    ]) {
+      await assertError(
+        await server.request('/metrics', { auth: false, headers: { authorization } }),
+        {
+          status: 401,
+          code: 'unauthorized',
+          message: 'The metrics token is not valid.',
+        },
+        {
+          'www-authenticate':
+            'Bearer realm="metrics", error="invalid_token", error_description="The metrics token is not valid"',
+        },
+      )
     }
   })
 
@@ -43,7 +60,10 @@ describe('/metrics with METRICS_TOKEN set', () => {
     assert.match(text, /^# TYPE http_requests_total counter$/m)
     assert.match(text, /^# TYPE process_cpu_seconds_total counter$/m)
     // The scheme is case-insensitive (RFC 6750 section 2.1).
-    const lowerCase = await server.request('/metrics', { auth: false, headers: { authorization: `bearer ${METRICS_TOKEN}` } })
+    const lowerCase = await server.request('/metrics', {
+      auth: false,
+      headers: { authorization: `bearer ${METRICS_TOKEN}` },
+    })
     assert.equal(lowerCase.status, 200)
     await lowerCase.arrayBuffer()
   })
@@ -55,7 +75,10 @@ describe('/metrics with METRICS_TOKEN set', () => {
       await response.arrayBuffer()
     }
     const text = await (await server.request('/metrics', { auth: METRICS_TOKEN })).text()
-    const lines = text.split('\n').filter((line) => line.startsWith('petstore_deprecated_operation_calls_total{')).sort()
+    const lines = text
+      .split('\n')
+      .filter((line) => line.startsWith('petstore_deprecated_operation_calls_total{'))
+      .sort()
     assert.deepEqual(lines, [
       'petstore_deprecated_operation_calls_total{operation="getPet",key_id="static-1"} 1',
       'petstore_deprecated_operation_calls_total{operation="getPet",key_id="static-2"} 2',

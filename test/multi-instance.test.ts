@@ -8,11 +8,17 @@ import { collectPages } from './helpers/link.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
 
 const STATIC_KEY = 'multi-instance-static-key-0123'
-interface Pet { id: number; name: string; categoryId: number; status: string }
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
 
-const skip = !nginxAvailable() && !process.env.CI
-  ? `nginx is not installed (${NGINX_BINARY}); install it with: apt-get install nginx`
-  : false
+const skip =
+  !nginxAvailable() && !process.env.CI
+    ? `nginx is not installed (${NGINX_BINARY}); install it with: apt-get install nginx`
+    : false
 
 describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, () => {
   let database: TestDatabase
@@ -21,7 +27,14 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
   let env: Record<string, string>
 
   const call = (baseUrl: string, path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(baseUrl + path, { ...init, headers: { authorization: `Bearer ${init.key ?? STATIC_KEY}`, 'content-type': 'application/json', ...init.headers } })
+    fetch(baseUrl + path, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${init.key ?? STATIC_KEY}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    })
 
   before(async () => {
     assert.ok(nginxAvailable(), `nginx is required in CI: ${NGINX_BINARY} is missing`)
@@ -30,7 +43,10 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
     // Migrations run once, before the instances start, as in production.
     const migrated = await runCli(['migrate'], env)
     assert.equal(migrated.code, 0, migrated.stderr)
-    instances = await Promise.all([spawnServer({ ...env, MIGRATE_ON_START: 'false' }), spawnServer({ ...env, MIGRATE_ON_START: 'false' })])
+    instances = await Promise.all([
+      spawnServer({ ...env, MIGRATE_ON_START: 'false' }),
+      spawnServer({ ...env, MIGRATE_ON_START: 'false' }),
+    ])
     const [first, second] = instances.map((instance) => new URL(instance.baseUrl).host)
     nginx = await startNginx([first ?? '', second ?? ''])
   })
@@ -54,13 +70,18 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
 
   it('gives concurrent creates unique ids, and every acknowledged pet is visible on both instances', async () => {
     const created: Pet[] = []
-    await Promise.all(Array.from({ length: 10 }, async (_, client) => {
-      for (let index = 0; index < 20; index++) {
-        const response = await call(nginx.baseUrl, '/v1/pets', { method: 'POST', body: JSON.stringify({ name: `c${client}-${index}`, categoryId: client + 1 }) })
-        assert.equal(response.status, 201)
-        created.push(await response.json())
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, client) => {
+        for (let index = 0; index < 20; index++) {
+          const response = await call(nginx.baseUrl, '/v1/pets', {
+            method: 'POST',
+            body: JSON.stringify({ name: `c${client}-${index}`, categoryId: client + 1 }),
+          })
+          assert.equal(response.status, 201)
+          created.push(await response.json())
+        }
+      }),
+    )
     assert.equal(new Set(created.map((pet) => pet.id)).size, 200)
     for (const instance of instances) {
       const pets = await collectPages<Pet>((path) => call(instance.baseUrl, path), '/v1/pets?limit=100')
@@ -76,7 +97,10 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
     const writers = Array.from({ length: 4 }, async (_, client) => {
       let count = 0
       while (writing) {
-        const response = await call(nginx.baseUrl, '/v1/pets', { method: 'POST', body: JSON.stringify({ name: `during-${client}-${count++}`, categoryId: 1 }) })
+        const response = await call(nginx.baseUrl, '/v1/pets', {
+          method: 'POST',
+          body: JSON.stringify({ name: `during-${client}-${count++}`, categoryId: 1 }),
+        })
         assert.equal(response.status, 201)
       }
       return count
@@ -97,7 +121,10 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
 
     const ids = walked.map((pet) => pet.id)
     assert.equal(new Set(ids).size, ids.length, 'a pet appeared twice')
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b))
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    )
     assert.deepEqual(walked.slice(0, before.length), before, 'a pet that existed before the walk is missing')
   })
 
@@ -107,7 +134,8 @@ describe(`two instances behind nginx on one ${TEST_STORE} database`, { skip }, (
     const key = /(pst_[A-Za-z0-9_-]+)/.exec(created.stdout)?.[1]
     const id = /Created key (\d+)/.exec(created.stdout)?.[1]
     assert.ok(key && id, created.stdout)
-    for (const instance of instances) assert.equal((await call(instance.baseUrl, '/v1/pets?limit=1', { key })).status, 200)
+    for (const instance of instances)
+      assert.equal((await call(instance.baseUrl, '/v1/pets?limit=1', { key })).status, 200)
 
     const revoked = await runCli(['keys', 'revoke', id], env)
     assert.equal(revoked.code, 0, revoked.stderr)

@@ -73,8 +73,13 @@ describe('npm start', () => {
       const npm = spawn('npm', ['start', '--ignore-scripts'], {
         cwd: ROOT,
         env: {
-          PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? directory, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-          DATABASE_URL: `file:${join(directory, `${signal}.db`)}`, PETSTORE_API_KEYS: TEST_API_KEY,
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? directory,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: `file:${join(directory, `${signal}.db`)}`,
+          PETSTORE_API_KEYS: TEST_API_KEY,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
@@ -90,10 +95,13 @@ describe('npm start', () => {
       const deadline = Date.now() + START_WAIT_MS
       for (;;) {
         assert.equal(npm.exitCode, null, `npm start exited: ${output}`)
-        const healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(async (response) => {
-          await response.arrayBuffer()
-          return response.ok
-        }, () => false)
+        const healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          async (response) => {
+            await response.arrayBuffer()
+            return response.ok
+          },
+          () => false,
+        )
         if (healthy) break
         assert.ok(Date.now() < deadline, `npm start did not start the server: ${output}`)
         await sleep(100)
@@ -107,7 +115,10 @@ describe('npm start', () => {
       const goneBy = Date.now() + EXIT_WAIT_MS
       for (const pid of tree) {
         while (isRunning(pid)) {
-          assert.ok(Date.now() < goneBy, `process ${pid} of npm start is still running after npm exited: ${execFileSync('ps', ['-o', 'pid,ppid,args', '-p', String(pid)], { encoding: 'utf8' })}`)
+          assert.ok(
+            Date.now() < goneBy,
+            `process ${pid} of npm start is still running after npm exited: ${execFileSync('ps', ['-o', 'pid,ppid,args', '-p', String(pid)], { encoding: 'utf8' })}`,
+          )
           await sleep(100)
         }
       }

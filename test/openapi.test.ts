@@ -55,23 +55,96 @@ function withoutDescriptions(properties: Record<string, Schema>): Record<string,
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES)
 
 const EXPECTED_OPERATIONS = {
-  listPets: { path: '/pets', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'pets:read' },
-  createPet: { path: '/pets', method: 'post', tag: 'Pets', beta: false, statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
-  getPet: { path: '/pets/{petId}', method: 'get', tag: 'Pets', beta: false, statuses: ['200', '304', '400', '401', '403', '404', '429', '500', '503'], scope: 'pets:read' },
-  updatePet: { path: '/pets/{petId}', method: 'patch', tag: 'Pets', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
-  deletePet: { path: '/pets/{petId}', method: 'delete', tag: 'Pets', beta: true, statuses: ['204', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'], scope: 'pets:write' },
-  listOrders: { path: '/store/orders', method: 'get', tag: 'Store', beta: false, statuses: ['200', '400', '401', '403', '429', '500', '503'], scope: 'orders:read' },
-  placeOrder: { path: '/store/orders', method: 'post', tag: 'Store', beta: true, statuses: ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'], scope: 'orders:write' },
-  getOrder: { path: '/store/orders/{orderId}', method: 'get', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '429', '500', '503'], scope: 'orders:read' },
-  cancelOrder: { path: '/store/orders/{orderId}', method: 'delete', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503'], scope: 'orders:write' },
-  completeOrder: { path: '/store/orders/{orderId}/complete', method: 'post', tag: 'Store', beta: true, statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'], scope: 'orders:write' },
+  listPets: {
+    path: '/pets',
+    method: 'get',
+    tag: 'Pets',
+    beta: false,
+    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    scope: 'pets:read',
+  },
+  createPet: {
+    path: '/pets',
+    method: 'post',
+    tag: 'Pets',
+    beta: false,
+    statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'pets:write',
+  },
+  getPet: {
+    path: '/pets/{petId}',
+    method: 'get',
+    tag: 'Pets',
+    beta: false,
+    statuses: ['200', '304', '400', '401', '403', '404', '429', '500', '503'],
+    scope: 'pets:read',
+  },
+  updatePet: {
+    path: '/pets/{petId}',
+    method: 'patch',
+    tag: 'Pets',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'],
+    scope: 'pets:write',
+  },
+  deletePet: {
+    path: '/pets/{petId}',
+    method: 'delete',
+    tag: 'Pets',
+    beta: true,
+    statuses: ['204', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'],
+    scope: 'pets:write',
+  },
+  listOrders: {
+    path: '/store/orders',
+    method: 'get',
+    tag: 'Store',
+    beta: false,
+    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    scope: 'orders:read',
+  },
+  placeOrder: {
+    path: '/store/orders',
+    method: 'post',
+    tag: 'Store',
+    beta: true,
+    statuses: ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'orders:write',
+  },
+  getOrder: {
+    path: '/store/orders/{orderId}',
+    method: 'get',
+    tag: 'Store',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    scope: 'orders:read',
+  },
+  cancelOrder: {
+    path: '/store/orders/{orderId}',
+    method: 'delete',
+    tag: 'Store',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503'],
+    scope: 'orders:write',
+  },
+  completeOrder: {
+    path: '/store/orders/{orderId}/complete',
+    method: 'post',
+    tag: 'Store',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'orders:write',
+  },
 } as const
 type OperationName = keyof typeof EXPECTED_OPERATIONS
 
 function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true })
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
-  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 })
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
+  })
   ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i)
   return ajv
 }
@@ -86,7 +159,7 @@ describe('GET /v1/openapi.json', () => {
     const response = await server.request('/v1/openapi.json', { auth: false })
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
-    document = await response.json() as OpenApiDocument
+    document = (await response.json()) as OpenApiDocument
   })
   after(() => server.close())
 
@@ -108,7 +181,11 @@ describe('GET /v1/openapi.json', () => {
   }
 
   function assertValid(validate: ValidateFunction, body: unknown): void {
-    assert.equal(validate(body), true, `body ${JSON.stringify(body)} breaks the documented schema: ${ajv.errorsText(validate.errors)}`)
+    assert.equal(
+      validate(body),
+      true,
+      `body ${JSON.stringify(body)} breaks the documented schema: ${ajv.errorsText(validate.errors)}`,
+    )
   }
 
   it('is OpenAPI 3.1.0 for version 1.0.0 of the interface', () => {
@@ -126,7 +203,13 @@ describe('GET /v1/openapi.json', () => {
   })
 
   it('documents exactly the five API paths, relative to the servers, and no hidden route', () => {
-    assert.deepEqual(Object.keys(document.paths).sort(), ['/pets', '/pets/{petId}', '/store/orders', '/store/orders/{orderId}', '/store/orders/{orderId}/complete'])
+    assert.deepEqual(Object.keys(document.paths).sort(), [
+      '/pets',
+      '/pets/{petId}',
+      '/store/orders',
+      '/store/orders/{orderId}',
+      '/store/orders/{orderId}/complete',
+    ])
     // The 405 catch-all routes must not add methods to the documented paths.
     assert.deepEqual(Object.keys(document.paths['/pets'] ?? {}).sort(), ['get', 'post'])
     assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}).sort(), ['delete', 'get', 'patch'])
@@ -136,7 +219,10 @@ describe('GET /v1/openapi.json', () => {
   })
 
   it('names the ten operations, the pet ones tagged Pets and the order ones Store', () => {
-    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
+      OperationName,
+      (typeof EXPECTED_OPERATIONS)[OperationName],
+    ][]) {
       assert.equal(operation(name).operationId, name)
       assert.deepEqual(operation(name).tags, [expected.tag], name)
       assert.ok(operation(name).summary && operation(name).description, `${name} has a summary and a description`)
@@ -144,7 +230,10 @@ describe('GET /v1/openapi.json', () => {
   })
 
   it('marks exactly updatePet, deletePet, placeOrder, getOrder, cancelOrder and completeOrder x-stability: beta, visibly in their summary too', () => {
-    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
+      OperationName,
+      (typeof EXPECTED_OPERATIONS)[OperationName],
+    ][]) {
       assert.equal(operation(name)['x-stability'], expected.beta ? 'beta' : undefined, name)
       assert.equal(operation(name).summary?.startsWith('[beta] '), expected.beta, name)
     }
@@ -155,32 +244,47 @@ describe('GET /v1/openapi.json', () => {
       '| place | `POST /store/orders` | `available` → `pending` | new, `placed` |',
       '| complete | `POST /store/orders/{orderId}/complete` | `pending` → `sold` | `placed` → `completed` (`complete: true`) |',
       '| cancel | `DELETE /store/orders/{orderId}` | `pending` → `available` | `placed` → `cancelled` |',
-    ]) assert.ok(document.info.description.includes(row), row)
+    ])
+      assert.ok(document.info.description.includes(row), row)
     assert.match(operation('placeOrder').description ?? '', /`available` animal and makes it `pending`.*409/s)
     assert.match(operation('completeOrder').description ?? '', /marks its animal `sold`.*409/s)
     assert.match(operation('cancelOrder').description ?? '', /returns its animal to `available`.*409/s)
   })
 
   it('declares the tags Pets and Store globally', () => {
-    assert.deepEqual(document.tags.map((tag) => tag.name), ['Pets', 'Store'])
+    assert.deepEqual(
+      document.tags.map((tag) => tag.name),
+      ['Pets', 'Store'],
+    )
     for (const tag of document.tags) assert.ok(tag.description, `tag ${tag.name} has a description`)
   })
 
   it('marks only getPet deprecated, with its sunset date', () => {
     assert.equal(operation('getPet').deprecated, true)
     assert.equal(operation('getPet')['x-deprecated-sunset'], '2030-12-05')
-    for (const name of (Object.keys(EXPECTED_OPERATIONS) as OperationName[]).filter((candidate) => candidate !== 'getPet')) {
+    for (const name of (Object.keys(EXPECTED_OPERATIONS) as OperationName[]).filter(
+      (candidate) => candidate !== 'getPet',
+    )) {
       assert.equal(operation(name).deprecated, undefined, name)
       assert.equal(operation(name)['x-deprecated-sunset'], undefined, name)
     }
   })
 
   it('names the scope each operation requires, in x-required-scope and in its description', () => {
-    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
+      OperationName,
+      (typeof EXPECTED_OPERATIONS)[OperationName],
+    ][]) {
       assert.equal(operation(name)['x-required-scope'], expected.scope, name)
-      assert.ok(operation(name).description?.endsWith(`\n\n**Required scope:** \`${expected.scope}\` (otherwise 403 \`forbidden\`).`), `${name}: ${operation(name).description}`)
+      assert.ok(
+        operation(name).description?.endsWith(
+          `\n\n**Required scope:** \`${expected.scope}\` (otherwise 403 \`forbidden\`).`,
+        ),
+        `${name}: ${operation(name).description}`,
+      )
     }
-    for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write']) assert.ok(document.info.description.includes(`\`${scope}\``), scope)
+    for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write'])
+      assert.ok(document.info.description.includes(`\`${scope}\``), scope)
   })
 
   it('documents the challenge of 401 and 403, and Retry-After and the RateLimit headers of 429', () => {
@@ -188,7 +292,11 @@ describe('GET /v1/openapi.json', () => {
       const { responses } = operation(name)
       assert.deepEqual(Object.keys(responses['401']?.headers ?? {}), ['WWW-Authenticate'], name)
       assert.deepEqual(Object.keys(responses['403']?.headers ?? {}), ['WWW-Authenticate'], name)
-      assert.deepEqual(Object.keys(responses['429']?.headers ?? {}), ['Retry-After', 'RateLimit-Policy', 'RateLimit'], name)
+      assert.deepEqual(
+        Object.keys(responses['429']?.headers ?? {}),
+        ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
+        name,
+      )
     }
   })
 
@@ -199,30 +307,76 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(bearerAuth.type, 'http')
     assert.equal(bearerAuth.scheme, 'bearer')
     assert.deepEqual(document.security, [{ bearerAuth: [] }])
-    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) assert.equal(operation(name).security, undefined, name)
+    for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[])
+      assert.equal(operation(name).security, undefined, name)
   })
 
   it('documents the parameters and the request body of the specification', () => {
-    const parameters = (name: OperationName) => (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => ({ location, parameter, required, schema }))
+    const parameters = (name: OperationName) =>
+      (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => ({
+        location,
+        parameter,
+        required,
+        schema,
+      }))
     const [limit, status, cursor] = parameters('listPets')
-    assert.deepEqual(limit, { location: 'query', parameter: 'limit', required: false, schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 } })
-    assert.deepEqual(status, { location: 'query', parameter: 'status', required: false, schema: { type: 'string', enum: ['available', 'pending', 'sold'] } })
-    assert.deepEqual(cursor, { location: 'query', parameter: 'cursor', required: false, schema: { type: 'string', minLength: 1, maxLength: 256 } })
+    assert.deepEqual(limit, {
+      location: 'query',
+      parameter: 'limit',
+      required: false,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 },
+    })
+    assert.deepEqual(status, {
+      location: 'query',
+      parameter: 'status',
+      required: false,
+      schema: { type: 'string', enum: ['available', 'pending', 'sold'] },
+    })
+    assert.deepEqual(cursor, {
+      location: 'query',
+      parameter: 'cursor',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 256 },
+    })
     assert.equal(parameters('listPets').length, 3)
-    const petIdParameter = { location: 'path', parameter: 'petId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } }
+    const petIdParameter = {
+      location: 'path',
+      parameter: 'petId',
+      required: true,
+      schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    }
     const entityTags = { type: 'string', minLength: 1, maxLength: 1024, pattern: ENTITY_TAG_LIST_PATTERN }
-    assert.deepEqual(parameters('getPet'), [petIdParameter, { location: 'header', parameter: 'If-None-Match', required: false, schema: entityTags }])
+    assert.deepEqual(parameters('getPet'), [
+      petIdParameter,
+      { location: 'header', parameter: 'If-None-Match', required: false, schema: entityTags },
+    ])
     // Every unsafe operation takes an optional Idempotency-Key header.
-    const idempotencyKey = { location: 'header', parameter: 'Idempotency-Key', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]*$' } }
+    const idempotencyKey = {
+      location: 'header',
+      parameter: 'Idempotency-Key',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]*$' },
+    }
     assert.deepEqual(parameters('createPet'), [idempotencyKey])
     for (const name of ['updatePet', 'deletePet'] as const) {
-      assert.deepEqual(parameters(name), [petIdParameter, idempotencyKey, { location: 'header', parameter: 'If-Match', required: false, schema: entityTags }], name)
+      assert.deepEqual(
+        parameters(name),
+        [
+          petIdParameter,
+          idempotencyKey,
+          { location: 'header', parameter: 'If-Match', required: false, schema: entityTags },
+        ],
+        name,
+      )
     }
     assert.equal(operation('deletePet').requestBody, undefined)
     const patch = operation('updatePet').requestBody
     assert.equal(patch?.required, true)
     assert.deepEqual(Object.keys(patch?.content ?? {}), ['application/merge-patch+json', 'application/json'])
-    assert.deepEqual(patch?.content?.['application/merge-patch+json']?.schema, patch?.content?.['application/json']?.schema)
+    assert.deepEqual(
+      patch?.content?.['application/merge-patch+json']?.schema,
+      patch?.content?.['application/json']?.schema,
+    )
     const petPatch = patch?.content?.['application/json']?.schema
     assert.equal(petPatch?.required, undefined)
     assert.equal(petPatch?.minProperties, 1)
@@ -230,10 +384,19 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(Object.keys(petPatch?.properties ?? {}), ['name', 'categoryId', 'status'])
     assert.deepEqual(parameters('listOrders'), [limit, cursor])
     for (const name of ['getOrder', 'cancelOrder', 'completeOrder'] as const) {
-      assert.deepEqual(parameters(name), [
-        { location: 'path', parameter: 'orderId', required: true, schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
-        ...(name === 'completeOrder' ? [idempotencyKey] : []),
-      ], name)
+      assert.deepEqual(
+        parameters(name),
+        [
+          {
+            location: 'path',
+            parameter: 'orderId',
+            required: true,
+            schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+          },
+          ...(name === 'completeOrder' ? [idempotencyKey] : []),
+        ],
+        name,
+      )
       assert.equal(operation(name).requestBody, undefined, name)
     }
     assert.deepEqual(parameters('placeOrder'), [idempotencyKey])
@@ -243,11 +406,14 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(newOrder?.required, ['petId'])
     assert.equal(newOrder?.additionalProperties, false)
     const { petId, quantity, shipDate } = withoutDescriptions(newOrder?.properties as Record<string, Schema>)
-    assert.deepEqual({ petId, quantity, shipDate }, {
-      petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-      quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 1 },
-      shipDate: { type: 'string', format: 'date-time' },
-    })
+    assert.deepEqual(
+      { petId, quantity, shipDate },
+      {
+        petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 1 },
+        shipDate: { type: 'string', format: 'date-time' },
+      },
+    )
     assert.deepEqual(Object.keys(newOrder?.properties ?? {}), ['petId', 'quantity', 'shipDate'])
 
     const body = operation('createPet').requestBody
@@ -260,14 +426,21 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(newPet?.additionalProperties, false)
   })
 
-  it('documents each operation\'s response statuses, each with a description and an application/json schema', () => {
-    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+  it("documents each operation's response statuses, each with a description and an application/json schema", () => {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
+      OperationName,
+      (typeof EXPECTED_OPERATIONS)[OperationName],
+    ][]) {
       const responses = operation(name).responses
       assert.deepEqual(Object.keys(responses), expected.statuses, name)
       for (const status of expected.statuses) {
         assert.ok(responses[status]?.description, `${name} ${status} has a description`)
         // 204 and 304 have no body, so no content.
-        assert.deepEqual(Object.keys(responses[status]?.content ?? {}), ['204', '304'].includes(status) ? [] : ['application/json'], `${name} ${status}`)
+        assert.deepEqual(
+          Object.keys(responses[status]?.content ?? {}),
+          ['204', '304'].includes(status) ? [] : ['application/json'],
+          `${name} ${status}`,
+        )
         if (['204', '304'].includes(status)) continue
         assert.equal(typeof responseSchema(name, status).type, 'string', `${name} ${status} schema has a type`)
       }
@@ -278,17 +451,44 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(withoutDescription(responseSchema('createPet', '201')), pet)
     assert.deepEqual(withoutDescription(responseSchema('updatePet', '200')), pet)
     assert.deepEqual(withoutDescription(responseSchema('listPets', '200').items as Schema), pet)
-    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), ['Location', 'ETag', 'Idempotent-Replayed'])
-    assert.deepEqual(Object.keys(operation('getPet').responses['200']?.headers ?? {}), ['ETag', 'Deprecation', 'Sunset', 'Link'])
-    assert.deepEqual(Object.keys(operation('getPet').responses['304']?.headers ?? {}), ['ETag', 'Deprecation', 'Sunset', 'Link'])
-    for (const status of ['400', '404']) assert.deepEqual(Object.keys(operation('getPet').responses[status]?.headers ?? {}), ['Deprecation', 'Sunset', 'Link'], status)
-    assert.deepEqual(Object.keys(operation('updatePet').responses['200']?.headers ?? {}), ['ETag', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('createPet').responses['201']?.headers ?? {}), [
+      'Location',
+      'ETag',
+      'Idempotent-Replayed',
+    ])
+    assert.deepEqual(Object.keys(operation('getPet').responses['200']?.headers ?? {}), [
+      'ETag',
+      'Deprecation',
+      'Sunset',
+      'Link',
+    ])
+    assert.deepEqual(Object.keys(operation('getPet').responses['304']?.headers ?? {}), [
+      'ETag',
+      'Deprecation',
+      'Sunset',
+      'Link',
+    ])
+    for (const status of ['400', '404'])
+      assert.deepEqual(
+        Object.keys(operation('getPet').responses[status]?.headers ?? {}),
+        ['Deprecation', 'Sunset', 'Link'],
+        status,
+      )
+    assert.deepEqual(Object.keys(operation('updatePet').responses['200']?.headers ?? {}), [
+      'ETag',
+      'Idempotent-Replayed',
+    ])
     assert.deepEqual(Object.keys(operation('deletePet').responses['204']?.headers ?? {}), ['Idempotent-Replayed'])
-    for (const name of ['updatePet', 'deletePet'] as const) assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag'], name)
+    for (const name of ['updatePet', 'deletePet'] as const)
+      assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag'], name)
     assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
 
     const order = withoutDescription(responseSchema('getOrder', '200'))
-    for (const [name, status] of [['placeOrder', '201'], ['cancelOrder', '200'], ['completeOrder', '200']] as const) {
+    for (const [name, status] of [
+      ['placeOrder', '201'],
+      ['cancelOrder', '200'],
+      ['completeOrder', '200'],
+    ] as const) {
       assert.deepEqual(withoutDescription(responseSchema(name, status)), order, name)
     }
     assert.deepEqual(withoutDescription(responseSchema('listOrders', '200').items as Schema), order)
@@ -297,13 +497,19 @@ describe('GET /v1/openapi.json', () => {
     const { shipDate, status } = withoutDescriptions(order.properties as Record<string, Schema>)
     assert.deepEqual(shipDate, { type: ['string', 'null'], format: 'date-time' })
     assert.deepEqual(status, { type: 'string', enum: ['placed', 'completed', 'cancelled'] })
-    assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), ['Location', 'Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), [
+      'Location',
+      'Idempotent-Replayed',
+    ])
     assert.deepEqual(Object.keys(operation('completeOrder').responses['200']?.headers ?? {}), ['Idempotent-Replayed'])
     assert.deepEqual(Object.keys(operation('listOrders').responses['200']?.headers ?? {}), ['Link'])
   })
 
   it('documents every error with the Error body, whose code lists every code the service uses', () => {
-    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [OperationName, (typeof EXPECTED_OPERATIONS)[OperationName]][]) {
+    for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
+      OperationName,
+      (typeof EXPECTED_OPERATIONS)[OperationName],
+    ][]) {
       for (const status of expected.statuses.filter((code) => Number(code) >= 400)) {
         const schema = responseSchema(name, status)
         const properties = schema.properties as Record<string, Schema>
@@ -312,7 +518,10 @@ describe('GET /v1/openapi.json', () => {
         assert.deepEqual(Object.keys(properties), ['code', 'message', 'status', 'details'], `${name} ${status}`)
         assert.deepEqual(properties.code?.enum, ERROR_CODE_NAMES, `${name} ${status}`)
         for (const code of ERROR_CODE_NAMES) {
-          assert.ok(String(properties.code?.description).includes(`\`${code}\``), `${name} ${status}: code ${code} is explained`)
+          assert.ok(
+            String(properties.code?.description).includes(`\`${code}\``),
+            `${name} ${status}: code ${code} is explained`,
+          )
         }
       }
     }
@@ -327,7 +536,10 @@ describe('GET /v1/openapi.json', () => {
   describe('real responses match the documented schema for their status', () => {
     it('has schemas that refuse what the service must not send (so the checks below can fail)', () => {
       assert.equal(validatorFor('listPets', '200')([{ id: 1, name: 'Rex', categoryId: 1 }]), false)
-      assert.equal(validatorFor('createPet', '201')({ id: '1', name: 'Rex', categoryId: 1, status: 'available' }), false)
+      assert.equal(
+        validatorFor('createPet', '201')({ id: '1', name: 'Rex', categoryId: 1, status: 'available' }),
+        false,
+      )
       assert.equal(validatorFor('getPet', '200')({ id: 1, name: 'Rex', categoryId: 1, status: 'lost' }), false)
       assert.equal(validatorFor('getPet', '404')({ code: 'missing', message: 'No pet.', status: 404 }), false)
       assert.equal(validatorFor('getPet', '404')({ code: 'not_found', message: 'No pet.' }), false)
@@ -356,9 +568,12 @@ describe('GET /v1/openapi.json', () => {
 
     it('200 and 412 from updatePet, 304 from getPet, 204 from deletePet', async () => {
       const pet = await (await server.request('/v1/pets', { json: { name: 'Patched', categoryId: 5 } })).json()
-      const patch = (body: unknown, ifMatch: string) => server.request(`/v1/pets/${pet.id}`, {
-        method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': ifMatch }, body: JSON.stringify(body),
-      })
+      const patch = (body: unknown, ifMatch: string) =>
+        server.request(`/v1/pets/${pet.id}`, {
+          method: 'PATCH',
+          headers: { 'content-type': 'application/merge-patch+json', 'if-match': ifMatch },
+          body: JSON.stringify(body),
+        })
       const updated = await patch({ status: 'pending' }, `"${pet.id}.1"`)
       assert.equal(updated.status, 200)
       assert.equal(updated.headers.get('etag'), `"${pet.id}.2"`)
@@ -379,7 +594,11 @@ describe('GET /v1/openapi.json', () => {
       const response = await server.request('/v1/pets', { auth: false })
       assert.equal(response.status, 401)
       const body = await response.json()
-      assert.deepEqual(body, { code: 'unauthorized', message: 'An API key is required: send Authorization: Bearer <key>.', status: 401 })
+      assert.deepEqual(body, {
+        code: 'unauthorized',
+        message: 'An API key is required: send Authorization: Bearer <key>.',
+        status: 401,
+      })
       assertValid(validatorFor('listPets', '401'), body)
     })
 
@@ -406,10 +625,19 @@ describe('GET /v1/openapi.json', () => {
 
     it('every order operation, its 409 and its 404 with details', async () => {
       const pet = await (await server.request('/v1/pets', { json: { name: 'Ordered', categoryId: 4 } })).json()
-      const placed = await server.request('/v1/store/orders', { json: { petId: pet.id, quantity: 3, shipDate: '2026-05-01T10:00:00+02:00' } })
+      const placed = await server.request('/v1/store/orders', {
+        json: { petId: pet.id, quantity: 3, shipDate: '2026-05-01T10:00:00+02:00' },
+      })
       assert.equal(placed.status, 201)
       const order = await placed.json()
-      assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 3, shipDate: '2026-05-01T08:00:00.000Z', complete: false, status: 'placed' })
+      assert.deepEqual(order, {
+        id: order.id,
+        petId: pet.id,
+        quantity: 3,
+        shipDate: '2026-05-01T08:00:00.000Z',
+        complete: false,
+        status: 'placed',
+      })
       assertValid(validatorFor('placeOrder', '201'), order)
       assertValid(validatorFor('getOrder', '200'), await (await server.request(`/v1/store/orders/${order.id}`)).json())
       const completed = await server.request(`/v1/store/orders/${order.id}/complete`, { method: 'POST' })
@@ -418,7 +646,11 @@ describe('GET /v1/openapi.json', () => {
       const refused = await server.request(`/v1/store/orders/${order.id}`, { method: 'DELETE' })
       assert.equal(refused.status, 409)
       const conflict = await refused.json()
-      assert.deepEqual(conflict, { code: 'conflict', message: `Order ${order.id} is completed; only a placed order can be cancelled.`, status: 409 })
+      assert.deepEqual(conflict, {
+        code: 'conflict',
+        message: `Order ${order.id} is completed; only a placed order can be cancelled.`,
+        status: 409,
+      })
       assertValid(validatorFor('cancelOrder', '409'), conflict)
 
       const other = await (await server.request('/v1/pets', { json: { name: 'Returned', categoryId: 4 } })).json()
@@ -433,7 +665,12 @@ describe('GET /v1/openapi.json', () => {
       const missing = await server.request('/v1/store/orders', { json: { petId: 987654 } })
       assert.equal(missing.status, 404)
       const notFound = await missing.json()
-      assert.deepEqual(notFound, { code: 'not_found', message: 'No pet has id 987654.', status: 404, details: [{ path: 'body/petId', message: 'does not exist' }] })
+      assert.deepEqual(notFound, {
+        code: 'not_found',
+        message: 'No pet has id 987654.',
+        status: 404,
+        details: [{ path: 'body/petId', message: 'does not exist' }],
+      })
       assertValid(validatorFor('placeOrder', '404'), notFound)
     })
   })
@@ -449,7 +686,7 @@ describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
   it('names the configured origin, not the Host header, as the running instance', async () => {
     const response = await server.request('/v1/openapi.json', { auth: false })
     assert.equal(response.status, 200)
-    const { servers } = await response.json() as OpenApiDocument
+    const { servers } = (await response.json()) as OpenApiDocument
     assert.deepEqual(servers, [
       { url: 'https://pets.internal.example/v1', description: 'This instance' },
       { url: 'https://petstore.example.com/v1', description: 'Production' },

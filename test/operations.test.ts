@@ -47,7 +47,10 @@ describe('operations endpoints', () => {
   }
 
   it('answers /healthz and /readyz without authentication', async () => {
-    for (const [path, body] of [['/healthz', { status: 'ok' }], ['/readyz', { status: 'ready' }]] as const) {
+    for (const [path, body] of [
+      ['/healthz', { status: 'ok' }],
+      ['/readyz', { status: 'ready' }],
+    ] as const) {
       const response = await server.request(path, { auth: false })
       assert.equal(response.status, 200)
       assert.equal(response.headers.get('content-type'), JSON_CONTENT_TYPE)
@@ -70,7 +73,9 @@ describe('operations endpoints', () => {
     const labels = 'method="GET",route="/v1/pets",status_code="200"'
     assert.equal(sample(text, `http_request_duration_seconds_bucket{le="+Inf",${labels}}`), 3)
     assert.equal(sample(text, `http_request_duration_seconds_count{${labels}}`), 3)
-    const buckets = text.split('\n').filter((line) => line.startsWith('http_request_duration_seconds_bucket{') && line.includes(labels))
+    const buckets = text
+      .split('\n')
+      .filter((line) => line.startsWith('http_request_duration_seconds_bucket{') && line.includes(labels))
     assert.equal(buckets.length, 12)
 
     const created = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
@@ -126,15 +131,33 @@ describe('readiness when the database is unreachable', () => {
       // A database that never answers: the check gives up after its own time limit instead of hanging.
       server.store.ping = () => new Promise<void>(() => undefined)
       const hanging = await server.request('/readyz', { auth: false })
-      const hangingId = await assertError(hanging, { status: 503, code: 'unavailable', message: 'The database cannot be reached.' })
+      const hangingId = await assertError(hanging, {
+        status: 503,
+        code: 'unavailable',
+        message: 'The database cannot be reached.',
+      })
       server.store.ping = ping
 
       await server.store.admin.destroy()
       const gone = await server.request('/readyz', { auth: false })
-      const goneId = await assertError(gone, { status: 503, code: 'unavailable', message: 'The database cannot be reached.' })
-      const warnings = server.logs.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const goneId = await assertError(gone, {
+        status: 503,
+        code: 'unavailable',
+        message: 'The database cannot be reached.',
+      })
+      const warnings = server.logs
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((entry) => entry.msg === 'readiness check failed')
-      assert.deepEqual(warnings.map((entry) => [entry.reqId, entry.level]), [[hangingId, 40], [goneId, 40]])
+      assert.deepEqual(
+        warnings.map((entry) => [entry.reqId, entry.level]),
+        [
+          [hangingId, 40],
+          [goneId, 40],
+        ],
+      )
 
       const alive = await server.request('/healthz', { auth: false })
       assert.equal(alive.status, 200)
@@ -175,7 +198,11 @@ describe('server time-outs', () => {
       const connection = await openRawConnection(server.baseUrl)
       await connection.write('GET /v1/pets HTTP/1.1\r\nHost: localhost\r\nX-Slow: ')
       const response = await connection.nextResponse()
-      assertRawError(response, { status: 408, code: 'request_timeout', message: 'The request was not received in time.' }, { connection: 'close' })
+      assertRawError(
+        response,
+        { status: 408, code: 'request_timeout', message: 'The request was not received in time.' },
+        { connection: 'close' },
+      )
       await connection.closed
     } finally {
       await server.close()

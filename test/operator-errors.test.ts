@@ -8,8 +8,10 @@ import { after, before, describe, it } from 'node:test'
 import { freePort, runCli } from './helpers/process.js'
 import { makeTempDir } from './helpers/temp.js'
 
-const TRY_POSTGRES = 'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and password'
-const ADDRESSES = 'set HOST to an address of this machine: 127.0.0.1 for local clients only, 0.0.0.0 (or ::) for every interface'
+const TRY_POSTGRES =
+  'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and password'
+const ADDRESSES =
+  'set HOST to an address of this machine: 127.0.0.1 for local clients only, 0.0.0.0 (or ::) for every interface'
 
 describe('the address to listen on', { concurrency: 2 }, () => {
   it('HOST=256.1.1.1 is refused as HOST, never looked up as a name', async () => {
@@ -17,15 +19,25 @@ describe('the address to listen on', { concurrency: 2 }, () => {
     assert.deepEqual(result, {
       code: 1,
       stdout: '',
-      stderr: 'petstore: HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)\n',
+      stderr:
+        'petstore: HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)\n',
     })
   })
 
   it('a HOST that is not an address of this machine names HOST and the usual values', async () => {
     // 192.0.2.1 is reserved for documentation (RFC 5737): no machine has it, and binding to it sends nothing.
     const port = await freePort()
-    const result = await runCli(['serve'], { HOST: '192.0.2.1', PORT: String(port), DATABASE_URL: 'file::memory:', LOG_LEVEL: 'warn' })
-    assert.deepEqual(result, { code: 1, stdout: '', stderr: `petstore: HOST="192.0.2.1" is not an address of this machine (listen EADDRNOTAVAIL); ${ADDRESSES}\n` })
+    const result = await runCli(['serve'], {
+      HOST: '192.0.2.1',
+      PORT: String(port),
+      DATABASE_URL: 'file::memory:',
+      LOG_LEVEL: 'warn',
+    })
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr: `petstore: HOST="192.0.2.1" is not an address of this machine (listen EADDRNOTAVAIL); ${ADDRESSES}\n`,
+    })
   })
 
   it('a PORT in use names PORT and a free one to try', async () => {
@@ -33,7 +45,12 @@ describe('the address to listen on', { concurrency: 2 }, () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
     const port = (blocker.address() as { port: number }).port
     try {
-      const result = await runCli(['serve'], { HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: 'file::memory:', LOG_LEVEL: 'warn' })
+      const result = await runCli(['serve'], {
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: 'file::memory:',
+        LOG_LEVEL: 'warn',
+      })
       assert.deepEqual(result, {
         code: 1,
         stdout: '',
@@ -80,7 +97,11 @@ describe('an unreachable PostgreSQL', { concurrency: 3 }, () => {
   }
 
   it('petstore serve against something that hangs up: the same, with what happened', async () => {
-    const result = await runCli(['serve'], { DATABASE_URL: `postgres://petstore@127.0.0.1:${closerPort}/petstore`, LOG_LEVEL: 'warn', PORT: '0' })
+    const result = await runCli(['serve'], {
+      DATABASE_URL: `postgres://petstore@127.0.0.1:${closerPort}/petstore`,
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+    })
     assert.deepEqual(result, {
       code: 1,
       stdout: '',
@@ -105,7 +126,8 @@ describe('a data directory the service may not write to', () => {
     rmSync(directory, { recursive: true, force: true })
   })
 
-  const line = `petstore: cannot open the SQLite database ${file} (unable to open database file): the directory ${data} must exist and be writable by this user, ` +
+  const line =
+    `petstore: cannot open the SQLite database ${file} (unable to open database file): the directory ${data} must exist and be writable by this user, ` +
     'since SQLite also creates petstore.db-wal and petstore.db-shm there; fix its permissions, or set DATABASE_URL=file:PATH to a writable place\n'
 
   it('petstore serve names the file, the directory and the fix', async () => {

@@ -4,8 +4,18 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { assertError, JSON_CONTENT_TYPE } from './helpers/error-assert.js'
 import {
-  addPet, cancelRequest, completeRequest, finishOrder, listAllOrders, placeOrder, readOrder, readPet,
-  storedOrderCount, storedOrdersOf, type Order, type Pet,
+  addPet,
+  cancelRequest,
+  completeRequest,
+  finishOrder,
+  listAllOrders,
+  placeOrder,
+  readOrder,
+  readPet,
+  storedOrderCount,
+  storedOrdersOf,
+  type Order,
+  type Pet,
 } from './helpers/orders.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
@@ -29,7 +39,14 @@ describe('order lifecycle', () => {
     assert.equal(response.headers.get('content-type'), JSON_CONTENT_TYPE)
     assert.ok(response.headers.get('x-request-id'))
     const order = await response.json()
-    assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 1, shipDate: null, complete: false, status: 'placed' })
+    assert.deepEqual(order, {
+      id: order.id,
+      petId: pet.id,
+      quantity: 1,
+      shipDate: null,
+      complete: false,
+      status: 'placed',
+    })
     assert.ok(Number.isSafeInteger(order.id) && order.id >= 1)
     assert.equal(response.headers.get('location'), `${server.baseUrl}/v1/store/orders/${order.id}`)
 
@@ -37,7 +54,10 @@ describe('order lifecycle', () => {
     assert.deepEqual(await readPet(server, pet.id), { ...pet, status: 'pending' })
     assert.ok((await petsWithStatus('pending')).some((listed) => listed.id === pet.id))
     assert.ok(!(await petsWithStatus('available')).some((listed) => listed.id === pet.id))
-    assert.deepEqual((await listAllOrders(server)).filter((listed) => listed.petId === pet.id), [order])
+    assert.deepEqual(
+      (await listAllOrders(server)).filter((listed) => listed.petId === pet.id),
+      [order],
+    )
   })
 
   it('keeps quantity and returns shipDate as the same instant in UTC with milliseconds', async () => {
@@ -49,7 +69,14 @@ describe('order lifecycle', () => {
     for (const [given, stored] of cases) {
       const pet = await addPet(server)
       const order = await placeOrder(server, { petId: pet.id, quantity: 100, shipDate: given })
-      assert.deepEqual(order, { id: order.id, petId: pet.id, quantity: 100, shipDate: stored, complete: false, status: 'placed' })
+      assert.deepEqual(order, {
+        id: order.id,
+        petId: pet.id,
+        quantity: 100,
+        shipDate: stored,
+        complete: false,
+        status: 'placed',
+      })
       assert.deepEqual(await readOrder(server, order.id), order)
     }
   })
@@ -84,12 +111,19 @@ describe('order lifecycle', () => {
     const completed = await finishOrder(server, second.id, 'complete')
     assert.equal(completed.status, 'completed')
     assert.equal((await readPet(server, pet.id)).status, 'sold')
-    assert.deepEqual((await listAllOrders(server)).filter((listed) => listed.petId === pet.id), [cancelled, completed])
+    assert.deepEqual(
+      (await listAllOrders(server)).filter((listed) => listed.petId === pet.id),
+      [cancelled, completed],
+    )
   })
 
   describe('refuses every invalid transition with 409 and changes nothing', () => {
     /** Runs the refused request, then checks that neither the order nor the pet nor the order count moved. */
-    async function assertRefused(request: () => Promise<Response>, message: string, state: { pet: Pet; order?: Order }): Promise<void> {
+    async function assertRefused(
+      request: () => Promise<Response>,
+      message: string,
+      state: { pet: Pet; order?: Order },
+    ): Promise<void> {
       const countBefore = await storedOrderCount(server)
       await assertError(await request(), { status: 409, code: 'conflict', message })
       assert.deepEqual(await readPet(server, state.pet.id), state.pet)
@@ -100,22 +134,31 @@ describe('order lifecycle', () => {
     it('ordering a pet that has a placed order (pending)', async () => {
       const pet = await addPet(server)
       const order = await placeOrder(server, { petId: pet.id })
-      await assertRefused(() => server.request('/v1/store/orders', { json: { petId: pet.id } }),
-        `Pet ${pet.id} is pending; only an available pet can be ordered.`, { pet: { ...pet, status: 'pending' }, order })
+      await assertRefused(
+        () => server.request('/v1/store/orders', { json: { petId: pet.id } }),
+        `Pet ${pet.id} is pending; only an available pet can be ordered.`,
+        { pet: { ...pet, status: 'pending' }, order },
+      )
     })
 
     it('ordering a pet whose order was completed (sold)', async () => {
       const pet = await addPet(server)
       const order = await finishOrder(server, (await placeOrder(server, { petId: pet.id })).id, 'complete')
-      await assertRefused(() => server.request('/v1/store/orders', { json: { petId: pet.id, quantity: 3 } }),
-        `Pet ${pet.id} is sold; only an available pet can be ordered.`, { pet: { ...pet, status: 'sold' }, order })
+      await assertRefused(
+        () => server.request('/v1/store/orders', { json: { petId: pet.id, quantity: 3 } }),
+        `Pet ${pet.id} is sold; only an available pet can be ordered.`,
+        { pet: { ...pet, status: 'sold' }, order },
+      )
     })
 
     it('ordering pets created as pending or sold', async () => {
       for (const status of ['pending', 'sold'] as const) {
         const pet = await addPet(server, status)
-        await assertRefused(() => server.request('/v1/store/orders', { json: { petId: pet.id } }),
-          `Pet ${pet.id} is ${status}; only an available pet can be ordered.`, { pet })
+        await assertRefused(
+          () => server.request('/v1/store/orders', { json: { petId: pet.id } }),
+          `Pet ${pet.id} is ${status}; only an available pet can be ordered.`,
+          { pet },
+        )
         assert.deepEqual(await storedOrdersOf(server, pet.id), [])
       }
     })
@@ -124,21 +167,45 @@ describe('order lifecycle', () => {
       const pet = await addPet(server)
       const order = await finishOrder(server, (await placeOrder(server, { petId: pet.id })).id, 'complete')
       const state = { pet: { ...pet, status: 'sold' as const }, order }
-      await assertRefused(() => cancelRequest(server, order.id), `Order ${order.id} is completed; only a placed order can be cancelled.`, state)
-      await assertRefused(() => completeRequest(server, order.id), `Order ${order.id} is completed; only a placed order can be completed.`, state)
+      await assertRefused(
+        () => cancelRequest(server, order.id),
+        `Order ${order.id} is completed; only a placed order can be cancelled.`,
+        state,
+      )
+      await assertRefused(
+        () => completeRequest(server, order.id),
+        `Order ${order.id} is completed; only a placed order can be completed.`,
+        state,
+      )
     })
 
     it('completing or cancelling a cancelled order, also after the pet was ordered again', async () => {
       const pet = await addPet(server)
       const order = await finishOrder(server, (await placeOrder(server, { petId: pet.id })).id, 'cancel')
-      await assertRefused(() => completeRequest(server, order.id), `Order ${order.id} is cancelled; only a placed order can be completed.`, { pet, order })
-      await assertRefused(() => cancelRequest(server, order.id), `Order ${order.id} is cancelled; only a placed order can be cancelled.`, { pet, order })
+      await assertRefused(
+        () => completeRequest(server, order.id),
+        `Order ${order.id} is cancelled; only a placed order can be completed.`,
+        { pet, order },
+      )
+      await assertRefused(
+        () => cancelRequest(server, order.id),
+        `Order ${order.id} is cancelled; only a placed order can be cancelled.`,
+        { pet, order },
+      )
 
       // The old order must not touch the pet's new order: completing it would sell the pet, cancelling it would free it.
       const next = await placeOrder(server, { petId: pet.id })
       const state = { pet: { ...pet, status: 'pending' as const }, order: next }
-      await assertRefused(() => completeRequest(server, order.id), `Order ${order.id} is cancelled; only a placed order can be completed.`, state)
-      await assertRefused(() => cancelRequest(server, order.id), `Order ${order.id} is cancelled; only a placed order can be cancelled.`, state)
+      await assertRefused(
+        () => completeRequest(server, order.id),
+        `Order ${order.id} is cancelled; only a placed order can be completed.`,
+        state,
+      )
+      await assertRefused(
+        () => cancelRequest(server, order.id),
+        `Order ${order.id} is cancelled; only a placed order can be cancelled.`,
+        state,
+      )
     })
   })
 
@@ -149,10 +216,17 @@ describe('order lifecycle', () => {
       () => cancelRequest(server, 9007199254740991),
       () => completeRequest(server, 9007199254740991),
     ]) {
-      await assertError(await request(), { status: 404, code: 'not_found', message: 'No order has id 9007199254740991.' })
+      await assertError(await request(), {
+        status: 404,
+        code: 'not_found',
+        message: 'No order has id 9007199254740991.',
+      })
     }
     await assertError(await server.request('/v1/store/orders', { json: { petId: 9007199254740991 } }), {
-      status: 404, code: 'not_found', message: 'No pet has id 9007199254740991.', details: [{ path: 'body/petId', message: 'does not exist' }],
+      status: 404,
+      code: 'not_found',
+      message: 'No pet has id 9007199254740991.',
+      details: [{ path: 'body/petId', message: 'does not exist' }],
     })
     assert.equal(await storedOrderCount(server), countBefore)
   })
@@ -160,7 +234,11 @@ describe('order lifecycle', () => {
   it('has a database that refuses an order for a missing pet and a second placed order for a pet', async () => {
     const pet = await addPet(server)
     const order = await placeOrder(server, { petId: pet.id })
-    const insert = (petId: number) => server.store.admin.insertInto('orders').values({ pet_id: petId, quantity: 1, ship_date: null, status: 'placed' }).execute()
+    const insert = (petId: number) =>
+      server.store.admin
+        .insertInto('orders')
+        .values({ pet_id: petId, quantity: 1, ship_date: null, status: 'placed' })
+        .execute()
     // SQLite and PostgreSQL word these differently: "FOREIGN KEY constraint failed" / "violates foreign key constraint".
     await assert.rejects(insert(987_654_321), /foreign key constraint/i)
     await assert.rejects(insert(pet.id), /UNIQUE constraint failed|orders_one_placed_order_per_pet/)
@@ -170,7 +248,11 @@ describe('order lifecycle', () => {
   it('asks for a key before anything else, and changes nothing for a request without one', async () => {
     const pet = await addPet(server)
     const order = await placeOrder(server, { petId: pet.id })
-    const unauthorized = { status: 401, code: 'unauthorized', message: 'An API key is required: send Authorization: Bearer <key>.' }
+    const unauthorized = {
+      status: 401,
+      code: 'unauthorized',
+      message: 'An API key is required: send Authorization: Bearer <key>.',
+    }
     const requests: [string, RequestInit & { json?: unknown }][] = [
       ['/v1/store/orders', {}],
       ['/v1/store/orders?limit=0', {}],
@@ -184,10 +266,14 @@ describe('order lifecycle', () => {
       [`/v1/store/orders/${order.id}`, { method: 'PUT' }],
     ]
     for (const [path, init] of requests) {
-      await assertError(await server.request(path, { ...init, auth: false }), unauthorized, { 'www-authenticate': 'Bearer realm="petstore"' })
+      await assertError(await server.request(path, { ...init, auth: false }), unauthorized, {
+        'www-authenticate': 'Bearer realm="petstore"',
+      })
     }
-    await assertError(await server.request(`/v1/store/orders/${order.id}/complete`, { method: 'POST', auth: 'wrong-key-0123456789' }),
-      { status: 401, code: 'unauthorized', message: 'The API key is not valid.' })
+    await assertError(
+      await server.request(`/v1/store/orders/${order.id}/complete`, { method: 'POST', auth: 'wrong-key-0123456789' }),
+      { status: 401, code: 'unauthorized', message: 'The API key is not valid.' },
+    )
     assert.deepEqual(await readOrder(server, order.id), order)
     assert.equal((await readPet(server, pet.id)).status, 'pending')
   })
@@ -200,8 +286,15 @@ describe('order lifecycle', () => {
     ]
     for (const [path, methods, allow] of cases) {
       for (const method of methods) {
-        await assertError(await server.request(path, { method }),
-          { status: 405, code: 'method_not_allowed', message: `${method} is not allowed on this resource; allowed: ${allow}.` }, { allow })
+        await assertError(
+          await server.request(path, { method }),
+          {
+            status: 405,
+            code: 'method_not_allowed',
+            message: `${method} is not allowed on this resource; allowed: ${allow}.`,
+          },
+          { allow },
+        )
       }
     }
   })

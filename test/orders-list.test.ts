@@ -28,7 +28,9 @@ describe('GET /v1/store/orders (listOrders)', () => {
     for (let index = 0; index < 45; index++) {
       const pet = await addPet(server, 'available', `pet-${index}`)
       const order = await placeOrder(server, { petId: pet.id, quantity: (index % 5) + 1 })
-      orders.push(index % 3 === 0 ? order : await finishOrder(server, order.id, index % 3 === 1 ? 'cancel' : 'complete'))
+      orders.push(
+        index % 3 === 0 ? order : await finishOrder(server, order.id, index % 3 === 1 ? 'cancel' : 'complete'),
+      )
     }
   })
   after(() => server.close())
@@ -38,7 +40,10 @@ describe('GET /v1/store/orders (listOrders)', () => {
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
     assert.deepEqual(await response.json(), orders.slice(0, 20))
-    assert.deepEqual(new Set(orders.slice(0, 20).map((order) => order.status)), new Set(['placed', 'cancelled', 'completed']))
+    assert.deepEqual(
+      new Set(orders.slice(0, 20).map((order) => order.status)),
+      new Set(['placed', 'cancelled', 'completed']),
+    )
     const next = nextLink(response)
     assert.ok(next)
     const url = new URL(next)
@@ -89,7 +94,13 @@ describe('GET /v1/store/orders (listOrders)', () => {
     const cursor = new URL(next).searchParams.get('cursor') ?? ''
     const [payload, signature] = cursor.split('.')
     const forgedPayload = Buffer.from('40.').toString('base64url')
-    for (const bad of [`${forgedPayload}.${signature}`, `${payload}.${signature?.slice(1)}`, 'abc', `${cursor}.x`, Buffer.from('2.').toString('base64url')]) {
+    for (const bad of [
+      `${forgedPayload}.${signature}`,
+      `${payload}.${signature?.slice(1)}`,
+      'abc',
+      `${cursor}.x`,
+      Buffer.from('2.').toString('base64url'),
+    ]) {
       await assertError(await server.request(`/v1/store/orders?cursor=${encodeURIComponent(bad)}`), INVALID_CURSOR)
     }
   })
@@ -123,7 +134,12 @@ describe('GET /v1/store/orders (listOrders)', () => {
   for (const [query, details] of badQueries) {
     it(`refuses ?${query.slice(0, 40)} with 400`, async () => {
       const message = `Invalid request: ${details.map((detail) => `${detail.path} ${detail.message}`).join('; ')}`
-      await assertError(await server.request(`/v1/store/orders?${query}`), { status: 400, code: 'invalid_request', message, details })
+      await assertError(await server.request(`/v1/store/orders?${query}`), {
+        status: 400,
+        code: 'invalid_request',
+        message,
+        details,
+      })
     })
   }
 })
@@ -147,6 +163,9 @@ describe('listOrders with PUBLIC_BASE_URL', () => {
     }
     const page = await server.request('/v1/store/orders?limit=1')
     assert.deepEqual(await page.json(), created.slice(0, 1))
-    assert.match(page.headers.get('link') ?? '', /^<https:\/\/shop\.example\.org\/v1\/store\/orders\?limit=1&cursor=[^>]+>; rel="next"$/)
+    assert.match(
+      page.headers.get('link') ?? '',
+      /^<https:\/\/shop\.example\.org\/v1\/store\/orders\?limit=1&cursor=[^>]+>; rel="next"$/,
+    )
   })
 })

@@ -14,8 +14,18 @@ import { deletePetAtVersion, insertPet, updatePetAtVersion, type PetStatus } fro
 import { makeTempDir } from './helpers/temp.js'
 
 const NAMES = [
-  'Rex', '', ' ', 'quote " and backslash \\ and slash /', 'tab\tnewline\nreturn\r', 'control \u0001\u001f\u007f',
-  'ünïcödé', 'emoji 🐕‍🦺', 'line separators \u2028\u2029', '<script>alert(1)</script>', '{"id":1}', 'x'.repeat(100),
+  'Rex',
+  '',
+  ' ',
+  'quote " and backslash \\ and slash /',
+  'tab\tnewline\nreturn\r',
+  'control \u0001\u001f\u007f',
+  'ünïcödé',
+  'emoji 🐕‍🦺',
+  'line separators \u2028\u2029',
+  '<script>alert(1)</script>',
+  '{"id":1}',
+  'x'.repeat(100),
 ]
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold']
 
@@ -42,7 +52,9 @@ describe('pet JSON made by SQLite', () => {
     deleted = []
     for (const status of STATUSES) await addDeleted(status)
     for (const [index, name] of NAMES.entries()) {
-      const row = await store.transaction((trx) => insertPet(trx, { name, category_id: index * 1_000_003, status: STATUSES[index % 3] ?? 'available' }))
+      const row = await store.transaction((trx) =>
+        insertPet(trx, { name, category_id: index * 1_000_003, status: STATUSES[index % 3] ?? 'available' }),
+      )
       ids.push(row.id)
       if (index % 4 === 2) await addDeleted(STATUSES[index % 3] ?? 'available')
     }
@@ -65,7 +77,12 @@ describe('pet JSON made by SQLite', () => {
       const text = knownJsonText(pet.pet)
       assert.equal(text, JSON.stringify((await inJs.pet(id))?.pet))
       assert.deepEqual(pet, await inJs.pet(id))
-      assert.deepEqual(JSON.parse(text ?? 'null'), { id, name: NAMES[index], categoryId: index * 1_000_003, status: STATUSES[index % 3] })
+      assert.deepEqual(JSON.parse(text ?? 'null'), {
+        id,
+        name: NAMES[index],
+        categoryId: index * 1_000_003,
+        status: STATUSES[index % 3],
+      })
       assert.equal(pet.version, id === ids[1] ? 2 : 1)
     }
     for (const id of [...deleted, ids.length + deleted.length + 1000]) {
@@ -93,13 +110,20 @@ describe('pet JSON made by SQLite', () => {
     // Spot checks of the shape itself, not only agreement of the two paths: only live pets, in id order.
     for (const status of [undefined, ...STATUSES]) {
       const page = await inSql.page({ status, afterId: undefined, limit: 100 })
-      assert.deepEqual(page.items.map((pet) => pet.id), ids.filter((_, index) => status === undefined || STATUSES[index % 3] === status), String(status))
+      assert.deepEqual(
+        page.items.map((pet) => pet.id),
+        ids.filter((_, index) => status === undefined || STATUSES[index % 3] === status),
+        String(status),
+      )
     }
     const firstTwo = await inSql.page({ status: undefined, afterId: undefined, limit: 2 })
-    assert.equal(knownJsonText(firstTwo.items), JSON.stringify([
-      { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },
-      { id: ids[1], name: NAMES[1], categoryId: 1_000_003, status: 'pending' },
-    ]))
+    assert.equal(
+      knownJsonText(firstTwo.items),
+      JSON.stringify([
+        { id: ids[0], name: NAMES[0], categoryId: 0, status: 'available' },
+        { id: ids[1], name: NAMES[1], categoryId: 1_000_003, status: 'pending' },
+      ]),
+    )
     assert.equal(firstTwo.nextAfterId, ids[1])
     const none = await inSql.page({ status: 'sold', afterId: ids.at(-1), limit: 5 })
     assert.deepEqual(none, { items: [], nextAfterId: undefined })

@@ -6,8 +6,9 @@ import { after, before, describe, it } from 'node:test'
 import { assertError } from './helpers/error-assert.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
-const PATTERN = '^(?:(?![\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069])[\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}])*'
-  + '[^\\p{Cc}\\p{Cs}\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069]*$'
+const PATTERN =
+  '^(?:(?![\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069])[\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}])*' +
+  '[^\\p{Cc}\\p{Cs}\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069]*$'
 
 const INVALID_NAME = {
   status: 400,

@@ -12,7 +12,11 @@ const stale = (id: number, current: string) => ({
   code: 'precondition_failed',
   message: `If-Match does not name the current ETag of pet ${id}, ${current}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
 })
-const gone = (id: number) => ({ status: 412, code: 'precondition_failed', message: `If-Match cannot hold: no pet has id ${id}. Nothing was changed.` })
+const gone = (id: number) => ({
+  status: 412,
+  code: 'precondition_failed',
+  message: `If-Match cannot hold: no pet has id ${id}. Nothing was changed.`,
+})
 
 describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
   let server: TestServer
@@ -52,7 +56,12 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
   describe('If-Match', () => {
     it('lets the change through when it names the current ETag, alone, in a list, or as *', async () => {
       const pet = await addPet(server)
-      for (const [index, ifMatch] of [etagOf(pet.id, 1), `"x", ${etagOf(pet.id, 2)}`, '*', `W/"1.0",\t${etagOf(pet.id, 4)} , "9.9"`].entries()) {
+      for (const [index, ifMatch] of [
+        etagOf(pet.id, 1),
+        `"x", ${etagOf(pet.id, 2)}`,
+        '*',
+        `W/"1.0",\t${etagOf(pet.id, 4)} , "9.9"`,
+      ].entries()) {
         const response = await patchPet(server, pet.id, { name: `Step ${index}` }, { 'if-match': ifMatch })
         assert.equal(response.status, 200, ifMatch)
         assert.equal(response.headers.get('etag'), etagOf(pet.id, index + 2))
@@ -64,9 +73,21 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
       const pet = await addPet(server)
       await patchPet(server, pet.id, { name: 'Moved' })
       const other = await addPet(server)
-      for (const ifMatch of [etagOf(pet.id, 1), `W/${etagOf(pet.id, 2)}`, etagOf(other.id, 2), '"anything"', `${etagOf(pet.id, 3)}, ${etagOf(pet.id, 1)}`]) {
-        await assertError(await patchPet(server, pet.id, { name: 'Lost update' }, { 'if-match': ifMatch }), stale(pet.id, etagOf(pet.id, 2)), { etag: etagOf(pet.id, 2) })
-        await assertError(await deletePet(server, pet.id, { 'if-match': ifMatch }), stale(pet.id, etagOf(pet.id, 2)), { etag: etagOf(pet.id, 2) })
+      for (const ifMatch of [
+        etagOf(pet.id, 1),
+        `W/${etagOf(pet.id, 2)}`,
+        etagOf(other.id, 2),
+        '"anything"',
+        `${etagOf(pet.id, 3)}, ${etagOf(pet.id, 1)}`,
+      ]) {
+        await assertError(
+          await patchPet(server, pet.id, { name: 'Lost update' }, { 'if-match': ifMatch }),
+          stale(pet.id, etagOf(pet.id, 2)),
+          { etag: etagOf(pet.id, 2) },
+        )
+        await assertError(await deletePet(server, pet.id, { 'if-match': ifMatch }), stale(pet.id, etagOf(pet.id, 2)), {
+          etag: etagOf(pet.id, 2),
+        })
       }
       assert.deepEqual(await storedPet(server, pet.id), { ...pet, name: 'Moved', version: 2, deleted: false })
     })
@@ -76,7 +97,9 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
       assert.equal((await deletePet(server, pet.id, { 'if-match': etagOf(pet.id, 1) })).status, 204)
       for (const id of [pet.id, 987_654]) {
         for (const ifMatch of ['*', etagOf(id, 1), etagOf(id, 2)]) {
-          await assertError(await patchPet(server, id, { name: 'Revived' }, { 'if-match': ifMatch }), gone(id), { etag: null })
+          await assertError(await patchPet(server, id, { name: 'Revived' }, { 'if-match': ifMatch }), gone(id), {
+            etag: null,
+          })
           await assertError(await deletePet(server, id, { 'if-match': ifMatch }), gone(id), { etag: null })
         }
       }
@@ -86,7 +109,11 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
     it('checks If-Match before the placed order: a stale client learns it is stale (412), not why it could not win (409)', async () => {
       const pet = await addPet(server)
       await placeOrder(server, { petId: pet.id })
-      await assertError(await patchPet(server, pet.id, { status: 'sold' }, { 'if-match': etagOf(pet.id, 1) }), stale(pet.id, etagOf(pet.id, 2)), { etag: etagOf(pet.id, 2) })
+      await assertError(
+        await patchPet(server, pet.id, { status: 'sold' }, { 'if-match': etagOf(pet.id, 1) }),
+        stale(pet.id, etagOf(pet.id, 2)),
+        { etag: etagOf(pet.id, 2) },
+      )
       assert.equal((await patchPet(server, pet.id, { status: 'sold' }, { 'if-match': etagOf(pet.id, 2) })).status, 409)
     })
   })
@@ -96,7 +123,10 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
       const pet = await addPet(server)
       for (const ifNoneMatch of [etagOf(pet.id, 1), `W/${etagOf(pet.id, 1)}`, `"x", ${etagOf(pet.id, 1)}`, '*']) {
         for (const method of ['GET', 'HEAD']) {
-          const response = await server.request(`/v1/pets/${pet.id}`, { method, headers: { 'if-none-match': ifNoneMatch } })
+          const response = await server.request(`/v1/pets/${pet.id}`, {
+            method,
+            headers: { 'if-none-match': ifNoneMatch },
+          })
           assert.equal(response.status, 304, `${method} ${ifNoneMatch}`)
           assert.equal(await response.text(), '')
           assert.equal(response.headers.get('etag'), etagOf(pet.id, 1))
@@ -117,15 +147,27 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
       assert.equal(response.headers.get('etag'), etagOf(pet.id, 2))
       assert.deepEqual(await response.json(), { ...pet, name: 'Changed' })
       await deletePet(server, pet.id)
-      await assertError(await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '*' } }), { status: 404, code: 'not_found', message: `No pet has id ${pet.id}.` })
+      await assertError(await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '*' } }), {
+        status: 404,
+        code: 'not_found',
+        message: `No pet has id ${pet.id}.`,
+      })
     })
 
     it('refuses a malformed If-None-Match with 400', async () => {
       const pet = await addPet(server)
-      const message = 'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
-      await assertError(await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '1.1' } }),
-        { status: 400, code: 'invalid_request', message: `Invalid request: header/if-none-match ${message}`, details: [{ path: 'header/if-none-match', message }] },
-        { deprecation: '@1767225600' })
+      const message =
+        'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
+      await assertError(
+        await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '1.1' } }),
+        {
+          status: 400,
+          code: 'invalid_request',
+          message: `Invalid request: header/if-none-match ${message}`,
+          details: [{ path: 'header/if-none-match', message }],
+        },
+        { deprecation: '@1767225600' },
+      )
       assert.deepEqual(await readPet(server, pet.id), pet)
     })
   })

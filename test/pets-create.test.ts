@@ -13,7 +13,10 @@ describe('POST /v1/pets (createPet)', () => {
   after(() => server.close())
 
   async function storedCount(): Promise<number> {
-    const row = await server.store.admin.selectFrom('pets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const row = await server.store.admin
+      .selectFrom('pets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   }
 
@@ -57,28 +60,108 @@ describe('POST /v1/pets (createPet)', () => {
 
     const cases: { title: string; body: string; details?: { path: string; message: string }[] }[] = [
       { title: 'missing name', body: '{"categoryId":1}', details: [{ path: 'body/name', message: 'is required' }] },
-      { title: 'missing categoryId', body: '{"name":"a"}', details: [{ path: 'body/categoryId', message: 'is required' }] },
-      { title: 'empty object', body: '{}', details: [{ path: 'body/name', message: 'is required' }, { path: 'body/categoryId', message: 'is required' }] },
-      { title: 'empty name', body: '{"name":"","categoryId":1}', details: [{ path: 'body/name', message: 'must NOT have fewer than 1 characters' }, { path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` }] },
-      { title: 'name of 201 characters', body: JSON.stringify({ name: 'x'.repeat(201), categoryId: 1 }), details: [{ path: 'body/name', message: 'must NOT have more than 200 characters' }] },
-      { title: 'null name', body: '{"name":null,"categoryId":1}', details: [{ path: 'body/name', message: 'must be string' }] },
-      { title: 'numeric name', body: '{"name":5,"categoryId":1}', details: [{ path: 'body/name', message: 'must be string' }] },
-      { title: 'name with a NUL byte', body: '{"name":"a\\u0000b","categoryId":1}', details: [{ path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` }] },
-      { title: 'name with a lone surrogate', body: '{"name":"a\\ud800","categoryId":1}', details: [{ path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` }] },
-      { title: 'categoryId as a string', body: '{"name":"a","categoryId":"5"}', details: [{ path: 'body/categoryId', message: 'must be integer' }] },
-      { title: 'categoryId 1.5', body: '{"name":"a","categoryId":1.5}', details: [{ path: 'body/categoryId', message: 'must be integer' }] },
-      { title: 'categoryId 0', body: '{"name":"a","categoryId":0}', details: [{ path: 'body/categoryId', message: 'must be >= 1' }] },
-      { title: 'categoryId -1', body: '{"name":"a","categoryId":-1}', details: [{ path: 'body/categoryId', message: 'must be >= 1' }] },
-      { title: 'categoryId true', body: '{"name":"a","categoryId":true}', details: [{ path: 'body/categoryId', message: 'must be integer' }] },
-      { title: 'unknown status', body: '{"name":"a","categoryId":1,"status":"lost"}', details: [{ path: 'body/status', message: 'must be one of "available", "pending", "sold"' }] },
-      { title: 'null status', body: '{"name":"a","categoryId":1,"status":null}', details: [{ path: 'body/status', message: 'must be string' }, { path: 'body/status', message: 'must be one of "available", "pending", "sold"' }] },
-      { title: 'client-chosen id', body: '{"id":5,"name":"a","categoryId":1}', details: [{ path: 'body/id', message: 'is not allowed' }] },
-      { title: 'an array', body: '[{"name":"a","categoryId":1}]', details: [{ path: 'body', message: 'must be object' }] },
+      {
+        title: 'missing categoryId',
+        body: '{"name":"a"}',
+        details: [{ path: 'body/categoryId', message: 'is required' }],
+      },
+      {
+        title: 'empty object',
+        body: '{}',
+        details: [
+          { path: 'body/name', message: 'is required' },
+          { path: 'body/categoryId', message: 'is required' },
+        ],
+      },
+      {
+        title: 'empty name',
+        body: '{"name":"","categoryId":1}',
+        details: [
+          { path: 'body/name', message: 'must NOT have fewer than 1 characters' },
+          { path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` },
+        ],
+      },
+      {
+        title: 'name of 201 characters',
+        body: JSON.stringify({ name: 'x'.repeat(201), categoryId: 1 }),
+        details: [{ path: 'body/name', message: 'must NOT have more than 200 characters' }],
+      },
+      {
+        title: 'null name',
+        body: '{"name":null,"categoryId":1}',
+        details: [{ path: 'body/name', message: 'must be string' }],
+      },
+      {
+        title: 'numeric name',
+        body: '{"name":5,"categoryId":1}',
+        details: [{ path: 'body/name', message: 'must be string' }],
+      },
+      {
+        title: 'name with a NUL byte',
+        body: '{"name":"a\\u0000b","categoryId":1}',
+        details: [{ path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` }],
+      },
+      {
+        title: 'name with a lone surrogate',
+        body: '{"name":"a\\ud800","categoryId":1}',
+        details: [{ path: 'body/name', message: `must match pattern "${PET_NAME_PATTERN}"` }],
+      },
+      {
+        title: 'categoryId as a string',
+        body: '{"name":"a","categoryId":"5"}',
+        details: [{ path: 'body/categoryId', message: 'must be integer' }],
+      },
+      {
+        title: 'categoryId 1.5',
+        body: '{"name":"a","categoryId":1.5}',
+        details: [{ path: 'body/categoryId', message: 'must be integer' }],
+      },
+      {
+        title: 'categoryId 0',
+        body: '{"name":"a","categoryId":0}',
+        details: [{ path: 'body/categoryId', message: 'must be >= 1' }],
+      },
+      {
+        title: 'categoryId -1',
+        body: '{"name":"a","categoryId":-1}',
+        details: [{ path: 'body/categoryId', message: 'must be >= 1' }],
+      },
+      {
+        title: 'categoryId true',
+        body: '{"name":"a","categoryId":true}',
+        details: [{ path: 'body/categoryId', message: 'must be integer' }],
+      },
+      {
+        title: 'unknown status',
+        body: '{"name":"a","categoryId":1,"status":"lost"}',
+        details: [{ path: 'body/status', message: 'must be one of "available", "pending", "sold"' }],
+      },
+      {
+        title: 'null status',
+        body: '{"name":"a","categoryId":1,"status":null}',
+        details: [
+          { path: 'body/status', message: 'must be string' },
+          { path: 'body/status', message: 'must be one of "available", "pending", "sold"' },
+        ],
+      },
+      {
+        title: 'client-chosen id',
+        body: '{"id":5,"name":"a","categoryId":1}',
+        details: [{ path: 'body/id', message: 'is not allowed' }],
+      },
+      {
+        title: 'an array',
+        body: '[{"name":"a","categoryId":1}]',
+        details: [{ path: 'body', message: 'must be object' }],
+      },
       { title: 'JSON null', body: 'null', details: [{ path: 'body', message: 'must be object' }] },
       { title: 'categoryId 2^53 (would be rounded)', body: '{"name":"a","categoryId":9007199254740992}' },
       { title: 'categoryId 2^53+1 (would be rounded)', body: '{"name":"a","categoryId":9007199254740993}' },
       { title: 'categoryId 2^63', body: '{"name":"a","categoryId":9223372036854775808}' },
-      { title: 'categoryId 1.0000000000000001 (would be rounded to 1)', body: '{"name":"a","categoryId":1.0000000000000001}' },
+      {
+        title: 'categoryId 1.0000000000000001 (would be rounded to 1)',
+        body: '{"name":"a","categoryId":1.0000000000000001}',
+      },
       { title: 'categoryId 1e0', body: '{"name":"a","categoryId":1e0}' },
       { title: 'categoryId 1e400', body: '{"name":"a","categoryId":1e400}' },
       { title: 'malformed JSON', body: '{"name":"a",' },
@@ -86,7 +169,11 @@ describe('POST /v1/pets (createPet)', () => {
 
     for (const { title, body, details } of cases) {
       it(title, async () => {
-        const response = await server.request('/v1/pets', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        const response = await server.request('/v1/pets', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
         assert.equal(response.status, 400)
         const error = await response.json()
         assert.equal(error.code, 'invalid_request')
@@ -113,9 +200,14 @@ describe('POST /v1/pets (createPet)', () => {
 
   it('assigns distinct ids to concurrent creates', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => server.request('/v1/pets', { json: { name: `concurrent-${index}`, categoryId: 3 } })),
+      Array.from({ length: 50 }, (_, index) =>
+        server.request('/v1/pets', { json: { name: `concurrent-${index}`, categoryId: 3 } }),
+      ),
     )
-    assert.deepEqual(responses.map((response) => response.status), Array(50).fill(201))
+    assert.deepEqual(
+      responses.map((response) => response.status),
+      Array(50).fill(201),
+    )
     const ids = await Promise.all(responses.map(async (response) => (await response.json()).id as number))
     assert.equal(new Set(ids).size, 50)
   })

@@ -34,7 +34,11 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
   it('answers 404 for a well-formed id that does not exist, still deprecated', async () => {
     const response = await server.request('/v1/pets/9007199254740991')
     assert.equal(response.status, 404)
-    assert.deepEqual(await response.json(), { code: 'not_found', message: 'No pet has id 9007199254740991.', status: 404 })
+    assert.deepEqual(await response.json(), {
+      code: 'not_found',
+      message: 'No pet has id 9007199254740991.',
+      status: 404,
+    })
     assertDeprecationHeaders(response)
   })
 

@@ -3,7 +3,12 @@ import { after, before, describe, it } from 'node:test'
 import { nextLink } from './helpers/link.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
-interface Pet { id: number; name: string; categoryId: number; status: string }
+interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: string
+}
 
 describe('GET /v1/pets (listPets)', () => {
   let server: TestServer
@@ -17,7 +22,9 @@ describe('GET /v1/pets (listPets)', () => {
     assert.deepEqual(await empty.json(), [])
     assert.equal(empty.headers.get('link'), null)
     for (let index = 0; index < 45; index++) {
-      const response = await server.request('/v1/pets', { json: { name: `pet-${index}`, categoryId: index + 1, status: statuses[index % 3] } })
+      const response = await server.request('/v1/pets', {
+        json: { name: `pet-${index}`, categoryId: index + 1, status: statuses[index % 3] },
+      })
       created.push(await response.json())
     }
   })
@@ -90,7 +97,13 @@ describe('GET /v1/pets (listPets)', () => {
     const cursor = new URL(next).searchParams.get('cursor') ?? ''
     const [payload, signature] = cursor.split('.')
     const forgedPayload = Buffer.from('40.').toString('base64url')
-    for (const bad of [`${forgedPayload}.${signature}`, `${payload}.${signature?.slice(1)}`, 'abc', `${cursor}.x`, Buffer.from('2.').toString('base64url')]) {
+    for (const bad of [
+      `${forgedPayload}.${signature}`,
+      `${payload}.${signature?.slice(1)}`,
+      'abc',
+      `${cursor}.x`,
+      Buffer.from('2.').toString('base64url'),
+    ]) {
       const response = await server.request(`/v1/pets?cursor=${encodeURIComponent(bad)}`)
       assert.equal(response.status, 400, bad)
       assert.deepEqual(await response.json(), {
@@ -113,7 +126,13 @@ describe('GET /v1/pets (listPets)', () => {
     ['limit=%205', [{ path: 'query/limit', message: 'must be integer' }]],
     ['limit=', [{ path: 'query/limit', message: 'must be integer' }]],
     ['limit=abc', [{ path: 'query/limit', message: 'must be integer' }]],
-    ['limit=99999999999999999999', [{ path: 'query/limit', message: 'must be <= 100' }, { path: 'query/limit', message: 'must match format "int32"' }]],
+    [
+      'limit=99999999999999999999',
+      [
+        { path: 'query/limit', message: 'must be <= 100' },
+        { path: 'query/limit', message: 'must match format "int32"' },
+      ],
+    ],
     ['limit=5&limit=6', [{ path: 'query/limit', message: 'must be given at most once' }]],
     ['status=lost', [{ path: 'query/status', message: 'must be one of "available", "pending", "sold"' }]],
     ['status=Available', [{ path: 'query/status', message: 'must be one of "available", "pending", "sold"' }]],
@@ -148,7 +167,9 @@ describe('pagination under concurrent inserts', () => {
   it('returns every pet that existed before the walk exactly once, in id order, while others insert', async () => {
     const initial: Pet[] = []
     for (let index = 0; index < 60; index++) {
-      initial.push(await (await server.request('/v1/pets', { json: { name: `initial-${index}`, categoryId: 1 } })).json())
+      initial.push(
+        await (await server.request('/v1/pets', { json: { name: `initial-${index}`, categoryId: 1 } })).json(),
+      )
     }
     let inserting = true
     const writer = (async () => {
@@ -175,7 +196,10 @@ describe('pagination under concurrent inserts', () => {
     assert.ok(insertedDuring > 0)
 
     const ids = seen.map((pet) => pet.id)
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b))
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    )
     assert.equal(new Set(ids).size, ids.length)
     assert.deepEqual(seen.slice(0, 60), initial)
   })

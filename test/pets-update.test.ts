@@ -8,8 +8,14 @@ import { addPet, finishOrder, placeOrder, readPet } from './helpers/orders.js'
 import { etagOf, MERGE_PATCH, patchPet, storedPet } from './helpers/pets.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
-const invalid = (path: string, message: string) => ({ status: 400, code: 'invalid_request', message: `Invalid request: ${path} ${message}`, details: [{ path, message }] })
-const ENTITY_TAG_LIST = 'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
+const invalid = (path: string, message: string) => ({
+  status: 400,
+  code: 'invalid_request',
+  message: `Invalid request: ${path} ${message}`,
+  details: [{ path, message }],
+})
+const ENTITY_TAG_LIST =
+  'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
 const NAME_PATTERN = `must match pattern "${PET_NAME_PATTERN}"`
 
 describe('PATCH /v1/pets/{petId} (updatePet)', () => {
@@ -41,7 +47,12 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
 
   it('takes application/json as the same patch, and either media type in any case with charset=utf-8', async () => {
     const pet = await addPet(server)
-    const types = ['application/json', 'application/json; charset=utf-8', `${MERGE_PATCH}; charset=UTF-8`, 'Application/Merge-Patch+JSON']
+    const types = [
+      'application/json',
+      'application/json; charset=utf-8',
+      `${MERGE_PATCH}; charset=UTF-8`,
+      'Application/Merge-Patch+JSON',
+    ]
     for (const [index, type] of types.entries()) {
       const response = await patchPet(server, pet.id, { name: `Typed ${index}` }, { 'content-type': type })
       assert.equal(response.status, 200, type)
@@ -82,7 +93,11 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
   })
 
   it('answers 404 for a pet that does not exist', async () => {
-    await assertError(await patchPet(server, 987_654, { name: 'Ghost' }), { status: 404, code: 'not_found', message: 'No pet has id 987654.' })
+    await assertError(await patchPet(server, 987_654, { name: 'Ghost' }), {
+      status: 404,
+      code: 'not_found',
+      message: 'No pet has id 987654.',
+    })
   })
 
   describe('refuses bad input with the Error body and changes nothing', () => {
@@ -95,51 +110,135 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
 
     const cases: { title: string; send: () => Promise<Response>; expected: Parameters<typeof assertError>[1] }[] = [
       { title: 'null', send: () => patchPet(server, pet.id, 'null'), expected: invalid('body', 'must be object') },
-      { title: 'an empty patch', send: () => patchPet(server, pet.id, '{}'), expected: invalid('body', 'must NOT have fewer than 1 properties') },
+      {
+        title: 'an empty patch',
+        send: () => patchPet(server, pet.id, '{}'),
+        expected: invalid('body', 'must NOT have fewer than 1 properties'),
+      },
       { title: 'an array', send: () => patchPet(server, pet.id, '[]'), expected: invalid('body', 'must be object') },
-      { title: 'an unknown property', send: () => patchPet(server, pet.id, { nickname: 'Rexy' }), expected: invalid('body/nickname', 'is not allowed') },
-      { title: 'the id', send: () => patchPet(server, pet.id, { id: 5, name: 'Other' }), expected: invalid('body/id', 'is not allowed') },
-      { title: 'a null name (removal)', send: () => patchPet(server, pet.id, { name: null }), expected: invalid('body/name', 'must be string') },
-      { title: 'a null categoryId', send: () => patchPet(server, pet.id, { categoryId: null }), expected: invalid('body/categoryId', 'must be integer') },
-      { title: 'a blank name', send: () => patchPet(server, pet.id, { name: '  ' }), expected: invalid('body/name', NAME_PATTERN) },
-      { title: 'a name over 200 characters', send: () => patchPet(server, pet.id, { name: 'x'.repeat(201) }), expected: invalid('body/name', 'must NOT have more than 200 characters') },
-      { title: 'categoryId 0', send: () => patchPet(server, pet.id, { categoryId: 0 }), expected: invalid('body/categoryId', 'must be >= 1') },
-      { title: 'a fractional categoryId', send: () => patchPet(server, pet.id, { categoryId: 1.5 }), expected: invalid('body/categoryId', 'must be integer') },
-      { title: 'a quoted categoryId', send: () => patchPet(server, pet.id, { categoryId: '5' }), expected: invalid('body/categoryId', 'must be integer') },
+      {
+        title: 'an unknown property',
+        send: () => patchPet(server, pet.id, { nickname: 'Rexy' }),
+        expected: invalid('body/nickname', 'is not allowed'),
+      },
+      {
+        title: 'the id',
+        send: () => patchPet(server, pet.id, { id: 5, name: 'Other' }),
+        expected: invalid('body/id', 'is not allowed'),
+      },
+      {
+        title: 'a null name (removal)',
+        send: () => patchPet(server, pet.id, { name: null }),
+        expected: invalid('body/name', 'must be string'),
+      },
+      {
+        title: 'a null categoryId',
+        send: () => patchPet(server, pet.id, { categoryId: null }),
+        expected: invalid('body/categoryId', 'must be integer'),
+      },
+      {
+        title: 'a blank name',
+        send: () => patchPet(server, pet.id, { name: '  ' }),
+        expected: invalid('body/name', NAME_PATTERN),
+      },
+      {
+        title: 'a name over 200 characters',
+        send: () => patchPet(server, pet.id, { name: 'x'.repeat(201) }),
+        expected: invalid('body/name', 'must NOT have more than 200 characters'),
+      },
+      {
+        title: 'categoryId 0',
+        send: () => patchPet(server, pet.id, { categoryId: 0 }),
+        expected: invalid('body/categoryId', 'must be >= 1'),
+      },
+      {
+        title: 'a fractional categoryId',
+        send: () => patchPet(server, pet.id, { categoryId: 1.5 }),
+        expected: invalid('body/categoryId', 'must be integer'),
+      },
+      {
+        title: 'a quoted categoryId',
+        send: () => patchPet(server, pet.id, { categoryId: '5' }),
+        expected: invalid('body/categoryId', 'must be integer'),
+      },
       {
         title: 'a categoryId that cannot be read exactly',
         send: () => patchPet(server, pet.id, '{"categoryId":9007199254740993}'),
-        expected: { status: 400, code: 'invalid_request', message: 'The number 9007199254740993 cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.' },
+        expected: {
+          status: 400,
+          code: 'invalid_request',
+          message:
+            'The number 9007199254740993 cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.',
+        },
       },
-      { title: 'an unknown status', send: () => patchPet(server, pet.id, { status: 'lost' }), expected: invalid('body/status', 'must be one of "available", "pending", "sold"') },
-      { title: 'broken JSON', send: () => patchPet(server, pet.id, '{"name":'), expected: { status: 400, code: 'invalid_request', message: 'The request body is not valid JSON.' } },
-      { title: 'no body', send: () => patchPet(server, pet.id, ''), expected: { status: 400, code: 'invalid_request', message: 'The request body is empty; a JSON object is required.' } },
+      {
+        title: 'an unknown status',
+        send: () => patchPet(server, pet.id, { status: 'lost' }),
+        expected: invalid('body/status', 'must be one of "available", "pending", "sold"'),
+      },
+      {
+        title: 'broken JSON',
+        send: () => patchPet(server, pet.id, '{"name":'),
+        expected: { status: 400, code: 'invalid_request', message: 'The request body is not valid JSON.' },
+      },
+      {
+        title: 'no body',
+        send: () => patchPet(server, pet.id, ''),
+        expected: {
+          status: 400,
+          code: 'invalid_request',
+          message: 'The request body is empty; a JSON object is required.',
+        },
+      },
       {
         title: 'a key given twice',
         send: () => patchPet(server, pet.id, '{"name":"a","name":"b"}'),
-        expected: { status: 400, code: 'invalid_request', message: 'The request body gives the key "name" twice in the same object (at /name); each key may appear once.', details: [{ path: 'body/name', message: 'is a duplicate key' }] },
+        expected: {
+          status: 400,
+          code: 'invalid_request',
+          message:
+            'The request body gives the key "name" twice in the same object (at /name); each key may appear once.',
+          details: [{ path: 'body/name', message: 'is a duplicate key' }],
+        },
       },
       {
         title: 'a body over 16 KiB',
         send: () => patchPet(server, pet.id, { name: 'R'.repeat(17 * 1024) }),
-        expected: { status: 413, code: 'payload_too_large', message: 'The request body is larger than the 16 KiB limit.' },
+        expected: {
+          status: 413,
+          code: 'payload_too_large',
+          message: 'The request body is larger than the 16 KiB limit.',
+        },
       },
       ...['text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch'].map((type) => ({
         title: `Content-Type ${type}`,
         send: () => patchPet(server, pet.id, { name: 'Typed' }, { 'content-type': type }),
-        expected: { status: 415, code: 'unsupported_media_type', message: `The request body must be sent as Content-Type: ${MERGE_PATCH} or application/json.` },
+        expected: {
+          status: 415,
+          code: 'unsupported_media_type',
+          message: `The request body must be sent as Content-Type: ${MERGE_PATCH} or application/json.`,
+        },
       })),
       {
         title: 'a charset other than UTF-8',
-        send: () => patchPet(server, pet.id, { name: 'Typed' }, { 'content-type': `${MERGE_PATCH}; charset=iso-8859-1` }),
-        expected: { status: 415, code: 'unsupported_media_type', message: `The request body must be UTF-8 JSON; charset=iso-8859-1 is not supported. Send Content-Type: ${MERGE_PATCH} (charset=utf-8 may be added).` },
+        send: () =>
+          patchPet(server, pet.id, { name: 'Typed' }, { 'content-type': `${MERGE_PATCH}; charset=iso-8859-1` }),
+        expected: {
+          status: 415,
+          code: 'unsupported_media_type',
+          message: `The request body must be UTF-8 JSON; charset=iso-8859-1 is not supported. Send Content-Type: ${MERGE_PATCH} (charset=utf-8 may be added).`,
+        },
       },
       ...['abc', '"unterminated', '*, "1.1"', 'W/ "1.1"', '"1.1" "1.2"', '1.1'].map((value) => ({
         title: `If-Match ${value}`,
         send: () => patchPet(server, pet.id, { name: 'Conditional' }, { 'if-match': value }),
         expected: invalid('header/if-match', ENTITY_TAG_LIST),
       })),
-      ...[['0', 'must be >= 1'], ['abc', 'must be integer'], ['1.0', 'must be integer']].map(([id = '', message]) => ({
+      ...[
+        ['0', 'must be >= 1'],
+        ['abc', 'must be integer'],
+        ['1.0', 'must be integer'],
+      ].map(([id = '', message]) => ({
         title: `petId ${id}`,
         send: () => patchPet(server, id, { name: 'Elsewhere' }),
         expected: invalid('path/petId', message ?? ''),
@@ -148,13 +247,23 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
         title: 'petId 2^53',
         send: () => patchPet(server, '9007199254740992', { name: 'Elsewhere' }),
         expected: {
-          status: 400, code: 'invalid_request', message: 'Invalid request: path/petId must be <= 9007199254740991; path/petId must match format "int64"',
-          details: [{ path: 'path/petId', message: 'must be <= 9007199254740991' }, { path: 'path/petId', message: 'must match format "int64"' }],
+          status: 400,
+          code: 'invalid_request',
+          message: 'Invalid request: path/petId must be <= 9007199254740991; path/petId must match format "int64"',
+          details: [
+            { path: 'path/petId', message: 'must be <= 9007199254740991' },
+            { path: 'path/petId', message: 'must match format "int64"' },
+          ],
         },
       },
       {
         title: 'a query parameter',
-        send: () => server.request(`/v1/pets/${pet.id}?name=Query`, { method: 'PATCH', headers: { 'content-type': MERGE_PATCH }, body: '{"name":"Query"}' }),
+        send: () =>
+          server.request(`/v1/pets/${pet.id}?name=Query`, {
+            method: 'PATCH',
+            headers: { 'content-type': MERGE_PATCH },
+            body: '{"name":"Query"}',
+          }),
         expected: invalid('query/name', 'is not a known parameter'),
       },
     ]
@@ -171,7 +280,8 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
   describe('with an Idempotency-Key', () => {
     it('changes the pet once and replays the first answer, ETag included', async () => {
       const pet = await addPet(server)
-      const send = () => patchPet(server, pet.id, { name: 'Once' }, { 'idempotency-key': 'patch-once', 'if-match': etagOf(pet.id, 1) })
+      const send = () =>
+        patchPet(server, pet.id, { name: 'Once' }, { 'idempotency-key': 'patch-once', 'if-match': etagOf(pet.id, 1) })
       const first = await send()
       assert.equal(first.status, 200)
       const text = await first.text()
@@ -186,19 +296,55 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
 
     it('treats another If-Match, or another patch, under the same key as another request (422)', async () => {
       const pet = await addPet(server)
-      assert.equal((await patchPet(server, pet.id, { name: 'Keyed' }, { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 1) })).status, 200)
-      const reused = { status: 422, code: 'idempotency_key_reused', message: 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.' }
-      await assertError(await patchPet(server, pet.id, { name: 'Keyed' }, { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 2) }), reused)
-      await assertError(await patchPet(server, pet.id, { name: 'Keyed' }, { 'idempotency-key': 'patch-reused' }), reused)
-      await assertError(await patchPet(server, pet.id, { name: 'Other' }, { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 1) }), reused)
+      assert.equal(
+        (
+          await patchPet(
+            server,
+            pet.id,
+            { name: 'Keyed' },
+            { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 1) },
+          )
+        ).status,
+        200,
+      )
+      const reused = {
+        status: 422,
+        code: 'idempotency_key_reused',
+        message:
+          'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+      }
+      await assertError(
+        await patchPet(
+          server,
+          pet.id,
+          { name: 'Keyed' },
+          { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 2) },
+        ),
+        reused,
+      )
+      await assertError(
+        await patchPet(server, pet.id, { name: 'Keyed' }, { 'idempotency-key': 'patch-reused' }),
+        reused,
+      )
+      await assertError(
+        await patchPet(
+          server,
+          pet.id,
+          { name: 'Other' },
+          { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 1) },
+        ),
+        reused,
+      )
       assert.deepEqual(await readPet(server, pet.id), { ...pet, name: 'Keyed' })
     })
 
     it('stores a 412 and replays it, even once the pet is at the version the request named', async () => {
       const pet = await addPet(server)
-      const send = () => patchPet(server, pet.id, { categoryId: 42 }, { 'idempotency-key': 'patch-412', 'if-match': etagOf(pet.id, 2) })
+      const send = () =>
+        patchPet(server, pet.id, { categoryId: 42 }, { 'idempotency-key': 'patch-412', 'if-match': etagOf(pet.id, 2) })
       const expected = {
-        status: 412, code: 'precondition_failed',
+        status: 412,
+        code: 'precondition_failed',
         message: `If-Match does not name the current ETag of pet ${pet.id}, ${etagOf(pet.id, 1)}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
       }
       await assertError(await send(), expected, { etag: etagOf(pet.id, 1), 'idempotent-replayed': null })

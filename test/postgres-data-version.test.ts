@@ -19,7 +19,12 @@ describe('the PostgreSQL data version', () => {
 
   before(async () => {
     server = await startTestServer()
-    schema = /search_path=(\w+)/.exec(new URL(server.config.database.kind === 'postgres' ? server.config.database.url : '').searchParams.get('options') ?? '')?.[1] ?? ''
+    schema =
+      /search_path=(\w+)/.exec(
+        new URL(server.config.database.kind === 'postgres' ? server.config.database.url : '').searchParams.get(
+          'options',
+        ) ?? '',
+      )?.[1] ?? ''
     assert.ok(schema, 'the test database is a schema of its own')
   })
   after(async () => {
@@ -37,12 +42,15 @@ describe('the PostgreSQL data version', () => {
     return client
   }
 
-  const create = async (name: string): Promise<Pet> => (await server.request('/v1/pets', { json: { name, categoryId: 3 } })).json()
-  const version = async (client: pg.Client) => Number((await client.query(`select sum(version) as v from "${schema}".data_version`)).rows[0].v)
+  const create = async (name: string): Promise<Pet> =>
+    (await server.request('/v1/pets', { json: { name, categoryId: 3 } })).json()
+  const version = async (client: pg.Client) =>
+    Number((await client.query(`select sum(version) as v from "${schema}".data_version`)).rows[0].v)
 
   it('shows a write made outside the service, from another search_path, on the next read', async () => {
     const pet = await create('cached')
-    for (let attempt = 0; attempt < 2; attempt++) assert.deepEqual(await (await server.request(`/v1/pets/${pet.id}`)).json(), pet) // now cached
+    for (let attempt = 0; attempt < 2; attempt++)
+      assert.deepEqual(await (await server.request(`/v1/pets/${pet.id}`)).json(), pet) // now cached
     const page = await (await server.request('/v1/pets?limit=100')).json()
 
     const operator = await connect()
@@ -50,14 +58,18 @@ describe('the PostgreSQL data version', () => {
 
     const renamed = { ...pet, name: 'renamed by hand' }
     assert.deepEqual(await (await server.request(`/v1/pets/${pet.id}`)).json(), renamed)
-    assert.deepEqual(await (await server.request('/v1/pets?limit=100')).json(), page.map((listed: Pet) => (listed.id === pet.id ? renamed : listed)))
+    assert.deepEqual(
+      await (await server.request('/v1/pets?limit=100')).json(),
+      page.map((listed: Pet) => (listed.id === pet.id ? renamed : listed)),
+    )
   })
 
   it('counts a write once it commits, and lets writers commit without waiting for each other', async () => {
     // Two connections whose writes bump different rows of the version (rows are per connection, modulo 64).
     const first = await connect(schema)
     let second = await connect(schema)
-    const shard = async (client: pg.Client) => Number((await client.query('select pg_backend_pid() % 64 as shard')).rows[0].shard)
+    const shard = async (client: pg.Client) =>
+      Number((await client.query('select pg_backend_pid() % 64 as shard')).rows[0].shard)
     while ((await shard(second)) === (await shard(first))) second = await connect(schema)
     // Waiting for a lock would be a failure, not a slow pass.
     await second.query(`set lock_timeout = '5s'`)

@@ -62,7 +62,9 @@ describe('PostgreSQL outages', () => {
 
   for (const outage of ['stopped', 'unreachable'] as const) {
     it(`answers 503 while the database is ${outage}, and recovers without a restart`, async (t) => {
-      const before = await (await server.request('/v1/pets', { json: { name: `before-${outage}`, categoryId: 1 } })).json()
+      const before = await (
+        await server.request('/v1/pets', { json: { name: `before-${outage}`, categoryId: 1 } })
+      ).json()
       assert.equal((await timed(t, 'readyz before', '/readyz', { auth: false })).status, 200)
 
       if (outage === 'stopped') await proxy.cut()
@@ -94,7 +96,10 @@ describe('PostgreSQL outages', () => {
     let running = true
     const clients = Array.from({ length: 8 }, async (_, client) => {
       for (let index = 0; running; index++) {
-        const response = await server.request('/v1/pets', { json: { name: `traffic-${client}-${index}`, categoryId: 2 }, signal: AbortSignal.timeout(HANG_MS) })
+        const response = await server.request('/v1/pets', {
+          json: { name: `traffic-${client}-${index}`, categoryId: 2 },
+          signal: AbortSignal.timeout(HANG_MS),
+        })
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
         if (response.status === 201) acknowledged.push(await response.json())
         else await assertUnavailable(response)
@@ -110,7 +115,9 @@ describe('PostgreSQL outages', () => {
     await Promise.all(clients)
 
     assert.deepEqual([...statuses.keys()].sort(), [201, 503])
-    const stored = new Set((await collectPages<{ id: number }>((path) => server.request(path), '/v1/pets?limit=100')).map((pet) => pet.id))
+    const stored = new Set(
+      (await collectPages<{ id: number }>((path) => server.request(path), '/v1/pets?limit=100')).map((pet) => pet.id),
+    )
     for (const pet of acknowledged) assert.ok(stored.has(pet.id), `acknowledged pet ${pet.id} is missing`)
   })
 })

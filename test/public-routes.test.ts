@@ -20,7 +20,9 @@ function get(baseUrl: string, path: string, headers: Record<string, string> = {}
     const request = httpRequest(`${baseUrl}${path}`, { method, headers }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      )
       response.on('error', reject)
     })
     request.on('error', reject)
@@ -76,21 +78,29 @@ describe('the OpenAPI document, prepared once', () => {
 
     const documents = origins.map((host) => {
       const json = bodies.get(`/v1/openapi.json ${host}`) ?? Buffer.alloc(0)
-      assert.ok(json.equals(bodies.get(`/docs/json ${host}`) ?? Buffer.alloc(0)), 'the reference loads the same document')
+      assert.ok(
+        json.equals(bodies.get(`/docs/json ${host}`) ?? Buffer.alloc(0)),
+        'the reference loads the same document',
+      )
       const document = JSON.parse(json.toString()) as { servers: unknown; [key: string]: unknown }
       assert.deepEqual(document.servers, [{ url: `http://${host}/v1`, description: 'This instance' }, ...OTHER_SERVERS])
       const yaml = bodies.get(`/docs/yaml ${host}`)?.toString() ?? ''
       // The whole top-level block: the next line is the next top-level key.
-      assert.ok(yaml.includes(`\n${[
-        'servers:',
-        `  - url: "http://${host}/v1"`,
-        '    description: "This instance"',
-        '  - url: "https://petstore.example.com/v1"',
-        '    description: "Production"',
-        '  - url: "https://staging.petstore.example.com/v1"',
-        '    description: "Staging"',
-        'security:',
-      ].join('\n')}\n`), 'the YAML names this origin first')
+      assert.ok(
+        yaml.includes(
+          `\n${[
+            'servers:',
+            `  - url: "http://${host}/v1"`,
+            '    description: "This instance"',
+            '  - url: "https://petstore.example.com/v1"',
+            '    description: "Production"',
+            '  - url: "https://staging.petstore.example.com/v1"',
+            '    description: "Staging"',
+            'security:',
+          ].join('\n')}\n`,
+        ),
+        'the YAML names this origin first',
+      )
       assert.match(yaml, /^openapi: 3\.1\.0\n/)
       return { ...document, servers: undefined }
     })
@@ -149,7 +159,11 @@ describe('GET /docs', () => {
       const response = await server.request(path, { auth: false })
       assert.equal(response.status, 200, path)
       await response.arrayBuffer()
-      assert.equal(response.headers.get('content-security-policy'), "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; img-src 'self' data:; font-src 'self'; connect-src 'self' https://petstore.example.com https://staging.petstore.example.com; base-uri 'none'; form-action 'self'; frame-ancestors 'none'", path)
+      assert.equal(
+        response.headers.get('content-security-policy'),
+        "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; img-src 'self' data:; font-src 'self'; connect-src 'self' https://petstore.example.com https://staging.petstore.example.com; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        path,
+      )
       assert.equal(response.headers.get('x-frame-options'), 'DENY', path)
     }
   })
@@ -162,8 +176,19 @@ describe('public routes under a small anonymous quota', () => {
   })
   after(() => server.close())
 
-  const from = (address: string, headers: Record<string, string> = {}) => ({ auth: false, headers: { ...headers, 'x-forwarded-for': address } })
-  const PUBLIC_ROUTES = ['/', '/docs', '/docs/static/swagger-ui.css', '/docs/json', '/docs/yaml', '/v1/openapi.json', '/metrics']
+  const from = (address: string, headers: Record<string, string> = {}) => ({
+    auth: false,
+    headers: { ...headers, 'x-forwarded-for': address },
+  })
+  const PUBLIC_ROUTES = [
+    '/',
+    '/docs',
+    '/docs/static/swagger-ui.css',
+    '/docs/json',
+    '/docs/yaml',
+    '/v1/openapi.json',
+    '/metrics',
+  ]
 
   it('answers 429 to an address once it has spent its quota, on every public route', async () => {
     for (const [index, path] of PUBLIC_ROUTES.entries()) {
@@ -178,11 +203,15 @@ describe('public routes under a small anonymous quota', () => {
       const refused = await server.request(path, from(address))
       const retryAfter = refused.headers.get('retry-after') ?? ''
       assert.match(retryAfter, /^\d+$/)
-      await assertError(refused, {
-        status: 429,
-        code: 'rate_limited',
-        message: `Too many requests from this address (3 per 60 s); retry in ${retryAfter} s.`,
-      }, { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}` })
+      await assertError(
+        refused,
+        {
+          status: 429,
+          code: 'rate_limited',
+          message: `Too many requests from this address (3 per 60 s); retry in ${retryAfter} s.`,
+        },
+        { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}` },
+      )
     }
   })
 
@@ -193,7 +222,10 @@ describe('public routes under a small anonymous quota', () => {
     const badKey = await server.request('/v1/pets', from(reader, { authorization: 'Bearer not-a-valid-key-0000' }))
     assert.equal(badKey.status, 401)
     assert.equal(badKey.headers.get('ratelimit'), '"default";r=2;t=60')
-    assert.equal((await server.request('/v1/pets', from(reader, { authorization: `Bearer ${TEST_API_KEY}` }))).status, 200)
+    assert.equal(
+      (await server.request('/v1/pets', from(reader, { authorization: `Bearer ${TEST_API_KEY}` }))).status,
+      200,
+    )
 
     const flooder = '198.51.100.51'
     for (let request = 0; request < 4; request++) await (await server.request('/v1/pets', from(flooder))).arrayBuffer()
@@ -210,7 +242,10 @@ describe('public routes under a small anonymous quota', () => {
       await (await server.request('/v1/pets', from(address))).arrayBuffer()
     }
     for (let request = 0; request < 20; request++) {
-      for (const [path, body] of [['/healthz', { status: 'ok' }], ['/readyz', { status: 'ready' }]] as const) {
+      for (const [path, body] of [
+        ['/healthz', { status: 'ok' }],
+        ['/readyz', { status: 'ready' }],
+      ] as const) {
         const response = await server.request(path, from(address))
         assert.equal(response.status, 200, path)
         assert.deepEqual(await response.json(), body)

@@ -15,7 +15,13 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const WRONG_KEY = 'pst_wrongwrongwrongwrongwrongwrongwrongwrong1'
 
 async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null })
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    retryStrategy: () => null,
+  })
   probe.on('error', () => {})
   try {
     await probe.connect()
@@ -28,9 +34,10 @@ async function redisAnswers(): Promise<boolean> {
 }
 
 const available = await redisAnswers()
-const skip = !available && !process.env.CI
-  ? `Redis does not answer at ${REDIS_URL}; start one (redis-server --port 6379) or set TEST_REDIS_URL`
-  : false
+const skip =
+  !available && !process.env.CI
+    ? `Redis does not answer at ${REDIS_URL}; start one (redis-server --port 6379) or set TEST_REDIS_URL`
+    : false
 
 /** Counters of this run only: the same Redis serves every test file, and both passes of npm test. */
 const namespace = () => `petstore-test:${randomBytes(6).toString('hex')}`
@@ -63,20 +70,25 @@ describe('two instances sharing one Redis', { skip }, () => {
 
   it('admits exactly the quota of a key across both instances, however the requests are spread', async () => {
     const { key, row } = await issueApiKey(instances[0].store, 'shared quota')
-    const responses = await Promise.all(Array.from({ length: 30 }, async (_, index) => {
-      const response = await instances[index % 2 === 0 ? 0 : 1].request('/v1/pets', { auth: key })
-      await response.arrayBuffer()
-      return response
-    }))
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, async (_, index) => {
+        const response = await instances[index % 2 === 0 ? 0 : 1].request('/v1/pets', { auth: key })
+        await response.arrayBuffer()
+        return response
+      }),
+    )
     const admitted = responses.filter((response) => response.status === 200)
     assert.equal(admitted.length, 10)
     assert.equal(responses.filter((response) => response.status === 429).length, 20)
     // Each admitted request drew one distinct unit of the one shared counter.
-    const remaining = admitted.map((response) => Number(/;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '')?.[1])).sort((a, b) => a - b)
+    const remaining = admitted
+      .map((response) => Number(/;r=(\d+);/.exec(response.headers.get('ratelimit') ?? '')?.[1]))
+      .sort((a, b) => a - b)
     assert.deepEqual(remaining, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     for (const response of responses) assert.equal(response.headers.get('ratelimit-policy'), '"default";q=10;w=60')
     // Both instances answered 429s: the quota is not per instance.
-    for (const instance of [0, 1]) assert.ok(responses.some((response, index) => index % 2 === instance && response.status === 429))
+    for (const instance of [0, 1])
+      assert.ok(responses.some((response, index) => index % 2 === instance && response.status === 429))
 
     assert.equal(await redis.get(`${ns}:key:${row.id}`), '30')
     const ttl = await redis.pttl(`${ns}:key:${row.id}`)
@@ -93,7 +105,7 @@ describe('two instances sharing one Redis', { skip }, () => {
     for (const instance of instances) {
       const refused = await instance.request('/v1/pets', { auth: WRONG_KEY })
       assert.equal(refused.status, 429)
-      assert.equal((await refused.json() as { code: string }).code, 'rate_limited')
+      assert.equal(((await refused.json()) as { code: string }).code, 'rate_limited')
     }
   })
 })
@@ -106,7 +118,9 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
   before(async () => {
     const { hostname, port } = new URL(REDIS_URL)
     proxy = await startTcpProxy({ host: hostname, port: Number(port || 6379) })
-    server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_NAMESPACE: namespace(), RATE_LIMIT_PER_KEY: '3' } })
+    server = await startTestServer({
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_NAMESPACE: namespace(), RATE_LIMIT_PER_KEY: '3' },
+    })
     key = (await issueApiKey(server.store, 'outage')).key
   })
   after(async () => {
@@ -145,7 +159,9 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     durations.sort((a, b) => a - b)
-    t.diagnostic(`Redis cut: request time median ${durations[10]?.toFixed(1)} ms, max ${durations.at(-1)?.toFixed(1)} ms`)
+    t.diagnostic(
+      `Redis cut: request time median ${durations[10]?.toFixed(1)} ms, max ${durations.at(-1)?.toFixed(1)} ms`,
+    )
     assert.ok((durations.at(-1) ?? Infinity) < 500, `slowest request took ${durations.at(-1)} ms`)
     // One line per outage, not one per request.
     const failures = server.logs.filter((line) => line.includes('the rate-limit store failed'))
@@ -166,7 +182,9 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
       await new Promise((resolve) => setTimeout(resolve, 300))
     }
     durations.sort((a, b) => a - b)
-    t.diagnostic(`Redis silent: request time median ${durations[5]?.toFixed(1)} ms, max ${durations.at(-1)?.toFixed(1)} ms`)
+    t.diagnostic(
+      `Redis silent: request time median ${durations[5]?.toFixed(1)} ms, max ${durations.at(-1)?.toFixed(1)} ms`,
+    )
     // At most the 250 ms command time-out, paid by at most one request a second.
     assert.ok((durations.at(-1) ?? Infinity) < 1000, `slowest request took ${durations.at(-1)} ms`)
 
@@ -177,7 +195,9 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
   })
 
   it('starts and answers while Redis cannot be reached at all', async () => {
-    const nowhere = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'warn' } })
+    const nowhere = await startTestServer({
+      env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'warn' },
+    })
     try {
       const { response, ms } = await timed(() => nowhere.request('/v1/pets'))
       assert.equal(response.status, 200)

@@ -24,12 +24,18 @@ async function freshKey(server: TestServer): Promise<string> {
 describe('rate limits with small quotas, behind a trusted proxy', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_ANONYMOUS: '3', TRUST_PROXY: '127.0.0.1' } })
+    server = await startTestServer({
+      env: { RATE_LIMIT_PER_KEY: '5', RATE_LIMIT_ANONYMOUS: '3', TRUST_PROXY: '127.0.0.1' },
+    })
   })
   after(() => server.close())
 
   /** A request relayed by the trusted proxy for `address`, with exactly the Authorization header given (if any). */
-  const from = (address: string, init: RequestInit = {}) => ({ auth: false, ...init, headers: { ...init.headers as Record<string, string>, 'x-forwarded-for': address } })
+  const from = (address: string, init: RequestInit = {}) => ({
+    auth: false,
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), 'x-forwarded-for': address },
+  })
 
   it('states the quota on every response, then answers 429 with the Error body, Retry-After and r=0', async () => {
     const key = await freshKey(server)
@@ -47,17 +53,26 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     const refused = await server.request('/v1/pets', { auth: key })
     const retryAfter = Number(refused.headers.get('retry-after'))
     assert.ok(retryAfter >= 59 && retryAfter <= 60, String(retryAfter))
-    await assertError(refused, { status: 429, code: 'rate_limited', message: `This API key has used its 5 requests per 60 s; retry in ${retryAfter} s.` }, {
-      'ratelimit-policy': '"default";q=5;w=60',
-      ratelimit: `"default";r=0;t=${retryAfter}`,
-      'retry-after': String(retryAfter),
-    })
+    await assertError(
+      refused,
+      {
+        status: 429,
+        code: 'rate_limited',
+        message: `This API key has used its 5 requests per 60 s; retry in ${retryAfter} s.`,
+      },
+      {
+        'ratelimit-policy': '"default";q=5;w=60',
+        ratelimit: `"default";r=0;t=${retryAfter}`,
+        'retry-after': String(retryAfter),
+      },
+    )
   })
 
   it('refuses an exhausted key before validation, routing and lookup, and leaves other keys alone', async () => {
     const key = await freshKey(server)
     for (let request = 0; request < 5; request++) await (await server.request('/v1/pets', { auth: key })).arrayBuffer()
-    const countPets = async () => ((await (await server.request('/v1/pets?limit=100', { auth: TEST_API_KEY })).json()) as unknown[]).length
+    const countPets = async () =>
+      ((await (await server.request('/v1/pets?limit=100', { auth: TEST_API_KEY })).json()) as unknown[]).length
     const before = await countPets()
     for (const [path, init] of [
       ['/v1/pets', { json: { name: 'Over quota', categoryId: 1 } }],
@@ -94,11 +109,19 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     for (const [path, init] of [...attempts, ['/v1/unknown', {}] as [string, RequestInit]]) {
       const refused = await server.request(path, from(flooder, init))
       const retryAfter = refused.headers.get('retry-after') ?? ''
-      await assertError(refused, {
-        status: 429,
-        code: 'rate_limited',
-        message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
-      }, { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}`, 'www-authenticate': null })
+      await assertError(
+        refused,
+        {
+          status: 429,
+          code: 'rate_limited',
+          message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+        },
+        {
+          'ratelimit-policy': '"default";q=3;w=60',
+          ratelimit: `"default";r=0;t=${retryAfter}`,
+          'www-authenticate': null,
+        },
+      )
     }
 
     // The address is refused before any key is looked up, so a valid key from there waits for the window too
@@ -108,10 +131,16 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     assert.equal(valid.status, 429)
     assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=3;w=60')
     await valid.arrayBuffer()
-    const elsewhere = await server.request('/v1/pets', from('203.0.113.18', { headers: { authorization: `Bearer ${key}` } }))
+    const elsewhere = await server.request(
+      '/v1/pets',
+      from('203.0.113.18', { headers: { authorization: `Bearer ${key}` } }),
+    )
     assert.equal(elsewhere.status, 200)
     assert.equal(rateLimitOf(elsewhere).remaining, 4)
-    const neighbour = await server.request('/v1/pets', from('203.0.113.8', { headers: { authorization: `Bearer ${WRONG_KEY}` } }))
+    const neighbour = await server.request(
+      '/v1/pets',
+      from('203.0.113.8', { headers: { authorization: `Bearer ${WRONG_KEY}` } }),
+    )
     assert.equal(neighbour.status, 401)
     assert.equal(rateLimitOf(neighbour).remaining, 2)
   })
@@ -135,16 +164,25 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     try {
       const flooder = '203.0.113.10'
       const badKey = (index: number) => from(flooder, { headers: { authorization: `Bearer ${WRONG_KEY}${index}` } })
-      for (let request = 0; request < 3; request++) assert.equal((await server.request('/v1/pets', badKey(request))).status, 401)
+      for (let request = 0; request < 3; request++)
+        assert.equal((await server.request('/v1/pets', badKey(request))).status, 401)
       assert.equal(lookups, 3)
       for (let request = 0; request < 50; request++) {
         const refused = await server.request('/v1/pets', badKey(100 + request))
         const retryAfter = refused.headers.get('retry-after') ?? ''
-        await assertError(refused, {
-          status: 429,
-          code: 'rate_limited',
-          message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
-        }, { 'ratelimit-policy': '"default";q=3;w=60', ratelimit: `"default";r=0;t=${retryAfter}`, 'www-authenticate': null })
+        await assertError(
+          refused,
+          {
+            status: 429,
+            code: 'rate_limited',
+            message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+          },
+          {
+            'ratelimit-policy': '"default";q=3;w=60',
+            ratelimit: `"default";r=0;t=${retryAfter}`,
+            'www-authenticate': null,
+          },
+        )
       }
       assert.equal(lookups, 3)
     } finally {
@@ -160,13 +198,17 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
       assert.equal(response.status, request <= 5 ? 200 : 429)
       assert.equal(response.headers.get('access-control-allow-origin'), '*')
       const exposed = (response.headers.get('access-control-expose-headers') ?? '').split(', ')
-      for (const header of ['RateLimit', 'RateLimit-Policy', 'Retry-After']) assert.ok(exposed.includes(header), `${header} is not exposed: ${exposed.join(', ')}`)
+      for (const header of ['RateLimit', 'RateLimit-Policy', 'Retry-After'])
+        assert.ok(exposed.includes(header), `${header} is not exposed: ${exposed.join(', ')}`)
     }
   })
 
   it('never limits the health checks, and counts the public routes (metrics, the OpenAPI document) apart from the API', async () => {
     const exhausted = '203.0.113.9'
-    for (let request = 0; request < 4; request++) await (await server.request('/v1/pets', from(exhausted, { headers: { authorization: `Bearer ${WRONG_KEY}` } }))).arrayBuffer()
+    for (let request = 0; request < 4; request++)
+      await (
+        await server.request('/v1/pets', from(exhausted, { headers: { authorization: `Bearer ${WRONG_KEY}` } }))
+      ).arrayBuffer()
     for (const path of ['/healthz', '/readyz']) {
       const response = await server.request(path, from(exhausted))
       assert.equal(response.status, 200, path)
@@ -201,13 +243,19 @@ describe('rate limits with the default configuration', () => {
   it('allows 60 requests per minute without a valid key from one address, whatever X-Forwarded-For says', async () => {
     for (let request = 1; request <= 60; request++) {
       // Without TRUST_PROXY, a client cannot escape the limit by naming other addresses.
-      const response = await server.request('/v1/pets', { auth: WRONG_KEY, headers: { 'x-forwarded-for': `198.51.100.${request}` } })
+      const response = await server.request('/v1/pets', {
+        auth: WRONG_KEY,
+        headers: { 'x-forwarded-for': `198.51.100.${request}` },
+      })
       assert.equal(response.status, 401)
       await response.arrayBuffer()
       assert.equal(response.headers.get('ratelimit-policy'), '"default";q=60;w=60')
       assert.equal(rateLimitOf(response).remaining, 60 - request)
     }
-    const refused = await server.request('/v1/pets', { auth: WRONG_KEY, headers: { 'x-forwarded-for': '198.51.100.200' } })
+    const refused = await server.request('/v1/pets', {
+      auth: WRONG_KEY,
+      headers: { 'x-forwarded-for': '198.51.100.200' },
+    })
     assert.equal(refused.status, 429)
     assert.deepEqual(await refused.json(), {
       code: 'rate_limited',
@@ -226,7 +274,8 @@ describe('rate limits over a short window', () => {
 
   it('admits the quota again once Retry-After has passed', async () => {
     const key = await freshKey(server)
-    for (let request = 0; request < 2; request++) assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
+    for (let request = 0; request < 2; request++)
+      assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
     const refused = await server.request('/v1/pets', { auth: key })
     assert.equal(refused.status, 429)
     assert.equal(refused.headers.get('ratelimit-policy'), '"default";q=2;w=2')

@@ -13,17 +13,24 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
   let reader: ServerProcess
   let writer: ServerProcess
 
-  const call = (instance: ServerProcess, path: string, body?: unknown) => fetch(instance.baseUrl + path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
+  const call = (instance: ServerProcess, path: string, body?: unknown) =>
+    fetch(instance.baseUrl + path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
 
   before(async () => {
     database = await createTestDatabase()
     const env = { DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY }
     assert.equal((await runCli(['migrate'], env)).code, 0)
-    ;[reader, writer] = await Promise.all([spawnServer({ ...env, MIGRATE_ON_START: 'false' }), spawnServer({ ...env, MIGRATE_ON_START: 'false' })])
+    ;[reader, writer] = await Promise.all([
+      spawnServer({ ...env, MIGRATE_ON_START: 'false' }),
+      spawnServer({ ...env, MIGRATE_ON_START: 'false' }),
+    ])
   })
   after(async () => {
     for (const instance of [reader, writer]) {
@@ -33,7 +40,7 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
     await database.drop()
   })
 
-  it('shows another process\'s create, and its status changes, on the next read', async () => {
+  it("shows another process's create, and its status changes, on the next read", async () => {
     for (let round = 0; round < 20; round++) {
       const pageBefore = await (await call(reader, '/v1/pets?limit=100&status=available')).json()
       await call(reader, '/v1/pets?limit=100&status=available') // now certainly cached
@@ -55,14 +62,20 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
     }
   })
 
-  it('shows another process\'s PATCH and DELETE on the next read: the pet, its ETag, every page', async () => {
-    const send = (instance: ServerProcess, path: string, method: string, body?: unknown) => fetch(instance.baseUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/merge-patch+json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
+  it("shows another process's PATCH and DELETE on the next read: the pet, its ETag, every page", async () => {
+    const send = (instance: ServerProcess, path: string, method: string, body?: unknown) =>
+      fetch(instance.baseUrl + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/merge-patch+json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
     for (let round = 0; round < 10; round++) {
-      const pet = await (await call(writer, '/v1/pets', { name: `kept-${round}`, categoryId: 1, status: 'sold' })).json()
+      const pet = await (
+        await call(writer, '/v1/pets', { name: `kept-${round}`, categoryId: 1, status: 'sold' })
+      ).json()
       const page = `/v1/pets?limit=100&status=sold`
       const read = async () => {
         const response = await call(reader, `/v1/pets/${pet.id}`)
@@ -75,10 +88,15 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
 
       assert.equal((await send(writer, `/v1/pets/${pet.id}`, 'PATCH', { name: `renamed-${round}` })).status, 200)
       assert.deepEqual(await read(), { status: 200, etag: `"${pet.id}.2"`, body: { ...pet, name: `renamed-${round}` } })
-      const unchanged = await fetch(`${reader.baseUrl}/v1/pets/${pet.id}`, { headers: { authorization: `Bearer ${KEY}`, 'if-none-match': `"${pet.id}.1"` } })
+      const unchanged = await fetch(`${reader.baseUrl}/v1/pets/${pet.id}`, {
+        headers: { authorization: `Bearer ${KEY}`, 'if-none-match': `"${pet.id}.1"` },
+      })
       assert.equal(unchanged.status, 200, 'the old ETag no longer matches')
       await unchanged.arrayBuffer()
-      assert.deepEqual((await (await call(reader, page)).json()).find((listed: { id: number }) => listed.id === pet.id), { ...pet, name: `renamed-${round}` })
+      assert.deepEqual(
+        (await (await call(reader, page)).json()).find((listed: { id: number }) => listed.id === pet.id),
+        { ...pet, name: `renamed-${round}` },
+      )
 
       assert.equal((await send(writer, `/v1/pets/${pet.id}`, 'DELETE')).status, 204)
       assert.equal((await read()).status, 404)

@@ -55,8 +55,14 @@ describe('readVersionPerTurn', () => {
       return 3
     })
     const results = await Promise.allSettled([read(), read()])
-    assert.deepEqual(results.map((result) => result.status), ['rejected', 'rejected'])
-    assert.deepEqual(results.map((result) => result.status === 'rejected' && (result.reason as Error).message), ['disk I/O error', 'disk I/O error'])
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected'],
+    )
+    assert.deepEqual(
+      results.map((result) => result.status === 'rejected' && (result.reason as Error).message),
+      ['disk I/O error', 'disk I/O error'],
+    )
     fail = false
     assert.equal(await read(), 3)
   })
@@ -70,10 +76,18 @@ function remoteSource() {
   const read = readRemoteVersionPerTurn(() => {
     inFlight++
     mostInFlight = Math.max(mostInFlight, inFlight)
-    return new Promise<number>((resolve, reject) => reads.push({
-      resolve: (version) => { inFlight--; resolve(version) },
-      reject: (error) => { inFlight--; reject(error) },
-    }))
+    return new Promise<number>((resolve, reject) =>
+      reads.push({
+        resolve: (version) => {
+          inFlight--
+          resolve(version)
+        },
+        reject: (error) => {
+          inFlight--
+          reject(error)
+        },
+      }),
+    )
   })
   return { read, reads, mostInFlight: () => mostInFlight }
 }
@@ -115,7 +129,10 @@ describe('readRemoteVersionPerTurn', () => {
     await nextTurn()
     source.reads[0]?.reject(new Error('Connection terminated'))
     const results = await failing
-    assert.deepEqual(results.map((result) => result.status === 'rejected' && (result.reason as Error).message), ['Connection terminated', 'Connection terminated'])
+    assert.deepEqual(
+      results.map((result) => result.status === 'rejected' && (result.reason as Error).message),
+      ['Connection terminated', 'Connection terminated'],
+    )
     const next = source.read()
     await nextTurn()
     source.reads[1]?.resolve(9)

@@ -37,7 +37,8 @@ function expectedOutput(script: string, baseUrl: string): Expected {
     if (/^HTTP\/1\.1 \d{3} /.test(shown)) expected.statuses.push(shown)
     // A body, or a header (`name: value`, the name in lower case as the service sends it); prose comments
     // start with a capital or have spaces before their colon.
-    else if (/^[[{]/.test(shown) || /^[a-z][a-z0-9-]*: /.test(shown)) expected.lines.push(shown.replaceAll(README_BASE_URL, baseUrl))
+    else if (/^[[{]/.test(shown) || /^[a-z][a-z0-9-]*: /.test(shown))
+      expected.lines.push(shown.replaceAll(README_BASE_URL, baseUrl))
   }
   return expected
 }
@@ -85,13 +86,20 @@ describe('the README walk through the API', () => {
     assert.equal(code, 0, output)
     const expected = expectedOutput(script, server.baseUrl)
     const lines = output.split('\n')
-    assert.deepEqual(lines.filter((line) => /^HTTP\/1\.1 \d{3} /.test(line)), expected.statuses, output)
+    assert.deepEqual(
+      lines.filter((line) => /^HTTP\/1\.1 \d{3} /.test(line)),
+      expected.statuses,
+      output,
+    )
     assert.equal(expected.statuses.length, 23)
     // Each shown line, in the order shown.
     let from = 0
     for (const line of expected.lines) {
       const at = lines.indexOf(line, from)
-      assert.ok(at >= 0, `the README shows ${JSON.stringify(line)}, which the walk did not print (after line ${from}):\n${output}`)
+      assert.ok(
+        at >= 0,
+        `the README shows ${JSON.stringify(line)}, which the walk did not print (after line ${from}):\n${output}`,
+      )
       from = at + 1
     }
   })

@@ -5,7 +5,8 @@ import { UUID } from './helpers/error-assert.js'
 import { rawExchange } from './helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
-const EXPOSED = 'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'
+const EXPOSED =
+  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'
 
 describe('X-Request-Id, security headers and CORS', () => {
   let server: TestServer
@@ -25,7 +26,9 @@ describe('X-Request-Id, security headers and CORS', () => {
   after(() => server.close())
 
   function logEntriesFor(requestId: string): Record<string, unknown>[] {
-    return server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean)
+    return server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((entry) => entry.reqId === requestId)
   }
@@ -40,7 +43,10 @@ describe('X-Request-Id, security headers and CORS', () => {
       [404, () => server.request('/nowhere', { auth: false })],
       [405, () => server.request('/v1/pets', { method: 'DELETE' })],
       [413, () => server.request('/v1/pets', { json: { name: 'R'.repeat(20_000), categoryId: 1 } })],
-      [415, () => server.request('/v1/pets', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'Rex' })],
+      [
+        415,
+        () => server.request('/v1/pets', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'Rex' }),
+      ],
       [500, () => server.request('/test/internal-error', { auth: false })],
     ]
     const seen = new Set<string>()
@@ -52,7 +58,10 @@ describe('X-Request-Id, security headers and CORS', () => {
       assert.match(requestId, UUID, `status ${status}`)
       seen.add(requestId)
       // The logs carry the same id, so a client's report can be found.
-      assert.ok(logEntriesFor(requestId).some((entry) => entry.msg === 'request completed'), `log for ${status}`)
+      assert.ok(
+        logEntriesFor(requestId).some((entry) => entry.msg === 'request completed'),
+        `log for ${status}`,
+      )
     }
     assert.equal(seen.size, cases.length, 'every request has its own id')
   })
@@ -64,7 +73,10 @@ describe('X-Request-Id, security headers and CORS', () => {
       assert.equal(response.headers.get('x-request-id'), id)
       await response.arrayBuffer()
       // One access-log line per request, written when the response has gone out.
-      assert.deepEqual(logEntriesFor(id).map((entry) => entry.msg), ['request completed'])
+      assert.deepEqual(
+        logEntriesFor(id).map((entry) => entry.msg),
+        ['request completed'],
+      )
     }
   })
 
@@ -96,7 +108,10 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(refused.status, 401)
     await refused.arrayBuffer()
     const [refusedLine] = logEntriesFor('access-log-2').filter((entry) => entry.msg === 'request completed')
-    assert.deepEqual([refusedLine?.statusCode, refusedLine?.keyId, refusedLine?.msg], [401, undefined, 'request completed'])
+    assert.deepEqual(
+      [refusedLine?.statusCode, refusedLine?.keyId, refusedLine?.msg],
+      [401, undefined, 'request completed'],
+    )
   })
 
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
@@ -107,8 +122,13 @@ describe('X-Request-Id, security headers and CORS', () => {
       await response.arrayBuffer()
     }
     // Non-ASCII cannot be sent with fetch; Node passes such bytes through as Latin-1.
-    const response = await rawExchange(server.baseUrl,
-      Buffer.from(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: caf\u00e9-1\r\nConnection: close\r\n\r\n`, 'latin1'))
+    const response = await rawExchange(
+      server.baseUrl,
+      Buffer.from(
+        `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: caf\u00e9-1\r\nConnection: close\r\n\r\n`,
+        'latin1',
+      ),
+    )
     assert.equal(response.status, 200)
     assert.deepEqual(JSON.parse(response.body), { status: 'ok' })
     assert.match(response.headers['x-request-id'] ?? '', UUID)
@@ -138,15 +158,27 @@ describe('X-Request-Id, security headers and CORS', () => {
   })
 
   it('sends no-store on API responses however the request target is written (absolute-form, percent-encoded)', async () => {
-    for (const target of [`${server.baseUrl}/v1/pets`, 'http://elsewhere.example/v1/pets?limit=1', '/%761/pets', '/v1/%70ets', `/v1/pets/${petId}`, `/v1/p%65ts/${petId}`]) {
-      const response = await rawExchange(server.baseUrl,
-        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`)
+    for (const target of [
+      `${server.baseUrl}/v1/pets`,
+      'http://elsewhere.example/v1/pets?limit=1',
+      '/%761/pets',
+      '/v1/%70ets',
+      `/v1/pets/${petId}`,
+      `/v1/p%65ts/${petId}`,
+    ]) {
+      const response = await rawExchange(
+        server.baseUrl,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`,
+      )
       assert.equal(response.status, 200, target)
       assert.equal(response.headers['cache-control'], 'no-store', target)
       assert.equal(response.headers['x-content-type-options'], 'nosniff', target)
     }
     // Not an API path: the same target outside /v1 is not marked.
-    const outside = await rawExchange(server.baseUrl, 'GET http://localhost/healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    const outside = await rawExchange(
+      server.baseUrl,
+      'GET http://localhost/healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    )
     assert.equal(outside.status, 200)
     assert.equal(outside.headers['cache-control'], undefined)
   })
@@ -155,13 +187,20 @@ describe('X-Request-Id, security headers and CORS', () => {
     const response = await server.request('/v1/pets', {
       method: 'OPTIONS',
       auth: false,
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     })
     assert.equal(response.status, 204)
     assert.equal(await response.text(), '')
     assert.equal(response.headers.get('access-control-allow-origin'), '*')
     assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PATCH, DELETE')
-    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match')
+    assert.equal(
+      response.headers.get('access-control-allow-headers'),
+      'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match',
+    )
     assert.equal(response.headers.get('access-control-max-age'), '600')
     assert.equal(response.headers.get('www-authenticate'), null)
     assert.match(response.headers.get('x-request-id') ?? '', UUID)
@@ -175,7 +214,10 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal((await listed.json()).length, 2)
 
     // Errors too: a browser must be able to read why it was refused.
-    const refused = await server.request('/v1/pets', { auth: 'wrong-key-0123456789', headers: { origin: 'https://app.example.com' } })
+    const refused = await server.request('/v1/pets', {
+      auth: 'wrong-key-0123456789',
+      headers: { origin: 'https://app.example.com' },
+    })
     assert.equal(refused.status, 401)
     assert.equal(refused.headers.get('access-control-allow-origin'), '*')
     assert.equal(refused.headers.get('access-control-expose-headers'), EXPOSED)

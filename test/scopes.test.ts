@@ -13,7 +13,11 @@ const INVALID = { status: 401, code: 'unauthorized', message: 'The API key is no
 
 function forbidden(scope: Scope) {
   return {
-    expected: { status: 403, code: 'forbidden', message: `This API key does not have the scope ${scope}, which this operation requires.` },
+    expected: {
+      status: 403,
+      code: 'forbidden',
+      message: `This API key does not have the scope ${scope}, which this operation requires.`,
+    },
     headers: { 'www-authenticate': `Bearer realm="petstore", error="insufficient_scope", scope="${scope}"` },
   }
 }
@@ -39,24 +43,56 @@ describe('API key scopes, expiry and revocation', () => {
     const pet = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
     petId = ((await pet.json()) as { id: number }).id
     const spare = await server.request('/v1/pets', { json: { name: 'Spot', categoryId: 1 } })
-    const order = await server.request('/v1/store/orders', { json: { petId: ((await spare.json()) as { id: number }).id } })
+    const order = await server.request('/v1/store/orders', {
+      json: { petId: ((await spare.json()) as { id: number }).id },
+    })
     assert.equal(order.status, 201)
     orderId = ((await order.json()) as { id: number }).id
   })
   after(() => server.close())
 
   // Each operation with the scope it needs, and a request that does not change the data it depends on.
-  const operations: { name: string; scope: Scope; request: () => [string, RequestInit & { json?: unknown }]; allowed: number }[] = [
+  const operations: {
+    name: string
+    scope: Scope
+    request: () => [string, RequestInit & { json?: unknown }]
+    allowed: number
+  }[] = [
     { name: 'listPets', scope: 'pets:read', request: () => ['/v1/pets', {}], allowed: 200 },
     { name: 'getPet', scope: 'pets:read', request: () => [`/v1/pets/${petId}`, {}], allowed: 200 },
-    { name: 'createPet', scope: 'pets:write', request: () => ['/v1/pets', { json: { name: 'Scoped', categoryId: 2 } }], allowed: 201 },
-    { name: 'updatePet', scope: 'pets:write', request: () => ['/v1/pets/999999', { method: 'PATCH', json: { name: 'Scoped' } }], allowed: 404 },
+    {
+      name: 'createPet',
+      scope: 'pets:write',
+      request: () => ['/v1/pets', { json: { name: 'Scoped', categoryId: 2 } }],
+      allowed: 201,
+    },
+    {
+      name: 'updatePet',
+      scope: 'pets:write',
+      request: () => ['/v1/pets/999999', { method: 'PATCH', json: { name: 'Scoped' } }],
+      allowed: 404,
+    },
     { name: 'deletePet', scope: 'pets:write', request: () => ['/v1/pets/999999', { method: 'DELETE' }], allowed: 404 },
     { name: 'listOrders', scope: 'orders:read', request: () => ['/v1/store/orders', {}], allowed: 200 },
     { name: 'getOrder', scope: 'orders:read', request: () => [`/v1/store/orders/${orderId}`, {}], allowed: 200 },
-    { name: 'placeOrder', scope: 'orders:write', request: () => ['/v1/store/orders', { json: { petId: 999_999 } }], allowed: 404 },
-    { name: 'cancelOrder', scope: 'orders:write', request: () => ['/v1/store/orders/999999', { method: 'DELETE' }], allowed: 404 },
-    { name: 'completeOrder', scope: 'orders:write', request: () => ['/v1/store/orders/999999/complete', { method: 'POST' }], allowed: 404 },
+    {
+      name: 'placeOrder',
+      scope: 'orders:write',
+      request: () => ['/v1/store/orders', { json: { petId: 999_999 } }],
+      allowed: 404,
+    },
+    {
+      name: 'cancelOrder',
+      scope: 'orders:write',
+      request: () => ['/v1/store/orders/999999', { method: 'DELETE' }],
+      allowed: 404,
+    },
+    {
+      name: 'completeOrder',
+      scope: 'orders:write',
+      request: () => ['/v1/store/orders/999999/complete', { method: 'POST' }],
+      allowed: 404,
+    },
   ]
 
   for (const { name, scope, request, allowed } of operations) {
@@ -85,8 +121,15 @@ describe('API key scopes, expiry and revocation', () => {
   })
 
   it('stores all four scopes for a key inserted without any, as the previous version inserted keys', async () => {
-    await server.store.admin.insertInto('api_keys').values({ name: 'old', key_hash: 'f'.repeat(64), key_prefix: 'pst_old0', created_at: new Date().toISOString() }).execute()
-    const row = await server.store.admin.selectFrom('api_keys').select(['scopes', 'expires_at']).where('name', '=', 'old').executeTakeFirstOrThrow()
+    await server.store.admin
+      .insertInto('api_keys')
+      .values({ name: 'old', key_hash: 'f'.repeat(64), key_prefix: 'pst_old0', created_at: new Date().toISOString() })
+      .execute()
+    const row = await server.store.admin
+      .selectFrom('api_keys')
+      .select(['scopes', 'expires_at'])
+      .where('name', '=', 'old')
+      .executeTakeFirstOrThrow()
     assert.deepEqual(row, { scopes: 'pets:read pets:write orders:read orders:write', expires_at: null })
   })
 
@@ -96,10 +139,35 @@ describe('API key scopes, expiry and revocation', () => {
     const before = await countPets()
     const { expected, headers } = forbidden('pets:write')
     await assertError(await server.request('/v1/pets', { auth: readOnly, json: { name: 5 } }), expected, headers)
-    await assertError(await server.request('/v1/pets', { auth: readOnly, json: { name: 'Sneaky', categoryId: 1 } }), expected, headers)
-    await assertError(await server.request('/v1/pets', { auth: readOnly, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), expected, headers)
-    await assertError(await server.request(`/v1/pets/${petId}`, { auth: readOnly, method: 'PATCH', json: { name: 'Renamed' } }), expected, headers)
-    await assertError(await server.request(`/v1/pets/${petId}`, { auth: readOnly, method: 'DELETE', headers: { 'if-match': 'malformed' } }), expected, headers)
+    await assertError(
+      await server.request('/v1/pets', { auth: readOnly, json: { name: 'Sneaky', categoryId: 1 } }),
+      expected,
+      headers,
+    )
+    await assertError(
+      await server.request('/v1/pets', {
+        auth: readOnly,
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      }),
+      expected,
+      headers,
+    )
+    await assertError(
+      await server.request(`/v1/pets/${petId}`, { auth: readOnly, method: 'PATCH', json: { name: 'Renamed' } }),
+      expected,
+      headers,
+    )
+    await assertError(
+      await server.request(`/v1/pets/${petId}`, {
+        auth: readOnly,
+        method: 'DELETE',
+        headers: { 'if-match': 'malformed' },
+      }),
+      expected,
+      headers,
+    )
     assert.equal(await countPets(), before)
     assert.equal(((await (await server.request(`/v1/pets/${petId}`)).json()) as { name: string }).name, 'Rex')
   })
@@ -116,20 +184,26 @@ describe('API key scopes, expiry and revocation', () => {
 
   it('refuses an expired key like a revoked one, and a key expiring soon from the moment it expires', async () => {
     const expired = await keyWith([...SCOPES], { expiresAt: '2020-01-01T00:00:00.000Z' })
-    await assertError(await server.request('/v1/pets', { auth: expired }), INVALID, { 'www-authenticate': INVALID_CHALLENGE })
+    await assertError(await server.request('/v1/pets', { auth: expired }), INVALID, {
+      'www-authenticate': INVALID_CHALLENGE,
+    })
 
     const expiresAt = new Date(Date.now() + 1500).toISOString()
     const soon = await keyWith(['pets:read'], { expiresAt })
     assert.equal((await server.request('/v1/pets', { auth: soon })).status, 200)
     await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 10))
     // The documented bound is "immediately": keys are checked against the database and the clock on every request.
-    await assertError(await server.request('/v1/pets', { auth: soon }), INVALID, { 'www-authenticate': INVALID_CHALLENGE })
+    await assertError(await server.request('/v1/pets', { auth: soon }), INVALID, {
+      'www-authenticate': INVALID_CHALLENGE,
+    })
   })
 
   it('refuses a scoped key as soon as it is revoked', async () => {
     const { key, row } = await issueApiKey(server.store, 'revoked reader', { scopes: ['orders:read'] })
     assert.equal((await server.request('/v1/store/orders', { auth: key })).status, 200)
     await revokeKey(server.store, row.id, new Date().toISOString())
-    await assertError(await server.request('/v1/store/orders', { auth: key }), INVALID, { 'www-authenticate': INVALID_CHALLENGE })
+    await assertError(await server.request('/v1/store/orders', { auth: key }), INVALID, {
+      'www-authenticate': INVALID_CHALLENGE,
+    })
   })
 })

@@ -24,16 +24,21 @@ function deferred<T = void>() {
   return { promise, resolve }
 }
 
-function get(url: string, agent: http.Agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  url: string,
+  agent: http.Agent,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent }, (response) => {
-      let body = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        body += chunk
+    http
+      .get(url, { agent }, (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          body += chunk
+        })
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
       })
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
-    }).on('error', reject)
+      .on('error', reject)
   })
 }
 
@@ -80,8 +85,11 @@ describe('graceful shutdown in process', () => {
       await preClose.promise
       await keptAlive.write('\r\n')
       const refused = await keptAlive.nextResponse()
-      assertRawError(refused, { status: 503, code: 'unavailable', message: 'The service is shutting down; retry the request.' },
-        { connection: 'close', 'retry-after': '1', 'cache-control': 'no-store' })
+      assertRawError(
+        refused,
+        { status: 503, code: 'unavailable', message: 'The service is shutting down; retry the request.' },
+        { connection: 'close', 'retry-after': '1', 'cache-control': 'no-store' },
+      )
       await keptAlive.closed
 
       releaseSlow.resolve()
@@ -92,7 +100,10 @@ describe('graceful shutdown in process', () => {
       assert.equal(finished.headers.connection, 'close')
 
       await closing
-      await assert.rejects(server.store.admin.selectFrom('pets').selectAll().execute(), /driver has already been destroyed/)
+      await assert.rejects(
+        server.store.admin.selectFrom('pets').selectAll().execute(),
+        /driver has already been destroyed/,
+      )
     } finally {
       releaseSlow.resolve()
       agent.destroy()
@@ -137,19 +148,27 @@ describe('graceful shutdown of the process', () => {
       let healthy = false
       while (!healthy) {
         assert.ok(running, `the server exited before answering; stdout: ${stdout} stderr: ${stderr}`)
-        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(async (response) => {
-          await response.arrayBuffer()
-          return response.status === 200
-        }, () => false)
+        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          async (response) => {
+            await response.arrayBuffer()
+            return response.status === 200
+          },
+          () => false,
+        )
         if (!healthy) await sleep(100)
       }
-      const listed = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${TEST_API_KEY}` } })
+      const listed = await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      })
       assert.equal(listed.status, 200)
       assert.deepEqual(await listed.json(), [])
 
       child.kill('SIGTERM')
       assert.deepEqual(await exited, { code: 0, signal: null }, `stderr: ${stderr}`)
-      const entries = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+      const entries = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
       const shutdown = entries.filter((entry) => entry.msg === 'shutting down')
       assert.equal(shutdown.length, 1, stdout)
       assert.equal(shutdown[0]?.signal, 'SIGTERM')

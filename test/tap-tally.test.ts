@@ -13,7 +13,10 @@ async function runNodeTest(file: string, env: Record<string, string | undefined>
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env }
   // Set by the test runner around this file: a nested runner would report to it instead of printing TAP.
   delete childEnv.NODE_TEST_CONTEXT
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   child.stderr.resume()
@@ -57,18 +60,25 @@ describe('the TAP tally of npm test', () => {
   })
 
   it('counts failed and cancelled tests as failed', () => {
-    assert.deepEqual(tallyText(emptyTally(), '# pass 3\n# fail 1\n# cancelled 2\n'), { passed: 3, failed: 3, skipped: [] })
+    assert.deepEqual(tallyText(emptyTally(), '# pass 3\n# fail 1\n# cancelled 2\n'), {
+      passed: 3,
+      failed: 3,
+      skipped: [],
+    })
   })
 
   it('counts the skips of a real node --test run: a skipped describe, a skipped test and t.skip()', async () => {
     const file = join(makeTempDir(), 'skips.test.mjs')
-    writeFileSync(file, [
-      "import { describe, it } from 'node:test'",
-      "describe('needs a program', { skip: 'the program is missing' }, () => { it('a', () => {}) })",
-      "it('runs', () => {})",
-      "it('is skipped', { skip: 'not today' }, () => {})",
-      "it('skips itself', (t) => { t.skip('decided at run time') })",
-    ].join('\n'))
+    writeFileSync(
+      file,
+      [
+        "import { describe, it } from 'node:test'",
+        "describe('needs a program', { skip: 'the program is missing' }, () => { it('a', () => {}) })",
+        "it('runs', () => {})",
+        "it('is skipped', { skip: 'not today' }, () => {})",
+        "it('skips itself', (t) => { t.skip('decided at run time') })",
+      ].join('\n'),
+    )
     assert.deepEqual(tallyText(emptyTally(), await runNodeTest(file, {})), {
       passed: 1,
       failed: 0,
@@ -86,7 +96,12 @@ describe('the TAP tally of npm test', () => {
     assert.deepEqual(tallyText(emptyTally(), output), {
       passed: 0,
       failed: 0,
-      skipped: [{ name: 'GET /docs in a browser', reason: `${missing} not found: the /docs browser test needs Debian's Chromium (apt-get install chromium)` }],
+      skipped: [
+        {
+          name: 'GET /docs in a browser',
+          reason: `${missing} not found: the /docs browser test needs Debian's Chromium (apt-get install chromium)`,
+        },
+      ],
     })
   })
 })

@@ -29,13 +29,22 @@ describe('validation errors are bounded', () => {
 
   it('lists exactly 20 problems without a counting entry', async () => {
     const names = Array.from({ length: 20 }, (_, index) => `q${index}`)
-    const body = await (await server.request(`/v1/pets?${names.map((name) => `${name}=1`).join('&')}`)).json() as { details: unknown[] }
-    assert.deepEqual(body.details, names.map((name) => ({ path: `query/${name}`, message: 'is not a known parameter' })))
+    const body = (await (await server.request(`/v1/pets?${names.map((name) => `${name}=1`).join('&')}`)).json()) as {
+      details: unknown[]
+    }
+    assert.deepEqual(
+      body.details,
+      names.map((name) => ({ path: `query/${name}`, message: 'is not a known parameter' })),
+    )
   })
 
   function loggedMessages(requestId: string): string[] {
-    return server.logs.flatMap((chunk) => chunk.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.reqId === requestId && entry.code === 'invalid_request').map((entry) => String(entry.msg))
+    return server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.reqId === requestId && entry.code === 'invalid_request')
+      .map((entry) => String(entry.msg))
   }
 
   it('shortens a long parameter name to 200 characters in details and message', async () => {
@@ -52,7 +61,9 @@ describe('validation errors are bounded', () => {
   it('logs at most 1,000 characters of the message', async () => {
     const names = Array.from({ length: 25 }, (_, index) => `${index}`.padStart(300, 'x'))
     const response = await server.request(`/v1/pets?${names.map((name) => `${name}=1`).join('&')}`)
-    const listed = names.slice(0, 20).map((name) => ({ path: `query/${name}`.slice(0, 200) + '…', message: 'is not a known parameter' }))
+    const listed = names
+      .slice(0, 20)
+      .map((name) => ({ path: `query/${name}`.slice(0, 200) + '…', message: 'is not a known parameter' }))
     const message = `Invalid request: ${listed.map((detail) => `${detail.path} ${detail.message}`).join('; ')}; and 5 more problems in query`
     const requestId = await assertError(response, {
       status: 400,
@@ -65,10 +76,18 @@ describe('validation errors are bounded', () => {
 
   it('documents the bound in the Error schema of the OpenAPI document', async () => {
     type Details = { maxItems: number; description: string }
-    const document = await (await server.request('/v1/openapi.json', { auth: false })).json() as {
-      paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: { properties: { details: Details } } }> }> } }>
+    const document = (await (await server.request('/v1/openapi.json', { auth: false })).json()) as {
+      paths: Record<
+        string,
+        {
+          get: {
+            responses: Record<string, { content: Record<string, { schema: { properties: { details: Details } } }> }>
+          }
+        }
+      >
     }
-    const details = document.paths['/pets']?.get.responses['400']?.content['application/json']?.schema.properties.details
+    const details =
+      document.paths['/pets']?.get.responses['400']?.content['application/json']?.schema.properties.details
     assert.ok(details)
     assert.equal(details.maxItems, 21)
     assert.match(details.description, /At most 20 problems are listed; when more were found, one last entry/)

@@ -6,7 +6,9 @@
  *
  * The load starts after its callers asked, so it sees every commit acknowledged before they did.
  */
-export function batchPerTurn<Key, Value>(loadMany: (keys: Key[]) => Promise<Map<Key, Value>>): (key: Key) => Promise<Value | undefined> {
+export function batchPerTurn<Key, Value>(
+  loadMany: (keys: Key[]) => Promise<Map<Key, Value>>,
+): (key: Key) => Promise<Value | undefined> {
   let next: { keys: Set<Key>; loaded: Promise<Map<Key, Value>> } | undefined
   return async (key) => {
     if (!next) {

@@ -21,7 +21,8 @@ export function readPostgresDataVersion(reads: () => Promise<ReadPipeline>): () 
   return readRemoteVersionPerTurn(async () => {
     const { rows } = await (await reads()).run((client) => client.query<[number]>(DATA_VERSION))
     const version = rows[0]?.[0]
-    if (typeof version !== 'number') throw new Error('the data_version table is empty: has migration 0006_data_version run?')
+    if (typeof version !== 'number')
+      throw new Error('the data_version table is empty: has migration 0006_data_version run?')
     return version
   })
 }

@@ -8,8 +8,11 @@ interface Slot {
 
 /** The socket under a pg client; pg does not type it. Absent, nothing is corked (each query is its own write). */
 function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection?.stream
-  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function' ? (stream as { cork(): void; uncork(): void }) : undefined
+  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
+    ?.stream
+  return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
+    ? (stream as { cork(): void; uncork(): void })
+    : undefined
 }
 
 /**
@@ -36,7 +39,8 @@ export class ReadPipeline {
 
   /** Runs `work` on the least busy connection; `work` sends its queries without waiting for a turn. */
   async run<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-    if (this.#ended) throw new Error('Client has encountered a connection error and is not queryable: the store is closed')
+    if (this.#ended)
+      throw new Error('Client has encountered a connection error and is not queryable: the store is closed')
     const slot = this.#leastBusy()
     slot.inFlight++
     try {

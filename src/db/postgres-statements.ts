@@ -39,8 +39,12 @@ export class StatementNames {
 
 /** PostgreSQL's answer to a prepared statement whose table changed shape since it was prepared. */
 export function isStalePreparedStatement(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '0A000' &&
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === '0A000' &&
     /cached plan must not change result type/.test(String((error as { message?: unknown }).message))
+  )
 }
 
 /**
@@ -61,7 +65,8 @@ export function nameStatements(client: pg.Client, names: StatementNames): void {
     }
   }
   const withNames = (config: unknown, values?: unknown, callback?: unknown): unknown => {
-    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) return query(config, values, callback)
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined)
+      return query(config, values, callback)
     const outsideTransaction = client.getTransactionStatus() === 'I'
     return named(config, values).catch((error: unknown) => {
       if (!outsideTransaction || !isStalePreparedStatement(error)) throw error

@@ -24,7 +24,8 @@ const INT8_OID = 20
  */
 function parseInt8(text: string): number {
   const value = Number(text)
-  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} is outside the exactly representable range`)
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`int8 value ${text} is outside the exactly representable range`)
   return value
 }
 
@@ -34,7 +35,11 @@ function parseInt8(text: string): number {
  * Every client therefore gets a listener of its own; errors of clients in use still reach their queries.
  * Every client also sends its statements named, so that they are planned once (postgres-statements.ts).
  */
-function clientClass(Client: typeof pg.Client, onError: (error: Error) => void, names: StatementNames): typeof pg.Client {
+function clientClass(
+  Client: typeof pg.Client,
+  onError: (error: Error) => void,
+  names: StatementNames,
+): typeof pg.Client {
   return class PetstoreClient extends Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config)
@@ -102,7 +107,9 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
   let connections: Promise<Connections> | undefined
   const shared = () => (connections ??= openConnections(options))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => (await shared()).pool }) })
-  const read = new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }) })
+  const read = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
+  })
   return {
     admin: db,
     read,

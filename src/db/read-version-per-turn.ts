@@ -47,10 +47,12 @@ export function readRemoteVersionPerTurn(readVersion: () => Promise<number>): ()
     next = undefined
     if (!batch) return
     inFlight = true
-    readVersion().then(batch.resolve, (error: unknown) => batch.reject(error instanceof Error ? error : new Error(String(error)))).finally(() => {
-      inFlight = false
-      if (next) setImmediate(send)
-    })
+    readVersion()
+      .then(batch.resolve, (error: unknown) => batch.reject(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => {
+        inFlight = false
+        if (next) setImmediate(send)
+      })
   }
 
   return () => {

@@ -54,7 +54,9 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   if (!inMemory && !mustExist) mkdirSync(dirname(path), { recursive: true })
   const writerHandle = openHandle(path, mustExist && !inMemory)
   const groupCommit = new GroupCommit(writerHandle)
-  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit) })
+  const db = new Kysely<Database>({
+    dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit),
+  })
   groupCommit.attach(db)
 
   let read: Kysely<Database> = db

@@ -52,7 +52,12 @@ export function openStore(
   const { database } = settings
   const store =
     database.kind === 'postgres'
-      ? openPostgres({ url: database.url, poolSize: settings.databasePoolSize, statementTimeoutMs: settings.databaseStatementTimeoutMs, onIdleError })
+      ? openPostgres({
+          url: database.url,
+          poolSize: settings.databasePoolSize,
+          statementTimeoutMs: settings.databaseStatementTimeoutMs,
+          onIdleError,
+        })
       : openSqlite(database.path, { mustExist })
   let closed: Promise<void> | undefined
   return {

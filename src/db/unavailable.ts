@@ -1,7 +1,15 @@
 // Which database errors mean "the database cannot serve now" (answered 503, retry later), as opposed to
 // a bug (500). Connection failures, server shutdowns, time-outs and lock contention are transient.
 
-const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const TRANSIENT_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention:
 // shutdown, cannot connect now), 57014 (statement cancelled by statement_timeout), and 40001/40P01
 // (serialization failure, deadlock: the transaction was rolled back and may simply be retried).
@@ -23,7 +31,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // Node's HTTP server fails a request with ECONNRESET "aborted" when its client hangs up mid-request: a reset
   // of the client's connection, not of the database's (whose resets say "read ECONNRESET" or name the server).
   if (code === 'ECONNRESET' && error.message === 'aborted') return false
-  if (typeof code === 'string' && (TRANSIENT_SYSTEM_CODES.has(code) || TRANSIENT_SQLITE_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE.test(code)))) {
+  if (
+    typeof code === 'string' &&
+    (TRANSIENT_SYSTEM_CODES.has(code) ||
+      TRANSIENT_SQLITE_CODES.has(code) ||
+      (/^[0-9A-Z]{5}$/.test(code) && TRANSIENT_SQLSTATE.test(code)))
+  ) {
     return true
   }
   if (TRANSIENT_MESSAGES.some((message) => error.message.includes(message))) return true

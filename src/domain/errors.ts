@@ -32,9 +32,11 @@ export class PreconditionFailed extends Error {
     readonly id: number,
     readonly currentVersion: number | undefined,
   ) {
-    super(currentVersion === undefined
-      ? `No ${resource} has id ${id}, so the condition on its version cannot hold.`
-      : `The ${resource} ${id} is at version ${currentVersion}, which the condition does not name.`)
+    super(
+      currentVersion === undefined
+        ? `No ${resource} has id ${id}, so the condition on its version cannot hold.`
+        : `The ${resource} ${id} is at version ${currentVersion}, which the condition does not name.`,
+    )
     this.name = 'PreconditionFailed'
   }
 }

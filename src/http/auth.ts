@@ -37,7 +37,9 @@ const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 async function identify(request: FastifyRequest, authenticator: Authenticator): Promise<ApiError | undefined> {
   const header = request.headers.authorization
   if (header === undefined || header === '') {
-    return new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', { headers: { 'www-authenticate': REALM } })
+    return new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', {
+      headers: { 'www-authenticate': REALM },
+    })
   }
   const token = BEARER.exec(header)?.[1]
   const principal = token === undefined ? undefined : await authenticator.authenticate(token)

@@ -9,19 +9,26 @@ import { ApiError, errorBody, type ErrorCode } from './errors.js'
 import { HEADER_LIMIT_BYTES, inKiB } from './limits.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
-  HPE_HEADER_OVERFLOW: { code: 'request_header_fields_too_large', message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.` },
+  HPE_HEADER_OVERFLOW: {
+    code: 'request_header_fields_too_large',
+    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
+  },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request was not received in time.' },
 }
 
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   // A response already under way on this socket (the error is in a pipelined request behind it) cannot be
   // followed by a second status line without corrupting the stream: Node's own handler drops such sockets too.
-  const responseStarted = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  const responseStarted =
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
   if (error.code === 'ECONNRESET' || !socket.writable || responseStarted) {
     socket.destroy()
     return
   }
-  const { code, message } = RESPONSES[error.code ?? ''] ?? { code: 'invalid_request' as const, message: 'The request could not be parsed as HTTP/1.1.' }
+  const { code, message } = RESPONSES[error.code ?? ''] ?? {
+    code: 'invalid_request' as const,
+    message: 'The request could not be parsed as HTTP/1.1.',
+  }
   const body = JSON.stringify(errorBody(code, message))
   const status = errorBody(code, message).status
   // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
@@ -54,7 +61,11 @@ export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const { httpVersionMajor, httpVersionMinor } = request.raw
     if (httpVersionMajor === 1 && httpVersionMinor >= 1 && request.headers.host === undefined) {
-      return done(new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', { details: [{ path: 'header/host', message: 'is required' }] }))
+      return done(
+        new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', {
+          details: [{ path: 'header/host', message: 'is required' }],
+        }),
+      )
     }
     done()
   })

@@ -22,9 +22,10 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
   const sign = (payload: string) =>
     createHmac('sha256', secret).update(`${scope}\n${payload}`).digest().subarray(0, SIGNATURE_BYTES)
 
-  const invalid = () => new ApiError('invalid_request', 'The cursor is not valid: use the Link header of a previous page unchanged.', {
-    details: [{ path: 'query/cursor', message: 'is not a cursor this service issued' }],
-  })
+  const invalid = () =>
+    new ApiError('invalid_request', 'The cursor is not valid: use the Link header of a previous page unchanged.', {
+      details: [{ path: 'query/cursor', message: 'is not a cursor this service issued' }],
+    })
 
   return {
     encode({ afterId, status }) {
@@ -38,16 +39,24 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
       const signature = Buffer.from(encodedSignature, 'base64url')
       // Node's base64 decoder skips what it cannot read (`=`, `!`, spaces) and the unused low bits of the last
       // character, so many texts decode to the one signed cursor. Only the exact text encode() wrote is one.
-      if (signature.toString('base64url') !== encodedSignature || Buffer.from(payload).toString('base64url') !== encodedPayload) throw invalid()
+      if (
+        signature.toString('base64url') !== encodedSignature ||
+        Buffer.from(payload).toString('base64url') !== encodedPayload
+      )
+        throw invalid()
       const expected = sign(payload)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
       const match = /^([1-9][0-9]{0,15})\.([a-z]*)$/.exec(payload)
       const afterId = Number(match?.[1])
       if (!match || !Number.isSafeInteger(afterId)) throw invalid()
       if ((match[2] || undefined) !== status) {
-        throw new ApiError('invalid_request', `The cursor was issued for ${match[2] ? `status=${match[2]}` : 'no status filter'}; repeat that filter or start without a cursor.`, {
-          details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
-        })
+        throw new ApiError(
+          'invalid_request',
+          `The cursor was issued for ${match[2] ? `status=${match[2]}` : 'no status filter'}; repeat that filter or start without a cursor.`,
+          {
+            details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
+          },
+        )
       }
       return afterId
     },

@@ -28,11 +28,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 function withRequiredScope(schema: FastifySchema, scope: Scope | undefined): FastifySchema {
   if (scope === undefined) return schema
   const description = typeof schema.description === 'string' ? `${schema.description}\n\n` : ''
-  const documented: FastifySchema & Record<string, unknown> = { ...schema, description: `${description}**Required scope:** \`${scope}\` (otherwise 403 \`forbidden\`).`, 'x-required-scope': scope }
+  const documented: FastifySchema & Record<string, unknown> = {
+    ...schema,
+    description: `${description}**Required scope:** \`${scope}\` (otherwise 403 \`forbidden\`).`,
+    'x-required-scope': scope,
+  }
   return documented
 }
 
-const CONTENT_TYPES: Record<DocumentFormat, string> = { json: 'application/json; charset=utf-8', yaml: 'application/x-yaml' }
+const CONTENT_TYPES: Record<DocumentFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  yaml: 'application/x-yaml',
+}
 
 /** The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test fails if it changes). */
 const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
@@ -42,10 +49,21 @@ const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=
  * this instance and the documented servers. No page may frame the reference (clickjacking).
  */
 function contentSecurityPolicy(publicBaseUrl: string | undefined): string {
-  const servers = new Set([publicBaseUrl, ...openapiBase.servers.map((server) => new URL(server.url).origin)].filter((origin) => origin !== undefined))
+  const servers = new Set(
+    [publicBaseUrl, ...openapiBase.servers.map((server) => new URL(server.url).origin)].filter(
+      (origin) => origin !== undefined,
+    ),
+  )
   return [
-    "default-src 'none'", "script-src 'self'", `style-src 'self' ${SWAGGER_LOGO_STYLE}`, "img-src 'self' data:", "font-src 'self'",
-    `connect-src 'self' ${[...servers].join(' ')}`, "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' ${SWAGGER_LOGO_STYLE}`,
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ${[...servers].join(' ')}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
   ].join('; ')
 }
 
@@ -55,8 +73,14 @@ export interface DocsOptions {
   limitPublicRoute: onRequestAsyncHookHandler
 }
 
-export async function registerDocs(app: FastifyInstance, { publicBaseUrl, limitPublicRoute }: DocsOptions): Promise<void> {
-  const documents = new PreparedDocuments({ object: () => app.swagger() as OpenApiDocument, yaml: () => app.swagger({ yaml: true }) }, API_PREFIX)
+export async function registerDocs(
+  app: FastifyInstance,
+  { publicBaseUrl, limitPublicRoute }: DocsOptions,
+): Promise<void> {
+  const documents = new PreparedDocuments(
+    { object: () => app.swagger() as OpenApiDocument, yaml: () => app.swagger({ yaml: true }) },
+    API_PREFIX,
+  )
   const send = (format: DocumentFormat) => async (request: FastifyRequest, reply: FastifyReply) =>
     reply.type(CONTENT_TYPES[format]).send(documents.bytes(format, publicOrigin(request, publicBaseUrl)))
 

@@ -16,7 +16,9 @@ export function duplicateHeaderError(request: FastifyRequest): ApiError | undefi
     const shown = SINGLE_HEADERS[name]
     if (shown === undefined) continue
     if (seen.has(name)) {
-      return new ApiError('invalid_request', `The ${shown} header must be sent only once.`, { details: [{ path: `header/${name}`, message: 'must be sent only once' }] })
+      return new ApiError('invalid_request', `The ${shown} header must be sent only once.`, {
+        details: [{ path: `header/${name}`, message: 'must be sent only once' }],
+      })
     }
     seen.add(name)
   }

@@ -3,22 +3,30 @@
 import { Type } from 'typebox'
 import { ENTITY_TAG_LIST_PATTERN } from './entity-tag.js'
 
-const LIST_SYNTAX = '`*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it'
+const LIST_SYNTAX =
+  '`*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it'
 
-export const IfMatchHeader = Type.Optional(Type.String({
-  minLength: 1,
-  maxLength: 1024,
-  pattern: ENTITY_TAG_LIST_PATTERN,
-  description: `Makes the change conditional: it is made only if the animal's current ETag is one of those listed (strong comparison), or, with \`*\`, if the animal exists. Otherwise 412 \`precondition_failed\`, with the current \`ETag\` when the animal still exists, and nothing changes. ${LIST_SYNTAX}. Without the header the change is unconditional.`,
-}))
+export const IfMatchHeader = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: ENTITY_TAG_LIST_PATTERN,
+    description: `Makes the change conditional: it is made only if the animal's current ETag is one of those listed (strong comparison), or, with \`*\`, if the animal exists. Otherwise 412 \`precondition_failed\`, with the current \`ETag\` when the animal still exists, and nothing changes. ${LIST_SYNTAX}. Without the header the change is unconditional.`,
+  }),
+)
 
-export const IfNoneMatchHeader = Type.Optional(Type.String({
-  minLength: 1,
-  maxLength: 1024,
-  pattern: ENTITY_TAG_LIST_PATTERN,
-  description: `Answers 304 Not Modified, without a body, when the animal's current ETag is one of those listed (weak comparison) or the value is \`*\`; otherwise the animal as usual. ${LIST_SYNTAX}.`,
-}))
+export const IfNoneMatchHeader = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: ENTITY_TAG_LIST_PATTERN,
+    description: `Answers 304 Not Modified, without a body, when the animal's current ETag is one of those listed (weak comparison) or the value is \`*\`; otherwise the animal as usual. ${LIST_SYNTAX}.`,
+  }),
+)
 
 export const ETagHeaderSchema = {
-  ETag: Type.String({ description: 'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes (an order moving its status included). Send it back in `If-Match` to change the animal only if nobody changed it meanwhile. Opaque: compare it, do not parse it.' }),
+  ETag: Type.String({
+    description:
+      'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes (an order moving its status included). Send it back in `If-Match` to change the animal only if nobody changed it meanwhile. Opaque: compare it, do not parse it.',
+  }),
 }

@@ -29,7 +29,9 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     return new ApiError('invalid_request', 'The client closed the connection before the request was complete.')
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', { headers: { 'retry-after': '1' } })
+    return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', {
+      headers: { 'retry-after': '1' },
+    })
   }
   if (error.validation) {
     const { details, summary } = validationDetails(error)
@@ -39,7 +41,10 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('unsupported_media_type', `The request body must be sent as Content-Type: ${acceptedMediaTypes(request).join(' or ')}.`)
+      return new ApiError(
+        'unsupported_media_type',
+        `The request body must be sent as Content-Type: ${acceptedMediaTypes(request).join(' or ')}.`,
+      )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -53,10 +58,14 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {
-    const message = error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message
+    const message =
+      error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message
     return new ApiError(errorCodeForStatus(status), message)
   }
-  return new ApiError('internal_error', 'The service failed to complete the request. Quote the X-Request-Id when reporting it.')
+  return new ApiError(
+    'internal_error',
+    'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
+  )
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
@@ -73,7 +82,10 @@ function logError(request: FastifyRequest, error: FastifyError, apiError: ApiErr
     request.log.error({ err: error }, 'request failed')
   } else {
     const message = redactKeys(apiError.message)
-    request.log.info({ code: apiError.code, status: apiError.statusCode }, message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message)
+    request.log.info(
+      { code: apiError.code, status: apiError.statusCode },
+      message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message,
+    )
   }
 }
 
@@ -84,13 +96,23 @@ function logError(request: FastifyRequest, error: FastifyError, apiError: ApiErr
  * repeated headers, and under the API prefix authentication, so that a request without a valid key learns
  * nothing about its path.
  */
-export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): void {
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+): void {
   reply.header('x-request-id', request.id)
   applySecurityHeaders(request, reply)
   void answerFrameworkError(error, request, reply, guard)
 }
 
-async function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
+async function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+): Promise<void> {
   let failure: FastifyError = duplicateHeaderError(request) ?? error
   const path = requestPath(request)
   if (failure === error && (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))) {

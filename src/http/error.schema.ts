@@ -9,21 +9,32 @@ const codeDescription = Object.entries(ERROR_CODES)
 
 export const ErrorSchema = Type.Object(
   {
-    code: Type.String({ enum: Object.keys(ERROR_CODES), description: `Machine-readable error code:\n${codeDescription}` }),
+    code: Type.String({
+      enum: Object.keys(ERROR_CODES),
+      description: `Machine-readable error code:\n${codeDescription}`,
+    }),
     message: Type.String({ description: 'Human-readable description of the problem.' }),
-    status: Type.Integer({ format: 'int32', minimum: 400, maximum: 599, description: 'The HTTP status code of the response.' }),
+    status: Type.Integer({
+      format: 'int32',
+      minimum: 400,
+      maximum: 599,
+      description: 'The HTTP status code of the response.',
+    }),
     details: Type.Optional(
       Type.Array(
         Type.Object(
           {
-            path: Type.String({ description: 'The request part and a JSON pointer into it, e.g. `body/categoryId` or `query/limit`.' }),
+            path: Type.String({
+              description: 'The request part and a JSON pointer into it, e.g. `body/categoryId` or `query/limit`.',
+            }),
             message: Type.String(),
           },
           { additionalProperties: false },
         ),
         {
           maxItems: MAX_LISTED_PROBLEMS + 1,
-          description: 'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`). ' +
+          description:
+            'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`). ' +
             `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 more problems not listed"}\`. ` +
             `A path longer than ${MAX_DETAIL_PATH_LENGTH} characters is shortened, ending in \`…\`.`,
         },
@@ -40,28 +51,60 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   not_found: 'Not found (code `not_found`).',
   method_not_allowed: 'Method not allowed (code `method_not_allowed`).',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
-  precondition_failed: 'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
-  idempotency_key_in_flight: 'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
-  idempotency_key_reused: 'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
+  precondition_failed:
+    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
+  idempotency_key_in_flight:
+    'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
+  idempotency_key_reused:
+    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
-  rate_limited: 'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
-  unsupported_media_type: 'The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+  rate_limited:
+    'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
+  unsupported_media_type:
+    'The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
 
 const RATE_LIMIT_HEADERS = {
-  'RateLimit-Policy': Type.String({ description: 'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1.' }),
-  RateLimit: Type.String({ description: 'What is left of it: `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent on every response under /v1.' }),
+  'RateLimit-Policy': Type.String({
+    description:
+      'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1.',
+  }),
+  RateLimit: Type.String({
+    description:
+      'What is left of it: `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent on every response under /v1.',
+  }),
 }
 
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
-  unauthorized: { 'WWW-Authenticate': Type.String({ description: 'RFC 6750 challenge: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not valid.' }) },
-  forbidden: { 'WWW-Authenticate': Type.String({ description: 'RFC 6750 challenge naming the scope required: `Bearer realm="petstore", error="insufficient_scope", scope="pets:write"`.' }) },
-  precondition_failed: { ETag: Type.String({ description: 'The current entity tag of the animal, present when it still exists.' }) },
-  idempotency_key_in_flight: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds after which a retry with the same key is likely to get the response of the request in progress.' }) },
+  unauthorized: {
+    'WWW-Authenticate': Type.String({
+      description:
+        'RFC 6750 challenge: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not valid.',
+    }),
+  },
+  forbidden: {
+    'WWW-Authenticate': Type.String({
+      description:
+        'RFC 6750 challenge naming the scope required: `Bearer realm="petstore", error="insufficient_scope", scope="pets:write"`.',
+    }),
+  },
+  precondition_failed: {
+    ETag: Type.String({ description: 'The current entity tag of the animal, present when it still exists.' }),
+  },
+  idempotency_key_in_flight: {
+    'Retry-After': Type.Integer({
+      minimum: 1,
+      description:
+        'Seconds after which a retry with the same key is likely to get the response of the request in progress.',
+    }),
+  },
   rate_limited: {
-    'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds until the window resets and requests are admitted again.' }),
+    'Retry-After': Type.Integer({
+      minimum: 1,
+      description: 'Seconds until the window resets and requests are admitted again.',
+    }),
     ...RATE_LIMIT_HEADERS,
   },
 }
@@ -87,9 +130,14 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
 }
 
 /** The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation). */
-export function withHeaders(responses: Record<number, TSchema>, headers: Record<string, TSchema>): Record<number, TSchema> {
-  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
-    const previous = (response as { headers?: Record<string, TSchema> }).headers
-    return [status, { ...response, headers: { ...previous, ...headers } }]
-  }))
+export function withHeaders(
+  responses: Record<number, TSchema>,
+  headers: Record<string, TSchema>,
+): Record<number, TSchema> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const previous = (response as { headers?: Record<string, TSchema> }).headers
+      return [status, { ...response, headers: { ...previous, ...headers } }]
+    }),
+  )
 }

@@ -19,7 +19,9 @@ export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'p
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed')
       // Load balancers and clients poll again after this long rather than at once (RFC 9110 section 10.2.3).
-      throw new ApiError('unavailable', 'The database cannot be reached.', { headers: { 'retry-after': String(READINESS_RETRY_AFTER_SECONDS) } })
+      throw new ApiError('unavailable', 'The database cannot be reached.', {
+        headers: { 'retry-after': String(READINESS_RETRY_AFTER_SECONDS) },
+      })
     } finally {
       clearTimeout(timer)
     }

@@ -22,23 +22,32 @@ function unreadableBody(body: string): ApiError {
   } catch {
     return new ApiError('invalid_request', 'The request body is not valid JSON.')
   }
-  return new ApiError('invalid_request', 'The request body contains a forbidden property name (__proto__, or constructor with prototype).')
+  return new ApiError(
+    'invalid_request',
+    'The request body contains a forbidden property name (__proto__, or constructor with prototype).',
+  )
 }
 
 function refusal(problem: JsonProblem): ApiError {
   if (problem.kind === 'inexact-number') {
-    return new ApiError('invalid_request',
-      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`)
+    return new ApiError(
+      'invalid_request',
+      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+    )
   }
-  return new ApiError('invalid_request',
+  return new ApiError(
+    'invalid_request',
     `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ${shorten(problem.pointer)}); each key may appear once.`,
-    { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] })
+    { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] },
+  )
 }
 
 function notUtf8(bytes: Buffer): ApiError {
-  return new ApiError('invalid_request',
-    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence `
-    + '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.')
+  return new ApiError(
+    'invalid_request',
+    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence ` +
+      '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
+  )
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
@@ -61,13 +70,22 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
-      return done(new ApiError('unsupported_media_type',
-        `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`), undefined)
+      return done(
+        new ApiError(
+          'unsupported_media_type',
+          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`,
+        ),
+        undefined,
+      )
     }
     const text = decodeUtf8(body)
     if (text === undefined) return done(notUtf8(body), undefined)
     parse(request, text, (error, value) => {
-      if (error) return done((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(text) : error, undefined)
+      if (error)
+        return done(
+          (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(text) : error,
+          undefined,
+        )
       const problem = findJsonProblem(text)
       if (problem !== undefined) return done(refusal(problem), undefined)
       done(null, value)

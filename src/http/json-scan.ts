@@ -8,8 +8,7 @@
 // The pass replaces the regular-expression scan for numbers it grew from: bench/json-parse.ts measures both.
 
 export type JsonProblem =
-  | { kind: 'inexact-number'; literal: string }
-  | { kind: 'duplicate-key'; key: string; pointer: string }
+  { kind: 'inexact-number'; literal: string } | { kind: 'duplicate-key'; key: string; pointer: string }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c

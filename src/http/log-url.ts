@@ -33,10 +33,15 @@ function looksLikeCredential(rawName: string): boolean {
 export function redactUrl(url: string): string {
   const queryStart = url.indexOf('?')
   if (queryStart === -1) return redactKeys(url)
-  const query = url.slice(queryStart + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=')
-    return equals !== -1 && looksLikeCredential(pair.slice(0, equals)) ? `${pair.slice(0, equals + 1)}${REDACTED}` : pair
-  })
+  const query = url
+    .slice(queryStart + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      return equals !== -1 && looksLikeCredential(pair.slice(0, equals))
+        ? `${pair.slice(0, equals + 1)}${REDACTED}`
+        : pair
+    })
   return redactKeys(`${url.slice(0, queryStart + 1)}${query.join('&')}`)
 }
 

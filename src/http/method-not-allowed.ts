@@ -11,12 +11,18 @@ const ANSWERED_ELSEWHERE = new Set(['HEAD', 'OPTIONS'])
 export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: HTTPMethods[]): void {
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')
   app.route({
-    method: app.supportedMethods.filter((method) => !ANSWERED_ELSEWHERE.has(method) && !allowed.includes(method as HTTPMethods)) as HTTPMethods[],
+    method: app.supportedMethods.filter(
+      (method) => !ANSWERED_ELSEWHERE.has(method) && !allowed.includes(method as HTTPMethods),
+    ) as HTTPMethods[],
     url,
     schema: { hide: true },
     // Refused before the body is read: for a method that carries one (PUT, QUERY) its type and size do not matter.
     onRequest: (request, _reply, done) => {
-      done(new ApiError('method_not_allowed', `${request.method} is not allowed on this resource; allowed: ${allow}.`, { headers: { allow } }))
+      done(
+        new ApiError('method_not_allowed', `${request.method} is not allowed on this resource; allowed: ${allow}.`, {
+          headers: { allow },
+        }),
+      )
     },
     handler: async () => undefined,
   })

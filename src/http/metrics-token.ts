@@ -14,13 +14,17 @@ export function requireMetricsToken(token: string): onRequestAsyncHookHandler {
   return async (request) => {
     const header = request.headers.authorization
     if (header === undefined) {
-      throw new ApiError('unauthorized', 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.', { headers: { 'www-authenticate': REALM } })
+      throw new ApiError('unauthorized', 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.', {
+        headers: { 'www-authenticate': REALM },
+      })
     }
     const presented = BEARER.exec(header)?.[1]
     // Digests of equal length compared in constant time: the time taken says nothing about the token.
     if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
       throw new ApiError('unauthorized', 'The metrics token is not valid.', {
-        headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The metrics token is not valid"` },
+        headers: {
+          'www-authenticate': `${REALM}, error="invalid_token", error_description="The metrics token is not valid"`,
+        },
       })
     }
   }

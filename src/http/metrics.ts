@@ -44,8 +44,18 @@ export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
   collectDefaultMetrics({ register: processRegistry })
   const registry = new Registry()
   if (groupCommit) {
-    countedElsewhere(registry, 'petstore_sqlite_commits_total', 'SQLite COMMITs (each one fsync) made by group commit.', () => groupCommit.commits)
-    countedElsewhere(registry, 'petstore_sqlite_committed_transactions_total', 'Transactions made durable by those COMMITs; divided by the commits, the mean batch size.', () => groupCommit.transactions)
+    countedElsewhere(
+      registry,
+      'petstore_sqlite_commits_total',
+      'SQLite COMMITs (each one fsync) made by group commit.',
+      () => groupCommit.commits,
+    )
+    countedElsewhere(
+      registry,
+      'petstore_sqlite_committed_transactions_total',
+      'Transactions made durable by those COMMITs; divided by the commits, the mean batch size.',
+      () => groupCommit.transactions,
+    )
   }
   const deprecatedCalls = new Counter({
     name: 'petstore_deprecated_operation_calls_total',
@@ -54,8 +64,16 @@ export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
     registers: [registry],
   })
   // Replays of a stored response (Idempotency-Key) are not counted again: these count what was decided.
-  const petUpdates = new Counter({ name: 'petstore_pet_updates_total', help: 'updatePet requests answered 200 (the animal as changed).', registers: [registry] })
-  const petDeletes = new Counter({ name: 'petstore_pet_deletes_total', help: 'deletePet requests answered 204 (the animal deleted).', registers: [registry] })
+  const petUpdates = new Counter({
+    name: 'petstore_pet_updates_total',
+    help: 'updatePet requests answered 200 (the animal as changed).',
+    registers: [registry],
+  })
+  const petDeletes = new Counter({
+    name: 'petstore_pet_deletes_total',
+    help: 'deletePet requests answered 204 (the animal deleted).',
+    registers: [registry],
+  })
   const preconditionFailures = new Counter({
     name: 'petstore_precondition_failures_total',
     help: 'Requests refused with 412 precondition_failed (If-Match did not hold), by operationId.',
@@ -72,7 +90,11 @@ export interface MetricsRouteOptions {
   limitPublicRoute: onRequestAsyncHookHandler
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, { token, limitPublicRoute }: MetricsRouteOptions): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  { token, limitPublicRoute }: MetricsRouteOptions,
+): void {
   const labelNames = ['method', 'route', 'status_code'] as const
   const requests = new Counter({
     name: 'http_requests_total',
@@ -90,7 +112,11 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, { token,
 
   app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: unknown paths must not create unbounded label values.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) }
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status_code: String(reply.statusCode),
+    }
     requests.inc(labels)
     duration.observe(labels, reply.elapsedTime / 1000)
     done()

@@ -101,11 +101,19 @@ export const openapiBase = {
   ],
   tags: [
     { name: 'Pets', description: 'The animals in the catalogue.' },
-    { name: 'Store', description: 'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.' },
+    {
+      name: 'Store',
+      description:
+        'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.',
+    },
   ],
   components: {
     securitySchemes: {
-      bearerAuth: { type: 'http' as const, scheme: 'bearer', description: 'An API key (`pst_…`) sent as a bearer token.' },
+      bearerAuth: {
+        type: 'http' as const,
+        scheme: 'bearer',
+        description: 'An API key (`pst_…`) sent as a bearer token.',
+      },
     },
   },
   security: [{ bearerAuth: [] }],

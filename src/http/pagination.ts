@@ -27,7 +27,11 @@ export interface Page<Item> {
 export const rowsToFetch = (limit: number): number => limit + 1
 
 /** The page in `rows` (read with rowsToFetch), with the id to continue after when the extra row came back. */
-export function pageOf<Row, Item extends { id: number }>(rows: Row[], limit: number, toItem: (row: Row) => Item): Page<Item> {
+export function pageOf<Row, Item extends { id: number }>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+): Page<Item> {
   const items = rows.slice(0, limit).map(toItem)
   return { items, nextAfterId: rows.length > limit ? items.at(-1)?.id : undefined }
 }

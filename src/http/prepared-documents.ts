@@ -55,7 +55,11 @@ export class PreparedDocuments {
     const self = { url: `${origin}${this.#pathPrefix}`, description: 'This instance' }
     const servers = [self, ...prepared.servers.filter((server) => server.url !== self.url)]
     const halves = prepared[format]
-    const bytes = Buffer.concat([halves.before, Buffer.from(format === 'json' ? JSON.stringify(servers) : yamlServers(servers)), halves.after])
+    const bytes = Buffer.concat([
+      halves.before,
+      Buffer.from(format === 'json' ? JSON.stringify(servers) : yamlServers(servers)),
+      halves.after,
+    ])
     if (this.#cached.size >= MAX_CACHED) this.#cached.delete(this.#cached.keys().next().value ?? '')
     this.#cached.set(key, bytes)
     return bytes
@@ -73,7 +77,10 @@ export class PreparedDocuments {
     this.#prepared = {
       servers: document.servers ?? [],
       json,
-      yaml: { before: Buffer.from(yaml.slice(0, block.index)), after: Buffer.from(yaml.slice(block.index + block[0].length)) },
+      yaml: {
+        before: Buffer.from(yaml.slice(0, block.index)),
+        after: Buffer.from(yaml.slice(block.index + block[0].length)),
+      },
     }
     return this.#prepared
   }
@@ -87,7 +94,9 @@ function splitAround(text: string, placeholder: string): Halves {
 
 /** JSON strings are valid YAML double-quoted scalars, so the block needs no YAML library. */
 function yamlServers(servers: Server[]): string {
-  const items = servers.map((server) =>
-    `  - url: ${JSON.stringify(server.url)}\n${server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`}`)
+  const items = servers.map(
+    (server) =>
+      `  - url: ${JSON.stringify(server.url)}\n${server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`}`,
+  )
   return `servers:\n${items.join('')}`
 }

@@ -15,7 +15,9 @@ export function publicOrigin(request: FastifyRequest, configured: string | undef
   const host = request.host
   if (!host) return `${request.protocol}://${listeningAddress(request)}`
   if (!SAFE_HOST.test(host)) {
-    throw new ApiError('invalid_request', 'The Host header is not a valid host name.', { details: [{ path: 'header/host', message: 'is not a host name' }] })
+    throw new ApiError('invalid_request', 'The Host header is not a valid host name.', {
+      details: [{ path: 'header/host', message: 'is not a host name' }],
+    })
   }
   return `${request.protocol}://${host}`
 }

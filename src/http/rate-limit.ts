@@ -8,7 +8,10 @@ import type { Config } from '../config.js'
 import { ApiError } from './errors.js'
 import { SpentAddresses } from './spent-addresses.js'
 
-export type RateLimitSettings = Pick<Config, 'rateLimitPerKey' | 'rateLimitAnonymous' | 'rateLimitWindowSeconds' | 'rateLimitNamespace'>
+export type RateLimitSettings = Pick<
+  Config,
+  'rateLimitPerKey' | 'rateLimitAnonymous' | 'rateLimitWindowSeconds' | 'rateLimitNamespace'
+>
 
 export interface RateLimiter {
   /**
@@ -46,7 +49,11 @@ function counterKey(request: FastifyRequest): string {
 // Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
 // reached, requests are answered without counting (and without RateLimit headers, which would be guesses);
 // the outage is logged once, and counting resumes by itself when Redis answers again.
-export async function registerRateLimit(app: FastifyInstance, settings: RateLimitSettings, redis: Redis | undefined): Promise<RateLimiter> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  redis: Redis | undefined,
+): Promise<RateLimiter> {
   const window = settings.rateLimitWindowSeconds
   await app.register(rateLimit, {
     // Not on every route: the API scope and the public routes run the check themselves (health checks never).
@@ -84,7 +91,11 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
       result = await count(request)
     } catch (error) {
       failingUntil = Date.now() + FAIL_OPEN_MS
-      if (!failing) app.log.warn({ err: error }, 'the rate-limit store failed; requests are admitted without rate limits until it answers again')
+      if (!failing)
+        app.log.warn(
+          { err: error },
+          'the rate-limit store failed; requests are admitted without rate limits until it answers again',
+        )
       failing = true
       return
     }
@@ -93,7 +104,8 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
     if (result.isAllowed) return
     const reset = Math.max(0, result.ttlInSeconds)
     // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
-    if (!request.principal && !publicRequests.has(request) && result.remaining === 0) spent.add(request.ip, Date.now() + result.ttl)
+    if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
+      spent.add(request.ip, Date.now() + result.ttl)
     if (result.isExceeded) refuse(request, reply, result.max, reset)
     reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
@@ -103,7 +115,8 @@ export async function registerRateLimit(app: FastifyInstance, settings: RateLimi
     check,
     refuseSpentAddress(request, reply) {
       const until = spent.until(request.ip, Date.now())
-      if (until !== undefined) refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
+      if (until !== undefined)
+        refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
     },
     async limitPublicRoute(request, reply) {
       publicRequests.add(request)

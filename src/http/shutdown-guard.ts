@@ -13,9 +13,11 @@ export function registerShutdownGuard(app: FastifyInstance): void {
   })
   app.addHook('onRequest', (_request, _reply, done) => {
     if (!closing) return done()
-    done(new ApiError('unavailable', 'The service is shutting down; retry the request.', {
-      headers: { connection: 'close', 'retry-after': '1' },
-    }))
+    done(
+      new ApiError('unavailable', 'The service is shutting down; retry the request.', {
+        headers: { connection: 'close', 'retry-after': '1' },
+      }),
+    )
   })
   // A request that was already running when closing began still gets its answer, but not "keep-alive": Node
   // drops the connection after it anyway, and a client that believed the header would send its next request

@@ -13,7 +13,10 @@ const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query',
 
 // Patterns whose text would tell a client less than a sentence does.
 const PATTERN_EXPLANATIONS = new Map([
-  [ENTITY_TAG_LIST_PATTERN, 'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'],
+  [
+    ENTITY_TAG_LIST_PATTERN,
+    'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")',
+  ],
 ])
 
 interface AjvLikeError {
@@ -27,10 +30,16 @@ function describe(part: string, problem: AjvLikeError): ErrorDetail {
   const missing = problem.params?.missingProperty
   const extra = problem.params?.additionalProperty
   const child = typeof missing === 'string' ? `/${missing}` : typeof extra === 'string' ? `/${extra}` : ''
-  const message = typeof missing === 'string' ? 'is required'
-    : typeof extra === 'string' ? 'is not allowed'
-      : problem.keyword === 'enum' ? `must be one of ${(problem.params?.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
-        : (problem.keyword === 'pattern' ? PATTERN_EXPLANATIONS.get(String(problem.params?.pattern)) : undefined) ?? problem.message ?? 'is invalid'
+  const message =
+    typeof missing === 'string'
+      ? 'is required'
+      : typeof extra === 'string'
+        ? 'is not allowed'
+        : problem.keyword === 'enum'
+          ? `must be one of ${(problem.params?.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
+          : ((problem.keyword === 'pattern' ? PATTERN_EXPLANATIONS.get(String(problem.params?.pattern)) : undefined) ??
+            problem.message ??
+            'is invalid')
   const path = `${part}${problem.instancePath ?? ''}${child}`
   return { path: path.length > MAX_DETAIL_PATH_LENGTH ? `${path.slice(0, MAX_DETAIL_PATH_LENGTH)}…` : path, message }
 }

@@ -15,8 +15,14 @@ export function createAjv(): Ajv {
   const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: true })
   // OpenAPI's integer formats. A fraction is already reported by `type: integer`, and the schema's minimum
   // and maximum carry the documented range, so the formats only add what JSON numbers cannot hold exactly.
-  ajv.addFormat('int64', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Number.isSafeInteger(value) })
-  ajv.addFormat('int32', { type: 'number', validate: (value: number) => !Number.isInteger(value) || Math.abs(value) <= 2 ** 31 })
+  ajv.addFormat('int64', {
+    type: 'number',
+    validate: (value: number) => !Number.isInteger(value) || Number.isSafeInteger(value),
+  })
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (value: number) => !Number.isInteger(value) || Math.abs(value) <= 2 ** 31,
+  })
   // RFC 3339, strictly: a real date (no 2026-02-30) and time with an explicit offset, at most milliseconds.
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
   return ajv
@@ -58,7 +64,13 @@ function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
 function withLowerCaseHeaderNames(schema: ObjectSchema & { required?: string[] }): object {
   return {
     ...schema,
-    ...(schema.properties ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name.toLowerCase(), property])) } : {}),
+    ...(schema.properties
+      ? {
+          properties: Object.fromEntries(
+            Object.entries(schema.properties).map(([name, property]) => [name.toLowerCase(), property]),
+          ),
+        }
+      : {}),
     ...(schema.required ? { required: schema.required.map((name) => name.toLowerCase()) } : {}),
   }
 }

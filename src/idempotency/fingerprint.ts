@@ -27,6 +27,12 @@ export interface RequestIdentity {
 
 /** SHA-256 (hex) of the request's identity. A request without If-Match has the fingerprint it had before conditions existed. */
 export function requestFingerprint({ method, route, params, body, ifMatch }: RequestIdentity): string {
-  const identity = [method.toUpperCase(), route, params ?? {}, body ?? null, ...(ifMatch === undefined ? [] : [ifMatch])]
+  const identity = [
+    method.toUpperCase(),
+    route,
+    params ?? {},
+    body ?? null,
+    ...(ifMatch === undefined ? [] : [ifMatch]),
+  ]
   return createHash('sha256').update(canonicalJson(identity)).digest('hex')
 }

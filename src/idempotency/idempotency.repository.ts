@@ -40,7 +40,11 @@ function acquiredValues({ fingerprint, leaseToken, now, leasedUntil, expiresAt }
 }
 
 /** Inserts the key as in_flight; false when the key already exists (the row is left as it is). */
-export async function insertInFlightKey(trx: Writer, id: IdempotencyKeyOfApiKey, acquisition: Acquisition): Promise<boolean> {
+export async function insertInFlightKey(
+  trx: Writer,
+  id: IdempotencyKeyOfApiKey,
+  acquisition: Acquisition,
+): Promise<boolean> {
   const inserted = await trx
     .insertInto('idempotency_keys')
     .values({ api_key_id: id.keyId, idempotency_key: id.idempotencyKey, ...acquiredValues(acquisition) })
@@ -63,7 +67,12 @@ export async function findKey(db: Reader, id: IdempotencyKeyOfApiKey): Promise<I
  * Takes over a key that is expired or whose holder abandoned it, as a fresh in_flight key: true when this
  * caller got it, false when someone else changed the row since `seen` was read.
  */
-export async function takeOverKey(trx: Writer, id: IdempotencyKeyOfApiKey, seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>, acquisition: Acquisition): Promise<boolean> {
+export async function takeOverKey(
+  trx: Writer,
+  id: IdempotencyKeyOfApiKey,
+  seen: Pick<IdempotencyKeyRow, 'lease_token' | 'state'>,
+  acquisition: Acquisition,
+): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set(acquiredValues(acquisition))
@@ -76,7 +85,13 @@ export async function takeOverKey(trx: Writer, id: IdempotencyKeyOfApiKey, seen:
 }
 
 /** Stores the response of the holder's request: false when the caller no longer holds the key. */
-export async function completeKey(trx: Writer, id: IdempotencyKeyOfApiKey, leaseToken: string, response: StoredResponse, expiresAt: string): Promise<boolean> {
+export async function completeKey(
+  trx: Writer,
+  id: IdempotencyKeyOfApiKey,
+  leaseToken: string,
+  response: StoredResponse,
+  expiresAt: string,
+): Promise<boolean> {
   const result = await trx
     .updateTable('idempotency_keys')
     .set({
@@ -110,17 +125,28 @@ export async function releaseKey(trx: Writer, id: IdempotencyKeyOfApiKey, leaseT
 export async function deleteExpiredKeys(trx: Writer, now: string, limit: number): Promise<number> {
   const result = await trx
     .deleteFrom('idempotency_keys')
-    .where((eb) => eb(
-      eb.refTuple('api_key_id', 'idempotency_key'),
-      'in',
-      eb.selectFrom('idempotency_keys').select(['api_key_id', 'idempotency_key']).where('expires_at', '<', now).orderBy('expires_at').limit(limit)
-        .$asTuple('api_key_id', 'idempotency_key'),
-    ))
+    .where((eb) =>
+      eb(
+        eb.refTuple('api_key_id', 'idempotency_key'),
+        'in',
+        eb
+          .selectFrom('idempotency_keys')
+          .select(['api_key_id', 'idempotency_key'])
+          .where('expires_at', '<', now)
+          .orderBy('expires_at')
+          .limit(limit)
+          .$asTuple('api_key_id', 'idempotency_key'),
+      ),
+    )
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
 export function storedResponseOf(row: IdempotencyKeyRow): StoredResponse | undefined {
   if (row.state !== 'completed' || row.response_status === null || row.response_body === null) return undefined
-  return { status: row.response_status, body: row.response_body, headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string> }
+  return {
+    status: row.response_status,
+    body: row.response_body,
+    headers: JSON.parse(row.response_headers ?? '{}') as Record<string, string>,
+  }
 }

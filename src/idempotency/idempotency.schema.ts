@@ -7,20 +7,26 @@ export const REPLAYED_HEADER = 'idempotent-replayed'
 
 /** For the `headers` schema of every unsafe operation (POST, PATCH, DELETE). Validation reports problems at `header/idempotency-key`. */
 export const IdempotencyHeaders = Type.Object({
-  'Idempotency-Key': Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 255,
-    // Visible ASCII: what arrives intact in an HTTP header. The draft's quoted form ("…") is visible ASCII
-    // too; the value is compared exactly as sent, quotes included.
-    pattern: '^[\\x21-\\x7E]*$',
-    description: 'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). '
-      + 'A retry with the same key and the same request (operation, path and body) gets the first request\'s response again, with `Idempotent-Replayed: true`, and changes nothing; '
-      + 'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. '
-      + 'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.',
-  })),
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      // Visible ASCII: what arrives intact in an HTTP header. The draft's quoted form ("…") is visible ASCII
+      // too; the value is compared exactly as sent, quotes included.
+      pattern: '^[\\x21-\\x7E]*$',
+      description:
+        'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). ' +
+        "A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; " +
+        'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. ' +
+        'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.',
+    }),
+  ),
 })
 
 /** The response header a replay carries, for the documented success responses. */
 export const ReplayedHeaderSchema = {
-  'Idempotent-Replayed': Type.Literal('true', { description: 'Present (`true`) only on a replay: the stored response of an earlier request with the same Idempotency-Key; nothing was done again.' }),
+  'Idempotent-Replayed': Type.Literal('true', {
+    description:
+      'Present (`true`) only on a replay: the stored response of an earlier request with the same Idempotency-Key; nothing was done again.',
+  }),
 }

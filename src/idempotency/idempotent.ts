@@ -19,8 +19,15 @@ import { withJsonText } from '../http/prepared-json.js'
 import { requestFingerprint } from './fingerprint.js'
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.schema.js'
 import {
-  completeKey, findKey, insertInFlightKey, releaseKey, storedResponseOf, takeOverKey,
-  type Acquisition, type IdempotencyKeyOfApiKey, type StoredResponse,
+  completeKey,
+  findKey,
+  insertInFlightKey,
+  releaseKey,
+  storedResponseOf,
+  takeOverKey,
+  type Acquisition,
+  type IdempotencyKeyOfApiKey,
+  type StoredResponse,
 } from './idempotency.repository.js'
 
 /** The HTTP answer to a service call's result. */
@@ -49,7 +56,12 @@ export interface Idempotency {
    * Makes the service call and answers with `answer(result)`. With an Idempotency-Key header the call runs at
    * most once per key; a retry gets the stored response. Returns the body for the handler to return.
    */
-  run<Result, Body>(request: FastifyRequest, reply: FastifyReply, call: ServiceCall<Result>, answer: (result: Result) => Answer<Body>): Promise<Body>
+  run<Result, Body>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    call: ServiceCall<Result>,
+    answer: (result: Result) => Answer<Body>,
+  ): Promise<Body>
 }
 
 type Claim =
@@ -66,9 +78,13 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 class KeyLost extends Error {}
 
 function inFlight(): ApiError {
-  return new ApiError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed; retry later to get its response.', {
-    headers: { 'retry-after': '1' },
-  })
+  return new ApiError(
+    'idempotency_key_in_flight',
+    'A request with this Idempotency-Key is still being processed; retry later to get its response.',
+    {
+      headers: { 'retry-after': '1' },
+    },
+  )
 }
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString()
@@ -94,7 +110,13 @@ function send<Body>(reply: FastifyReply, response: StoredResponse, replayed: boo
 export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings): Idempotency {
   function acquisition(fingerprint: string): Acquisition {
     const now = Date.now()
-    return { fingerprint, leaseToken: randomUUID(), now: iso(now), leasedUntil: iso(now + leaseMs), expiresAt: iso(now + ttlMs) }
+    return {
+      fingerprint,
+      leaseToken: randomUUID(),
+      now: iso(now),
+      leasedUntil: iso(now + leaseMs),
+      expiresAt: iso(now + ttlMs),
+    }
   }
 
   async function claim(id: IdempotencyKeyOfApiKey, fingerprint: string): Promise<Claim> {
@@ -118,7 +140,11 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
   }
 
   /** Best effort: if it fails (database down), the key's lease runs out instead. */
-  async function bestEffort(request: FastifyRequest, what: string, work: (trx: Writer) => Promise<unknown>): Promise<void> {
+  async function bestEffort(
+    request: FastifyRequest,
+    what: string,
+    work: (trx: Writer) => Promise<unknown>,
+  ): Promise<void> {
     try {
       await data.transaction(work)
     } catch (error) {
@@ -149,7 +175,9 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
         // retry gets the same answer rather than a second chance at the effect.
         const body = serialise(reply, apiError.statusCode, errorBody(apiError.code, apiError.message, apiError.details))
         const stored = { status: apiError.statusCode, body, headers: apiError.headers }
-        await bestEffort(request, 'store the response of', (trx) => completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)))
+        await bestEffort(request, 'store the response of', (trx) =>
+          completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)),
+        )
       } else {
         await bestEffort(request, 'release', (trx) => releaseKey(trx, id, leaseToken))
       }
@@ -170,17 +198,27 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       if (!request.principal) throw new Error('an Idempotency-Key needs an authenticated request')
       const id = { keyId: request.principal.keyId, idempotencyKey: key }
       const fingerprint = requestFingerprint({
-        method: request.method, route: request.routeOptions.url ?? '', params: request.params, body: request.body, ifMatch: request.headers['if-match'],
+        method: request.method,
+        route: request.routeOptions.url ?? '',
+        params: request.params,
+        body: request.body,
+        ifMatch: request.headers['if-match'],
       })
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {
         case 'acquired':
           return execute(request, reply, id, claimed.leaseToken, call, answer)
         case 'replay':
-          request.log.info({ idempotencyKey: key, status: claimed.response.status }, 'replayed the stored response of an idempotent request')
+          request.log.info(
+            { idempotencyKey: key, status: claimed.response.status },
+            'replayed the stored response of an idempotent request',
+          )
           return send(reply, claimed.response, true)
         case 'mismatch':
-          throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.')
+          throw new ApiError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+          )
         case 'in_flight':
           throw inFlight()
       }

@@ -11,7 +11,11 @@ const PURGE_BATCH_SIZE = 500
 const PURGE_MAX_BATCHES = 20
 
 /** Deletes keys that expired before `now`, up to `maxBatches` batches; returns how many it deleted. */
-export async function purgeExpiredKeys(data: DataAccess, now = new Date(), maxBatches = PURGE_MAX_BATCHES): Promise<number> {
+export async function purgeExpiredKeys(
+  data: DataAccess,
+  now = new Date(),
+  maxBatches = PURGE_MAX_BATCHES,
+): Promise<number> {
   let total = 0
   for (let batch = 0; batch < maxBatches; batch++) {
     const deleted = await data.transaction((trx) => deleteExpiredKeys(trx, now.toISOString(), PURGE_BATCH_SIZE))
@@ -29,9 +33,14 @@ export interface PurgeTimer {
 export function startPurgeTimer(data: DataAccess, onError: (error: unknown) => void): PurgeTimer {
   let running: Promise<void> | undefined
   // Jittered, so that instances started together do not purge in step.
-  const timer = setInterval(() => {
-    running ??= purgeExpiredKeys(data).then(() => undefined, onError).finally(() => (running = undefined))
-  }, PURGE_INTERVAL_MS * (0.9 + Math.random() * 0.2))
+  const timer = setInterval(
+    () => {
+      running ??= purgeExpiredKeys(data)
+        .then(() => undefined, onError)
+        .finally(() => (running = undefined))
+    },
+    PURGE_INTERVAL_MS * (0.9 + Math.random() * 0.2),
+  )
   timer.unref()
   return {
     async stop() {

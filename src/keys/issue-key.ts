@@ -11,7 +11,11 @@ export interface IssueKeyOptions {
 }
 
 /** Creates a key and stores only its digest. The key is returned once, to be shown once. */
-export function issueApiKey(data: DataAccess, name: string, options: IssueKeyOptions = {}): Promise<{ key: string; row: ApiKeyRow }> {
+export function issueApiKey(
+  data: DataAccess,
+  name: string,
+  options: IssueKeyOptions = {},
+): Promise<{ key: string; row: ApiKeyRow }> {
   return data.transaction((trx) => insertNewKey(trx, name, options))
 }
 
@@ -20,7 +24,11 @@ export function revokeKey(data: DataAccess, id: number, revokedAt: string): Prom
   return data.transaction((trx) => revokeApiKey(trx, id, revokedAt))
 }
 
-async function insertNewKey(trx: Writer, name: string, options: IssueKeyOptions): Promise<{ key: string; row: ApiKeyRow }> {
+async function insertNewKey(
+  trx: Writer,
+  name: string,
+  options: IssueKeyOptions,
+): Promise<{ key: string; row: ApiKeyRow }> {
   const key = generateApiKey()
   const row = await insertApiKey(trx, {
     name,
@@ -37,7 +45,12 @@ async function insertNewKey(trx: Writer, name: string, options: IssueKeyOptions)
  * First run: with no static keys configured and no stored key, nobody could call the API, so one key is
  * created and returned to be printed. Every later start finds a stored key and returns undefined.
  */
-export async function issueInitialKeyIfNone(data: DataAccess, staticKeys: readonly string[]): Promise<string | undefined> {
+export async function issueInitialKeyIfNone(
+  data: DataAccess,
+  staticKeys: readonly string[],
+): Promise<string | undefined> {
   if (staticKeys.length > 0) return undefined
-  return data.transaction(async (trx) => ((await countApiKeys(trx)) > 0 ? undefined : (await insertNewKey(trx, 'initial', {})).key))
+  return data.transaction(async (trx) =>
+    (await countApiKeys(trx)) > 0 ? undefined : (await insertNewKey(trx, 'initial', {})).key,
+  )
 }

@@ -13,7 +13,10 @@ export function parseScopeList(text: string | undefined): Scope[] | undefined {
   if (text === undefined) return undefined
   const names = text.split(',').map((name) => name.trim())
   const unknown = names.find((name) => !isScope(name))
-  if (unknown !== undefined) throw new KeyOptionError(`--scopes takes a comma-separated list of ${SCOPES.join(', ')}; ${JSON.stringify(unknown)} is not one`)
+  if (unknown !== undefined)
+    throw new KeyOptionError(
+      `--scopes takes a comma-separated list of ${SCOPES.join(', ')}; ${JSON.stringify(unknown)} is not one`,
+    )
   return names.filter(isScope)
 }
 
@@ -21,17 +24,27 @@ export function parseScopeList(text: string | undefined): Scope[] | undefined {
  * `--expires-in 30d` or `--expires-at 2027-01-01T00:00:00Z`: the expiry instant in the stored form (RFC 3339
  * UTC with milliseconds), or undefined when neither is given (the key never expires).
  */
-export function parseExpiry(options: { expiresIn: string | undefined; expiresAt: string | undefined }, now: number): string | undefined {
+export function parseExpiry(
+  options: { expiresIn: string | undefined; expiresAt: string | undefined },
+  now: number,
+): string | undefined {
   const { expiresIn, expiresAt } = options
-  if (expiresIn !== undefined && expiresAt !== undefined) throw new KeyOptionError('give --expires-in or --expires-at, not both')
+  if (expiresIn !== undefined && expiresAt !== undefined)
+    throw new KeyOptionError('give --expires-in or --expires-at, not both')
   if (expiresIn !== undefined) {
     const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(expiresIn)
-    if (!match) throw new KeyOptionError(`--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(expiresIn)}`)
+    if (!match)
+      throw new KeyOptionError(
+        `--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(expiresIn)}`,
+      )
     return new Date(now + Number(match[1]) * (DURATION_UNITS_MS[match[2] ?? 'd'] ?? 0)).toISOString()
   }
   if (expiresAt === undefined) return undefined
   const instant = normaliseDateTime(expiresAt)
-  if (instant === undefined) throw new KeyOptionError(`--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(expiresAt)}`)
+  if (instant === undefined)
+    throw new KeyOptionError(
+      `--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(expiresAt)}`,
+    )
   if (!(Date.parse(instant) > now)) throw new KeyOptionError(`--expires-at ${expiresAt} is not in the future`)
   return instant
 }

@@ -36,12 +36,28 @@ export async function listOrders(db: Reader, query: OrderPageQuery): Promise<Ord
  * Moves an order from one status to another, only if it is still in `from`: the updated row, or undefined when
  * the order does not exist or is no longer in `from`. Of concurrent callers exactly one gets the row.
  */
-export async function transitionOrderStatus(trx: Writer, id: number, from: OrderStatus, to: OrderStatus): Promise<OrderRow | undefined> {
-  return trx.updateTable('orders').set({ status: to }).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst()
+export async function transitionOrderStatus(
+  trx: Writer,
+  id: number,
+  from: OrderStatus,
+  to: OrderStatus,
+): Promise<OrderRow | undefined> {
+  return trx
+    .updateTable('orders')
+    .set({ status: to })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst()
 }
 
 /** The id of the pet's placed order, if it has one (at most one: a unique partial index, which serves this query). */
 export async function findPlacedOrderIdOfPet(db: Reader, petId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('orders').select('id').where('pet_id', '=', petId).where('status', '=', 'placed').executeTakeFirst()
+  const row = await db
+    .selectFrom('orders')
+    .select('id')
+    .where('pet_id', '=', petId)
+    .where('status', '=', 'placed')
+    .executeTakeFirst()
   return row === undefined ? undefined : Number(row.id)
 }

@@ -12,7 +12,15 @@ import { BETA, BETA_NOTE } from '../http/stability.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { NoQuery } from '../http/schema-primitives.js'
-import { ListOrdersQuery, NewOrderSchema, OrderIdParams, OrderSchema, OrdersSchema, STATE_MACHINE, type Order } from './order.schema.js'
+import {
+  ListOrdersQuery,
+  NewOrderSchema,
+  OrderIdParams,
+  OrderSchema,
+  OrdersSchema,
+  STATE_MACHINE,
+  type Order,
+} from './order.schema.js'
 import type { OrderService } from './order.service.js'
 
 export interface OrderRoutesOptions {
@@ -23,122 +31,219 @@ export interface OrderRoutesOptions {
   publicBaseUrl: string | undefined
 }
 
-export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { orders, cursors, idempotency, publicBaseUrl }) => {
-  app.get('/store/orders', {
-    config: { scope: 'orders:read' },
-    schema: {
-      operationId: 'listOrders',
-      tags: ['Store'],
-      summary: 'List orders',
-      description: 'Orders in ascending id order, cancelled and completed ones included. When more exist, `Link: <…>; rel="next"` points at the next page.',
-      querystring: ListOrdersQuery,
-      response: {
-        200: {
-          ...OrdersSchema,
-          description: 'A page of orders.',
-          headers: { Link: Type.String({ description: 'RFC 8288 link to the next page (`rel="next"`), present only when more orders exist.' }) },
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (
+  app,
+  { orders, cursors, idempotency, publicBaseUrl },
+) => {
+  app.get(
+    '/store/orders',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'listOrders',
+        tags: ['Store'],
+        summary: 'List orders',
+        description:
+          'Orders in ascending id order, cancelled and completed ones included. When more exist, `Link: <…>; rel="next"` points at the next page.',
+        querystring: ListOrdersQuery,
+        response: {
+          200: {
+            ...OrdersSchema,
+            description: 'A page of orders.',
+            headers: {
+              Link: Type.String({
+                description: 'RFC 8288 link to the next page (`rel="next"`), present only when more orders exist.',
+              }),
+            },
+          },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => {
-    const { limit = DEFAULT_PAGE_SIZE, cursor } = request.query
-    const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
-    const page = await orders.list({ afterId, limit })
-    const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/store/orders`, page, (nextAfterId) => ({
-      limit: String(limit),
-      cursor: cursors.encode({ afterId: nextAfterId, status: undefined }),
-    }))
-    if (link !== undefined) reply.header('link', link)
-    return page.items
-  })
+    async (request, reply) => {
+      const { limit = DEFAULT_PAGE_SIZE, cursor } = request.query
+      const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
+      const page = await orders.list({ afterId, limit })
+      const link = nextPageLink(
+        `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/store/orders`,
+        page,
+        (nextAfterId) => ({
+          limit: String(limit),
+          cursor: cursors.encode({ afterId: nextAfterId, status: undefined }),
+        }),
+      )
+      if (link !== undefined) reply.header('link', link)
+      return page.items
+    },
+  )
 
-  app.post('/store/orders', {
-    config: { scope: 'orders:write' },
-    schema: {
-      operationId: 'placeOrder',
-      tags: ['Store'],
-      summary: '[beta] Place an order for an animal',
-      description: `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When several clients order the same animal at once, exactly one order is placed; the others get 409. ${STATE_MACHINE}`,
-      ...BETA,
-      querystring: NoQuery,
-      headers: IdempotencyHeaders,
-      body: NewOrderSchema,
-      response: {
-        201: {
-          ...OrderSchema,
-          description: 'The order as stored: `placed`, not complete.',
-          headers: { Location: Type.String({ description: 'Absolute URL of the new order.' }), ...ReplayedHeaderSchema },
+  app.post(
+    '/store/orders',
+    {
+      config: { scope: 'orders:write' },
+      schema: {
+        operationId: 'placeOrder',
+        tags: ['Store'],
+        summary: '[beta] Place an order for an animal',
+        description: `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When several clients order the same animal at once, exactly one order is placed; the others get 409. ${STATE_MACHINE}`,
+        ...BETA,
+        querystring: NoQuery,
+        headers: IdempotencyHeaders,
+        body: NewOrderSchema,
+        response: {
+          201: {
+            ...OrderSchema,
+            description: 'The order as stored: `placed`, not complete.',
+            headers: {
+              Location: Type.String({ description: 'Absolute URL of the new order.' }),
+              ...ReplayedHeaderSchema,
+            },
+          },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'idempotency_key_in_flight',
+            'idempotency_key_reused',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => {
-    const { petId, quantity, shipDate } = request.body
-    // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
-    const origin = publicOrigin(request, publicBaseUrl)
-    const input = { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) }
-    return idempotency.run(request, reply, (inTransaction?: InTransaction<Order>) => orders.place(input, inTransaction), (order) => ({
-      status: 201,
-      body: order,
-      headers: { location: `${origin}${API_PREFIX}/store/orders/${order.id}` },
-    }))
-  })
+    async (request, reply) => {
+      const { petId, quantity, shipDate } = request.body
+      // Worked out first: a Host header that cannot make a URL must be refused before the order is placed, not after.
+      const origin = publicOrigin(request, publicBaseUrl)
+      const input = { petId, quantity, shipDate: shipDate === undefined ? null : (normaliseDateTime(shipDate) ?? null) }
+      return idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<Order>) => orders.place(input, inTransaction),
+        (order) => ({
+          status: 201,
+          body: order,
+          headers: { location: `${origin}${API_PREFIX}/store/orders/${order.id}` },
+        }),
+      )
+    },
+  )
 
-  app.get('/store/orders/:orderId', {
-    config: { scope: 'orders:read' },
-    schema: {
-      operationId: 'getOrder',
-      tags: ['Store'],
-      summary: '[beta] Get an order',
-      description: `${BETA_NOTE}\n\nThe order in its current state; cancelled and completed orders stay readable.`,
-      ...BETA,
-      querystring: NoQuery,
-      params: OrderIdParams,
-      response: {
-        200: { ...OrderSchema, description: 'The order.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'internal_error', 'unavailable'),
+  app.get(
+    '/store/orders/:orderId',
+    {
+      config: { scope: 'orders:read' },
+      schema: {
+        operationId: 'getOrder',
+        tags: ['Store'],
+        summary: '[beta] Get an order',
+        description: `${BETA_NOTE}\n\nThe order in its current state; cancelled and completed orders stay readable.`,
+        ...BETA,
+        querystring: NoQuery,
+        params: OrderIdParams,
+        response: {
+          200: { ...OrderSchema, description: 'The order.' },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
+        },
       },
     },
-  }, async (request) => orders.get(request.params.orderId))
+    async (request) => orders.get(request.params.orderId),
+  )
 
-  app.delete('/store/orders/:orderId', {
-    config: { scope: 'orders:write' },
-    preValidation: refuseBody,
-    schema: {
-      operationId: 'cancelOrder',
-      tags: ['Store'],
-      summary: '[beta] Cancel an order',
-      description: `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already cancelled order answers 409 and nothing changes. No request body.`,
-      ...BETA,
-      querystring: NoQuery,
-      params: OrderIdParams,
-      response: {
-        200: { ...OrderSchema, description: 'The order, now `cancelled`.' },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
+  app.delete(
+    '/store/orders/:orderId',
+    {
+      config: { scope: 'orders:write' },
+      preValidation: refuseBody,
+      schema: {
+        operationId: 'cancelOrder',
+        tags: ['Store'],
+        summary: '[beta] Cancel an order',
+        description: `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already cancelled order answers 409 and nothing changes. No request body.`,
+        ...BETA,
+        querystring: NoQuery,
+        params: OrderIdParams,
+        response: {
+          200: { ...OrderSchema, description: 'The order, now `cancelled`.' },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
+        },
       },
     },
-  }, async (request) => orders.cancel(request.params.orderId))
+    async (request) => orders.cancel(request.params.orderId),
+  )
 
-  app.post('/store/orders/:orderId/complete', {
-    config: { scope: 'orders:write' },
-    preValidation: refuseBody,
-    schema: {
-      operationId: 'completeOrder',
-      tags: ['Store'],
-      summary: '[beta] Complete an order',
-      description: `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.`,
-      ...BETA,
-      querystring: NoQuery,
-      headers: IdempotencyHeaders,
-      params: OrderIdParams,
-      response: {
-        200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
+  app.post(
+    '/store/orders/:orderId/complete',
+    {
+      config: { scope: 'orders:write' },
+      preValidation: refuseBody,
+      schema: {
+        operationId: 'completeOrder',
+        tags: ['Store'],
+        summary: '[beta] Complete an order',
+        description: `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.`,
+        ...BETA,
+        querystring: NoQuery,
+        headers: IdempotencyHeaders,
+        params: OrderIdParams,
+        response: {
+          200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'idempotency_key_in_flight',
+            'idempotency_key_reused',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
+        },
       },
     },
-  }, async (request, reply) =>
-    idempotency.run(request, reply, (inTransaction?: InTransaction<Order>) => orders.complete(request.params.orderId, inTransaction), (order) => ({ status: 200, body: order })))
+    async (request, reply) =>
+      idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<Order>) => orders.complete(request.params.orderId, inTransaction),
+        (order) => ({ status: 200, body: order }),
+      ),
+  )
 
   rejectOtherMethods(app, '/store/orders', ['GET', 'POST'])
   rejectOtherMethods(app, '/store/orders/:orderId', ['GET', 'DELETE'])

@@ -9,7 +9,14 @@ import { Conflict, NotFound } from '../domain/errors.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
 import { toOrder } from './order.mapper.js'
-import { findOrderById, insertOrder, listOrders, transitionOrderStatus, type OrderPageQuery, type OrderStatus } from './order.repository.js'
+import {
+  findOrderById,
+  insertOrder,
+  listOrders,
+  transitionOrderStatus,
+  type OrderPageQuery,
+  type OrderStatus,
+} from './order.repository.js'
 import { DEFAULT_ORDER_QUANTITY, type Order } from './order.schema.js'
 
 export interface PlaceOrderInput {
@@ -64,7 +71,8 @@ async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINIS
 }
 
 export function createOrderService(data: DataAccess): OrderService {
-  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) => writeWith(data, change, inTransaction)
+  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) =>
+    writeWith(data, change, inTransaction)
 
   return {
     async list(query) {

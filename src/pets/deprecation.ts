@@ -8,10 +8,18 @@ const DEPRECATION = '@1767225600'
 const SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 
 /** Marks every authenticated response of a deprecated operation, and counts the call against its key. */
-export function markDeprecated(options: { operation: string; successor: (request: FastifyRequest) => string; metrics: Metrics }) {
+export function markDeprecated(options: {
+  operation: string
+  successor: (request: FastifyRequest) => string
+  metrics: Metrics
+}) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // A throw (a Host header unfit for the link) is caught by Fastify's hook runner and answered as an error.
-    reply.headers({ deprecation: DEPRECATION, sunset: SUNSET, link: `<${options.successor(request)}>; rel="successor-version"` })
+    reply.headers({
+      deprecation: DEPRECATION,
+      sunset: SUNSET,
+      link: `<${options.successor(request)}>; rel="successor-version"`,
+    })
     options.metrics.deprecatedCalls.inc({ operation: options.operation, key_id: request.principal?.keyId ?? 'unknown' })
     done()
   }
@@ -21,5 +29,7 @@ export function markDeprecated(options: { operation: string; successor: (request
 export const DeprecationHeadersSchema = {
   Deprecation: Type.String({ description: `RFC 9745: deprecated since 2026-01-01 (\`${DEPRECATION}\`).` }),
   Sunset: Type.String({ description: `RFC 8594: removed on \`${SUNSET}\`.` }),
-  Link: Type.String({ description: 'RFC 8288 link to the operation to use instead: `<…/v1/pets>; rel="successor-version"`.' }),
+  Link: Type.String({
+    description: 'RFC 8288 link to the operation to use instead: `<…/v1/pets>; rel="successor-version"`.',
+  }),
 }

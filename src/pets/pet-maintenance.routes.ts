@@ -26,7 +26,8 @@ const MERGE_PATCH = 'application/merge-patch+json'
 
 const ConditionalWriteHeaders = Type.Object({ ...IdempotencyHeaders.properties, 'If-Match': IfMatchHeader })
 
-const CONDITIONS = 'With `If-Match` (the `ETag` of an earlier response), the change is made only if nobody changed the animal since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with an `Idempotency-Key`.'
+const CONDITIONS =
+  'With `If-Match` (the `ETag` of an earlier response), the change is made only if nobody changed the animal since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with an `Idempotency-Key`.'
 
 /** /metrics: what the two operations did, not the replays of their stored responses. */
 function countOutcomes(metrics: Metrics): onResponseHookHandler {
@@ -41,62 +42,117 @@ function countOutcomes(metrics: Metrics): onResponseHookHandler {
   }
 }
 
-export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoutesOptions> = async (app, { pets, metrics, idempotency }) => {
+export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoutesOptions> = async (
+  app,
+  { pets, metrics, idempotency },
+) => {
   addJsonBodyParser(app, MERGE_PATCH)
   app.addHook('onResponse', countOutcomes(metrics))
 
-  app.patch('/pets/:petId', {
-    config: { scope: 'pets:write' },
-    schema: {
-      operationId: 'updatePet',
-      tags: ['Pets'],
-      summary: '[beta] Update an animal',
-      description: `${BETA_NOTE}\n\nChanges an animal with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, the others stay. `
-        + '`status` cannot be changed while the animal has a `placed` order (409): its status then follows the order. A patch that changes nothing answers 200 with the same `ETag`. '
-        + CONDITIONS,
-      ...BETA,
-      consumes: [MERGE_PATCH, 'application/json'],
-      querystring: NoQuery,
-      params: PetIdParams,
-      headers: ConditionalWriteHeaders,
-      body: PetPatchSchema,
-      response: {
-        200: { ...PetSchema, description: 'The animal as stored now, with its new `ETag`.', headers: { ...ETagHeaderSchema, ...ReplayedHeaderSchema } },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'precondition_failed', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
+  app.patch(
+    '/pets/:petId',
+    {
+      config: { scope: 'pets:write' },
+      schema: {
+        operationId: 'updatePet',
+        tags: ['Pets'],
+        summary: '[beta] Update an animal',
+        description:
+          `${BETA_NOTE}\n\nChanges an animal with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, the others stay. ` +
+          '`status` cannot be changed while the animal has a `placed` order (409): its status then follows the order. A patch that changes nothing answers 200 with the same `ETag`. ' +
+          CONDITIONS,
+        ...BETA,
+        consumes: [MERGE_PATCH, 'application/json'],
+        querystring: NoQuery,
+        params: PetIdParams,
+        headers: ConditionalWriteHeaders,
+        body: PetPatchSchema,
+        response: {
+          200: {
+            ...PetSchema,
+            description: 'The animal as stored now, with its new `ETag`.',
+            headers: { ...ETagHeaderSchema, ...ReplayedHeaderSchema },
+          },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'idempotency_key_in_flight',
+            'precondition_failed',
+            'idempotency_key_reused',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
+        },
       },
     },
-  }, async (request, reply) => {
-    const { petId } = request.params
-    const condition = ifMatchCondition(request.headers['if-match'], petId)
-    return idempotency.run(request, reply, (inTransaction?: InTransaction<VersionedPet>) => pets.update(petId, request.body, condition, inTransaction), ({ pet, version }) => ({
-      status: 200,
-      body: pet,
-      headers: { etag: entityTag(pet.id, version) },
-    }))
-  })
+    async (request, reply) => {
+      const { petId } = request.params
+      const condition = ifMatchCondition(request.headers['if-match'], petId)
+      return idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<VersionedPet>) => pets.update(petId, request.body, condition, inTransaction),
+        ({ pet, version }) => ({
+          status: 200,
+          body: pet,
+          headers: { etag: entityTag(pet.id, version) },
+        }),
+      )
+    },
+  )
 
-  app.delete('/pets/:petId', {
-    config: { scope: 'pets:write' },
-    preValidation: refuseBody,
-    schema: {
-      operationId: 'deletePet',
-      tags: ['Pets'],
-      summary: '[beta] Delete an animal',
-      description: `${BETA_NOTE}\n\nRemoves an animal from the catalogue. From then on every operation on it answers 404, lists and cursors pass it by, and its id is never given to another animal; its completed and cancelled orders stay readable. `
-        + 'Refused with 409 while it has a `placed` order (complete or cancel it first). No request body. '
-        + CONDITIONS,
-      ...BETA,
-      querystring: NoQuery,
-      params: PetIdParams,
-      headers: ConditionalWriteHeaders,
-      response: {
-        204: Type.Null({ description: 'The animal is deleted. No body.', headers: ReplayedHeaderSchema }),
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'idempotency_key_in_flight', 'precondition_failed', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
+  app.delete(
+    '/pets/:petId',
+    {
+      config: { scope: 'pets:write' },
+      preValidation: refuseBody,
+      schema: {
+        operationId: 'deletePet',
+        tags: ['Pets'],
+        summary: '[beta] Delete an animal',
+        description:
+          `${BETA_NOTE}\n\nRemoves an animal from the catalogue. From then on every operation on it answers 404, lists and cursors pass it by, and its id is never given to another animal; its completed and cancelled orders stay readable. ` +
+          'Refused with 409 while it has a `placed` order (complete or cancel it first). No request body. ' +
+          CONDITIONS,
+        ...BETA,
+        querystring: NoQuery,
+        params: PetIdParams,
+        headers: ConditionalWriteHeaders,
+        response: {
+          204: Type.Null({ description: 'The animal is deleted. No body.', headers: ReplayedHeaderSchema }),
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'not_found',
+            'conflict',
+            'idempotency_key_in_flight',
+            'precondition_failed',
+            'idempotency_key_reused',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
+        },
       },
     },
-  }, async (request, reply) => {
-    const { petId } = request.params
-    const condition = ifMatchCondition(request.headers['if-match'], petId)
-    return idempotency.run(request, reply, (inTransaction?: InTransaction<VersionedPet>) => pets.delete(petId, condition, inTransaction), () => ({ status: 204, body: undefined }))
-  })
+    async (request, reply) => {
+      const { petId } = request.params
+      const condition = ifMatchCondition(request.headers['if-match'], petId)
+      return idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<VersionedPet>) => pets.delete(petId, condition, inTransaction),
+        () => ({ status: 204, body: undefined }),
+      )
+    },
+  )
 }

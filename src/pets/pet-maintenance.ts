@@ -22,7 +22,8 @@ const ATTEMPTS = 10
 async function currentPet(trx: Writer, id: number, condition: VersionCondition | undefined): Promise<PetRow> {
   const row = await findPetById(trx, id)
   if (!row) throw condition === undefined ? new NotFound('pet', id) : new PreconditionFailed('pet', id, undefined)
-  if (condition !== undefined && !conditionHolds(condition, Number(row.version))) throw new PreconditionFailed('pet', id, Number(row.version))
+  if (condition !== undefined && !conditionHolds(condition, Number(row.version)))
+    throw new PreconditionFailed('pet', id, Number(row.version))
   return row
 }
 
@@ -30,7 +31,8 @@ async function currentPet(trx: Writer, id: number, condition: VersionCondition |
 function changesOf(row: PetRow, patch: PetPatch): PetChanges {
   const changes: PetChanges = {}
   if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name
-  if (patch.categoryId !== undefined && patch.categoryId !== Number(row.category_id)) changes.category_id = patch.categoryId
+  if (patch.categoryId !== undefined && patch.categoryId !== Number(row.category_id))
+    changes.category_id = patch.categoryId
   if (patch.status !== undefined && patch.status !== row.status) changes.status = patch.status
   return changes
 }
@@ -41,17 +43,28 @@ async function refuseWhilePlaced(trx: Writer, id: number, refusal: (orderId: num
 }
 
 function tooBusy(id: number): Conflict {
-  return new Conflict(`Pet ${id} was changed by others ${ATTEMPTS} times while this request ran; nothing was changed. Retry.`)
+  return new Conflict(
+    `Pet ${id} was changed by others ${ATTEMPTS} times while this request ran; nothing was changed. Retry.`,
+  )
 }
 
-export async function updatePetIn(trx: Writer, id: number, patch: PetPatch, condition: VersionCondition | undefined): Promise<VersionedPet> {
+export async function updatePetIn(
+  trx: Writer,
+  id: number,
+  patch: PetPatch,
+  condition: VersionCondition | undefined,
+): Promise<VersionedPet> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const row = await currentPet(trx, id, condition)
     const changes = changesOf(row, patch)
     if (Object.keys(changes).length === 0) return toVersionedPet(row)
     if (changes.status !== undefined) {
-      await refuseWhilePlaced(trx, id, (orderId) =>
-        `Pet ${id} has a placed order (${orderId}): its status follows that order until it is completed or cancelled. Nothing was changed.`)
+      await refuseWhilePlaced(
+        trx,
+        id,
+        (orderId) =>
+          `Pet ${id} has a placed order (${orderId}): its status follows that order until it is completed or cancelled. Nothing was changed.`,
+      )
     }
     const updated = await updatePetAtVersion(trx, id, Number(row.version), changes)
     if (updated) return toVersionedPet(updated)
@@ -60,11 +73,19 @@ export async function updatePetIn(trx: Writer, id: number, patch: PetPatch, cond
 }
 
 /** Deletes the pet (it stays stored, marked deleted, for its orders); returns its last state. */
-export async function deletePetIn(trx: Writer, id: number, condition: VersionCondition | undefined): Promise<VersionedPet> {
+export async function deletePetIn(
+  trx: Writer,
+  id: number,
+  condition: VersionCondition | undefined,
+): Promise<VersionedPet> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const row = await currentPet(trx, id, condition)
-    await refuseWhilePlaced(trx, id, (orderId) =>
-      `Pet ${id} has a placed order (${orderId}); complete or cancel it before deleting the pet. Nothing was changed.`)
+    await refuseWhilePlaced(
+      trx,
+      id,
+      (orderId) =>
+        `Pet ${id} has a placed order (${orderId}); complete or cancel it before deleting the pet. Nothing was changed.`,
+    )
     if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) return toVersionedPet(row)
   }
   throw tooBusy(id)

@@ -18,9 +18,15 @@ const PET_JSON = `json_object('id', id, 'name', name, 'categoryId', category_id,
  * are passed by, as in pet.repository.ts.
  */
 export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
-  const pet = reader.prepare<[number], [string, number]>(`select ${PET_JSON}, version from pets where id = ? and deleted_at is null`).raw()
-  const pageStatement = (...conditions: string[]) => reader.prepare<unknown[], [string, number]>(
-    `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by id limit ?`).raw()
+  const pet = reader
+    .prepare<[number], [string, number]>(`select ${PET_JSON}, version from pets where id = ? and deleted_at is null`)
+    .raw()
+  const pageStatement = (...conditions: string[]) =>
+    reader
+      .prepare<unknown[], [string, number]>(
+        `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by id limit ?`,
+      )
+      .raw()
   const pages = {
     all: pageStatement(),
     after: pageStatement('id > ?'),

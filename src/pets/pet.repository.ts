@@ -26,7 +26,12 @@ export async function findPetById(db: Reader, id: number): Promise<PetRow | unde
 
 /** The pets findPetById would give for each of `ids`, in one query (PostgreSQL: `= any($1)`, one statement text for any number of ids). */
 export async function findPetsByIds(db: Reader, ids: readonly number[]): Promise<PetRow[]> {
-  return db.selectFrom('pets').selectAll().where((eb) => eb('id', '=', eb.fn.any(eb.val([...ids])))).where('deleted_at', 'is', null).execute()
+  return db
+    .selectFrom('pets')
+    .selectAll()
+    .where((eb) => eb('id', '=', eb.fn.any(eb.val([...ids]))))
+    .where('deleted_at', 'is', null)
+    .execute()
 }
 
 export interface PetPageQuery {
@@ -51,9 +56,12 @@ export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[
  * moves with it: a status moved by an order is a change of the pet like any other.
  */
 export async function transitionPetStatus(trx: Writer, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
-  const result = await trx.updateTable('pets')
+  const result = await trx
+    .updateTable('pets')
     .set((eb) => ({ status: to, version: eb('version', '+', 1) }))
-    .where('id', '=', id).where('status', '=', from).where('deleted_at', 'is', null)
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }
@@ -63,19 +71,35 @@ export async function transitionPetStatus(trx: Writer, id: number, from: PetStat
  * row, or undefined when someone changed or deleted it since it was read at that version. As for
  * transitionPetStatus, of concurrent callers expecting the same version exactly one gets the row.
  */
-export async function updatePetAtVersion(trx: Writer, id: number, version: number, changes: PetChanges): Promise<PetRow | undefined> {
-  return trx.updateTable('pets')
+export async function updatePetAtVersion(
+  trx: Writer,
+  id: number,
+  version: number,
+  changes: PetChanges,
+): Promise<PetRow | undefined> {
+  return trx
+    .updateTable('pets')
     .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
-    .where('id', '=', id).where('version', '=', version).where('deleted_at', 'is', null)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst()
 }
 
 /** Marks a pet deleted, only if it is still at `version`: true when it was. */
-export async function deletePetAtVersion(trx: Writer, id: number, version: number, deletedAt: string): Promise<boolean> {
-  const result = await trx.updateTable('pets')
+export async function deletePetAtVersion(
+  trx: Writer,
+  id: number,
+  version: number,
+  deletedAt: string,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('pets')
     .set((eb) => ({ deleted_at: deletedAt, version: eb('version', '+', 1) }))
-    .where('id', '=', id).where('version', '=', version).where('deleted_at', 'is', null)
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }

@@ -25,95 +25,155 @@ export interface PetRoutesOptions {
   publicBaseUrl: string | undefined
 }
 
-export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (app, { pets, cursors, metrics, idempotency, publicBaseUrl }) => {
-  app.get('/pets', {
-    config: { scope: 'pets:read' },
-    schema: {
-      operationId: 'listPets',
-      tags: ['Pets'],
-      summary: 'List all animals',
-      description: 'Animals in ascending id order, optionally filtered by status. When more exist, `Link: <…>; rel="next"` points at the next page.',
-      querystring: ListPetsQuery,
-      response: {
-        200: {
-          ...PetsSchema,
-          description: 'A page of animals.',
-          headers: { Link: Type.String({ description: 'RFC 8288 link to the next page (`rel="next"`), present only when more animals exist.' }) },
+export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
+  app,
+  { pets, cursors, metrics, idempotency, publicBaseUrl },
+) => {
+  app.get(
+    '/pets',
+    {
+      config: { scope: 'pets:read' },
+      schema: {
+        operationId: 'listPets',
+        tags: ['Pets'],
+        summary: 'List all animals',
+        description:
+          'Animals in ascending id order, optionally filtered by status. When more exist, `Link: <…>; rel="next"` points at the next page.',
+        querystring: ListPetsQuery,
+        response: {
+          200: {
+            ...PetsSchema,
+            description: 'A page of animals.',
+            headers: {
+              Link: Type.String({
+                description: 'RFC 8288 link to the next page (`rel="next"`), present only when more animals exist.',
+              }),
+            },
+          },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => {
-    const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
-    const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
-    const page = await pets.list({ status, afterId, limit })
-    const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, page, (nextAfterId) => ({
-      limit: String(limit),
-      ...(status ? { status } : {}),
-      cursor: cursors.encode({ afterId: nextAfterId, status }),
-    }))
-    if (link !== undefined) reply.header('link', link)
-    return page.items
-  })
+    async (request, reply) => {
+      const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
+      const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
+      const page = await pets.list({ status, afterId, limit })
+      const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, page, (nextAfterId) => ({
+        limit: String(limit),
+        ...(status ? { status } : {}),
+        cursor: cursors.encode({ afterId: nextAfterId, status }),
+      }))
+      if (link !== undefined) reply.header('link', link)
+      return page.items
+    },
+  )
 
-  app.post('/pets', {
-    config: { scope: 'pets:write' },
-    schema: {
-      operationId: 'createPet',
-      tags: ['Pets'],
-      summary: 'Add an animal',
-      description: 'Adds an animal; the service assigns its id. `status` defaults to `available`. Safe to retry with an `Idempotency-Key`.',
-      querystring: NoQuery,
-      headers: IdempotencyHeaders,
-      body: NewPetSchema,
-      response: {
-        201: {
-          ...PetSchema,
-          description: 'The animal as stored, with its assigned id.',
-          headers: { Location: Type.String({ description: 'Absolute URL of the new animal.' }), ...ETagHeaderSchema, ...ReplayedHeaderSchema },
+  app.post(
+    '/pets',
+    {
+      config: { scope: 'pets:write' },
+      schema: {
+        operationId: 'createPet',
+        tags: ['Pets'],
+        summary: 'Add an animal',
+        description:
+          'Adds an animal; the service assigns its id. `status` defaults to `available`. Safe to retry with an `Idempotency-Key`.',
+        querystring: NoQuery,
+        headers: IdempotencyHeaders,
+        body: NewPetSchema,
+        response: {
+          201: {
+            ...PetSchema,
+            description: 'The animal as stored, with its assigned id.',
+            headers: {
+              Location: Type.String({ description: 'Absolute URL of the new animal.' }),
+              ...ETagHeaderSchema,
+              ...ReplayedHeaderSchema,
+            },
+          },
+          ...errorResponses(
+            'invalid_request',
+            'unauthorized',
+            'forbidden',
+            'idempotency_key_in_flight',
+            'idempotency_key_reused',
+            'payload_too_large',
+            'unsupported_media_type',
+            'rate_limited',
+            'internal_error',
+            'unavailable',
+          ),
         },
-        ...errorResponses('invalid_request', 'unauthorized', 'forbidden', 'idempotency_key_in_flight', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'internal_error', 'unavailable'),
       },
     },
-  }, async (request, reply) => {
-    // Worked out first: a Host header that cannot make a URL must be refused before the pet is created, not after.
-    const origin = publicOrigin(request, publicBaseUrl)
-    return idempotency.run(request, reply, (inTransaction?: InTransaction<VersionedPet>) => pets.create(request.body, inTransaction), ({ pet, version }) => ({
-      status: 201,
-      body: pet,
-      headers: { location: `${origin}${API_PREFIX}/pets/${pet.id}`, etag: entityTag(pet.id, version) },
-    }))
-  })
+    async (request, reply) => {
+      // Worked out first: a Host header that cannot make a URL must be refused before the pet is created, not after.
+      const origin = publicOrigin(request, publicBaseUrl)
+      return idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<VersionedPet>) => pets.create(request.body, inTransaction),
+        ({ pet, version }) => ({
+          status: 201,
+          body: pet,
+          headers: { location: `${origin}${API_PREFIX}/pets/${pet.id}`, etag: entityTag(pet.id, version) },
+        }),
+      )
+    },
+  )
 
-  app.get('/pets/:petId', {
-    config: { scope: 'pets:read' },
-    onRequest: markDeprecated({ operation: 'getPet', successor: (request) => `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, metrics }),
-    schema: {
-      operationId: 'getPet',
-      tags: ['Pets'],
-      summary: 'Get an animal (deprecated)',
-      description: 'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. '
-        + 'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged.',
-      deprecated: true,
-      'x-deprecated-sunset': '2030-12-05',
-      querystring: NoQuery,
-      params: PetIdParams,
-      headers: Type.Object({ 'If-None-Match': IfNoneMatchHeader }),
-      response: {
-        200: { ...PetSchema, description: 'The animal.', headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema } },
-        304: Type.Null({ description: 'The animal is unchanged: its ETag is one `If-None-Match` names. No body.', headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema } }),
-        ...withHeaders(errorResponses('invalid_request', 'not_found'), DeprecationHeadersSchema),
-        ...errorResponses('unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
+  app.get(
+    '/pets/:petId',
+    {
+      config: { scope: 'pets:read' },
+      onRequest: markDeprecated({
+        operation: 'getPet',
+        successor: (request) => `${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`,
+        metrics,
+      }),
+      schema: {
+        operationId: 'getPet',
+        tags: ['Pets'],
+        summary: 'Get an animal (deprecated)',
+        description:
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. ' +
+          'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged.',
+        deprecated: true,
+        'x-deprecated-sunset': '2030-12-05',
+        querystring: NoQuery,
+        params: PetIdParams,
+        headers: Type.Object({ 'If-None-Match': IfNoneMatchHeader }),
+        response: {
+          200: {
+            ...PetSchema,
+            description: 'The animal.',
+            headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema },
+          },
+          304: Type.Null({
+            description: 'The animal is unchanged: its ETag is one `If-None-Match` names. No body.',
+            headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema },
+          }),
+          ...withHeaders(errorResponses('invalid_request', 'not_found'), DeprecationHeadersSchema),
+          ...errorResponses('unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
+        },
       },
     },
-  }, async (request, reply) => {
-    const { pet, version } = await pets.get(request.params.petId)
-    const tag = entityTag(pet.id, version)
-    reply.header('etag', tag)
-    // No body at all (not even `null`): undefined skips the serialiser.
-    if (noneMatchFails(request.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
-    return pet
-  })
+    async (request, reply) => {
+      const { pet, version } = await pets.get(request.params.petId)
+      const tag = entityTag(pet.id, version)
+      reply.header('etag', tag)
+      // No body at all (not even `null`): undefined skips the serialiser.
+      if (noneMatchFails(request.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
+      return pet
+    },
+  )
 
   rejectOtherMethods(app, '/pets', ['GET', 'POST'])
   rejectOtherMethods(app, '/pets/:petId', ['GET', 'PATCH', 'DELETE'])

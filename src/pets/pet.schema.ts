@@ -8,7 +8,8 @@ export const DEFAULT_PET_STATUS = 'available'
 export const PetStatusSchema = Type.Unsafe<(typeof PET_STATUSES)[number]>({
   type: 'string',
   enum: [...PET_STATUSES],
-  description: 'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
+  description:
+    'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
 })
 
 // Control characters and unpaired UTF-16 surrogates cannot be stored and read back unchanged by every
@@ -27,9 +28,10 @@ const PetName = Type.String({
   minLength: 1,
   maxLength: 200,
   pattern: PET_NAME_PATTERN,
-  description: 'The animal\'s name: 1 to 200 Unicode characters, at least one of them visible (not only white space or '
-    + 'invisible format characters), without control characters or bidirectional override and isolate characters '
-    + '(U+202A–U+202E, U+2066–U+2069).',
+  description:
+    "The animal's name: 1 to 200 Unicode characters, at least one of them visible (not only white space or " +
+    'invisible format characters), without control characters or bidirectional override and isolate characters ' +
+    '(U+202A–U+202E, U+2066–U+2069).',
 })
 
 const CategoryId = { ...Int64Id, description: 'Identifier of the category the animal belongs to (1 to 2^53−1).' }
@@ -38,9 +40,16 @@ export const NewPetSchema = Type.Object(
   {
     name: PetName,
     categoryId: CategoryId,
-    status: Type.Optional({ ...PetStatusSchema, default: DEFAULT_PET_STATUS, description: 'Availability status; `available` when omitted.' }),
+    status: Type.Optional({
+      ...PetStatusSchema,
+      default: DEFAULT_PET_STATUS,
+      description: 'Availability status; `available` when omitted.',
+    }),
   },
-  { additionalProperties: false, description: 'An animal to add. Properties not listed here (a client-chosen `id` included) are refused.' },
+  {
+    additionalProperties: false,
+    description: 'An animal to add. Properties not listed here (a client-chosen `id` included) are refused.',
+  },
 )
 
 // JSON Merge Patch (RFC 7396) of a pet: the properties to replace, each checked as in NewPet. Every property
@@ -49,19 +58,27 @@ export const PetPatchSchema = Type.Object(
   {
     name: Type.Optional(PetName),
     categoryId: Type.Optional(CategoryId),
-    status: Type.Optional({ ...PetStatusSchema, description: 'Availability status. Refused (409) while the animal has a `placed` order: its status then follows the order.' }),
+    status: Type.Optional({
+      ...PetStatusSchema,
+      description:
+        'Availability status. Refused (409) while the animal has a `placed` order: its status then follows the order.',
+    }),
   },
   {
     additionalProperties: false,
     minProperties: 1,
-    description: 'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and `status`, each valid as in NewPet. '
-      + 'Properties left out keep their value; `null` (removing a property), `id` and unknown properties are refused.',
+    description:
+      'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and `status`, each valid as in NewPet. ' +
+      'Properties left out keep their value; `null` (removing a property), `id` and unknown properties are refused.',
   },
 )
 
 export const PetSchema = Type.Object(
   {
-    id: { ...Int64Id, description: 'Unique identifier assigned by the service on creation (1 to 2^53−1); never reused.' },
+    id: {
+      ...Int64Id,
+      description: 'Unique identifier assigned by the service on creation (1 to 2^53−1); never reused.',
+    },
     name: PetName,
     categoryId: Int64Id,
     status: PetStatusSchema,
@@ -75,11 +92,14 @@ export const ListPetsQuery = Type.Object(
   {
     limit: pageLimit('animals'),
     status: Type.Optional({ ...PetStatusSchema, description: 'Only animals with this status.' }),
-    cursor: Type.Optional(Type.String({
-      minLength: 1,
-      maxLength: 256,
-      description: 'Opaque position from a previous page\'s `Link: rel="next"`. Bound to the `status` filter it was issued for.',
-    })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Opaque position from a previous page\'s `Link: rel="next"`. Bound to the `status` filter it was issued for.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -22,9 +22,18 @@ export interface PetService {
    * Changes what the patch names, if `condition` holds for the pet's version (PreconditionFailed otherwise).
    * A status change is a Conflict while the pet has a placed order. A patch that changes nothing keeps the version.
    */
-  update(id: number, patch: PetPatch, condition: VersionCondition | undefined, inTransaction?: InTransaction<VersionedPet>): Promise<VersionedPet>
+  update(
+    id: number,
+    patch: PetPatch,
+    condition: VersionCondition | undefined,
+    inTransaction?: InTransaction<VersionedPet>,
+  ): Promise<VersionedPet>
   /** Deletes the pet, if `condition` holds; a Conflict while it has a placed order. Returns its last state. */
-  delete(id: number, condition: VersionCondition | undefined, inTransaction?: InTransaction<VersionedPet>): Promise<VersionedPet>
+  delete(
+    id: number,
+    condition: VersionCondition | undefined,
+    inTransaction?: InTransaction<VersionedPet>,
+  ): Promise<VersionedPet>
 }
 
 export interface PetServiceDependencies {
@@ -34,7 +43,10 @@ export interface PetServiceDependencies {
 }
 
 export function createPetService({ data, reads }: PetServiceDependencies): PetService {
-  const write = (change: (trx: Writer) => Promise<VersionedPet>, inTransaction: InTransaction<VersionedPet> | undefined) => writeWith(data, change, inTransaction)
+  const write = (
+    change: (trx: Writer) => Promise<VersionedPet>,
+    inTransaction: InTransaction<VersionedPet> | undefined,
+  ) => writeWith(data, change, inTransaction)
   return {
     list: (query) => reads.page(query),
     async get(id) {
@@ -43,9 +55,20 @@ export function createPetService({ data, reads }: PetServiceDependencies): PetSe
       return found
     },
     // The HTTP contract fills the default status before this; other callers get the same one.
-    create: (input, inTransaction) => write(async (trx) =>
-      toVersionedPet(await insertPet(trx, { name: input.name, category_id: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS })), inTransaction),
-    update: (id, patch, condition, inTransaction) => write((trx) => updatePetIn(trx, id, patch, condition), inTransaction),
+    create: (input, inTransaction) =>
+      write(
+        async (trx) =>
+          toVersionedPet(
+            await insertPet(trx, {
+              name: input.name,
+              category_id: input.categoryId,
+              status: input.status ?? DEFAULT_PET_STATUS,
+            }),
+          ),
+        inTransaction,
+      ),
+    update: (id, patch, condition, inTransaction) =>
+      write((trx) => updatePetIn(trx, id, patch, condition), inTransaction),
     delete: (id, condition, inTransaction) => write((trx) => deletePetIn(trx, id, condition), inTransaction),
   }
 }

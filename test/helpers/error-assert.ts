@@ -12,7 +12,13 @@ export interface ExpectedError {
   details?: { path: string; message: string }[]
 }
 
-function check(status: number, header: (name: string) => string | null, text: string, expected: ExpectedError, headers: Record<string, string | null>): string {
+function check(
+  status: number,
+  header: (name: string) => string | null,
+  text: string,
+  expected: ExpectedError,
+  headers: Record<string, string | null>,
+): string {
   assert.equal(status, expected.status, `status; body was ${text}`)
   assert.equal(header('content-type'), JSON_CONTENT_TYPE)
   assert.equal(header('x-content-type-options'), 'nosniff')
@@ -26,10 +32,18 @@ function check(status: number, header: (name: string) => string | null, text: st
 }
 
 /** Asserts an error response exactly; `headers` lists further headers and their exact values (null: absent). Returns the X-Request-Id. */
-export async function assertError(response: Response, expected: ExpectedError, headers: Record<string, string | null> = {}): Promise<string> {
+export async function assertError(
+  response: Response,
+  expected: ExpectedError,
+  headers: Record<string, string | null> = {},
+): Promise<string> {
   return check(response.status, (name) => response.headers.get(name), await response.text(), expected, headers)
 }
 
-export function assertRawError(response: RawResponse, expected: ExpectedError, headers: Record<string, string | null> = {}): string {
+export function assertRawError(
+  response: RawResponse,
+  expected: ExpectedError,
+  headers: Record<string, string | null> = {},
+): string {
   return check(response.status, (name) => response.headers[name] ?? null, response.body, expected, headers)
 }

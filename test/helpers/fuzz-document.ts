@@ -70,7 +70,10 @@ export function dereference<T>(document: T): T {
   const root = document as unknown
   const resolve = (pointer: string): unknown => {
     assert.ok(pointer.startsWith('#/'), `only local references are supported: ${pointer}`)
-    return pointer.slice(2).split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    return pointer
+      .slice(2)
+      .split('/')
+      .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
       .reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], root)
   }
   const walk = (node: unknown, depth: number): unknown => {
@@ -91,7 +94,9 @@ export function apiPrefix(document: OpenApiDocument): string {
   return new URL(url, 'http://localhost').pathname.replace(/\/$/, '')
 }
 
-function responsesOf(raw: Record<string, { content?: Record<string, { schema?: JsonSchema }>; headers?: Record<string, unknown> }>) {
+function responsesOf(
+  raw: Record<string, { content?: Record<string, { schema?: JsonSchema }>; headers?: Record<string, unknown> }>,
+) {
   const responses: Record<string, DocumentedResponse> = {}
   for (const [status, response] of Object.entries(raw)) {
     const content = response.content ?? {}
@@ -114,16 +119,24 @@ export function operationsOf(rawDocument: OpenApiDocument): Operation[] {
       const raw = item[method] as Record<string, unknown> | undefined
       if (!raw) continue
       const own = (raw.parameters ?? []) as Parameter[]
-      const parameters = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own]
-        .map((p) => ({ name: p.name, in: p.in, required: p.required === true || p.in === 'path', schema: p.schema ?? {} }))
-      const requestBody = raw.requestBody as { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined
+      const parameters = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own].map(
+        (p) => ({ name: p.name, in: p.in, required: p.required === true || p.in === 'path', schema: p.schema ?? {} }),
+      )
+      const requestBody = raw.requestBody as
+        { required?: boolean; content?: Record<string, { schema?: JsonSchema }> } | undefined
       const contentTypes = Object.keys(requestBody?.content ?? {})
       operations.push({
         operationId: typeof raw.operationId === 'string' ? raw.operationId : `${method} ${path}`,
         method: method.toUpperCase(),
         path,
         parameters,
-        body: requestBody ? { required: requestBody.required === true, contentTypes, schema: requestBody.content?.['application/json']?.schema ?? {} } : undefined,
+        body: requestBody
+          ? {
+              required: requestBody.required === true,
+              contentTypes,
+              schema: requestBody.content?.['application/json']?.schema ?? {},
+            }
+          : undefined,
         responses: responsesOf((raw.responses ?? {}) as Parameters<typeof responsesOf>[0]),
       })
     }

@@ -5,14 +5,21 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { JsonSchema, Operation } from './fuzz-document.js'
 
 /** RFC 3339 section 5.6 date-time, written independently of the service's own parser. */
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/
 
 export const ORACLE_FORMATS = ['int64', 'int32', 'date-time']
 
 export function addOracleFormats(ajv: Ajv): Ajv {
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
-  ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 })
-  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)) })
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
+  })
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
+  })
   return ajv
 }
 
@@ -23,9 +30,16 @@ export interface ObservedResponse {
   body: string
 }
 
-export function normaliseHeaders(headers: Record<string, string | string[] | number | undefined> | Headers): Record<string, string | undefined> {
+export function normaliseHeaders(
+  headers: Record<string, string | string[] | number | undefined> | Headers,
+): Record<string, string | undefined> {
   if (headers instanceof Headers) return Object.fromEntries([...headers.entries()])
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value)]))
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name.toLowerCase(),
+      Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value),
+    ]),
+  )
 }
 
 export function documentedStatus(operation: Operation, status: number): string | undefined {
@@ -52,7 +66,8 @@ export class ResponseOracle {
     const problems: string[] = []
     if (response.status >= 500) problems.push(`status ${response.status} is a server error`)
     if (response.headers['x-content-type-options'] !== 'nosniff') problems.push('X-Content-Type-Options is not nosniff')
-    if (api && response.headers['cache-control'] !== 'no-store') problems.push(`Cache-Control is ${response.headers['cache-control']}, not no-store`)
+    if (api && response.headers['cache-control'] !== 'no-store')
+      problems.push(`Cache-Control is ${response.headers['cache-control']}, not no-store`)
     if (response.headers['x-powered-by'] !== undefined) problems.push('X-Powered-By is present')
     if (!response.headers['x-request-id']) problems.push('X-Request-Id is missing')
     return problems
@@ -60,7 +75,8 @@ export class ResponseOracle {
 
   private bodyProblems(schema: JsonSchema, response: ObservedResponse, method: string): string[] {
     if (method === 'HEAD') return response.body === '' ? [] : ['a HEAD response has a body']
-    if (!/^application\/json(;|$)/.test(response.headers['content-type'] ?? '')) return [`Content-Type is ${response.headers['content-type']}, not application/json`]
+    if (!/^application\/json(;|$)/.test(response.headers['content-type'] ?? ''))
+      return [`Content-Type is ${response.headers['content-type']}, not application/json`]
     let body: unknown
     try {
       body = JSON.parse(response.body)
@@ -70,7 +86,8 @@ export class ResponseOracle {
     const problems: string[] = []
     const invalid = this.validate(schema, body)
     if (invalid) problems.push(`the body breaks the documented schema for ${response.status}: ${invalid}`)
-    if (response.status >= 400 && (body as { status?: unknown } | null)?.status !== response.status) problems.push('the Error body status differs from the HTTP status')
+    if (response.status >= 400 && (body as { status?: unknown } | null)?.status !== response.status)
+      problems.push('the Error body status differs from the HTTP status')
     return problems
   }
 
@@ -78,10 +95,12 @@ export class ResponseOracle {
   check(operation: Operation, method: string, response: ObservedResponse): string[] {
     const problems = this.commonProblems(response, true)
     const key = documentedStatus(operation, response.status)
-    if (key === undefined) return [...problems, `status ${response.status} is not documented for ${operation.operationId}`]
+    if (key === undefined)
+      return [...problems, `status ${response.status} is not documented for ${operation.operationId}`]
     const documented = operation.responses[key]
     if (documented?.schema) problems.push(...this.bodyProblems(documented.schema, response, method))
-    else if (documented?.contentTypes.length === 0 && response.body !== '') problems.push(`${response.status} documents no body but one was sent`)
+    else if (documented?.contentTypes.length === 0 && response.body !== '')
+      problems.push(`${response.status} documents no body but one was sent`)
     return problems
   }
 
@@ -91,7 +110,8 @@ export class ResponseOracle {
    */
   checkUnrouted(response: ObservedResponse, method: string, allowed: number[], api: boolean): string[] {
     const problems = this.commonProblems(response, api)
-    if (!allowed.includes(response.status)) problems.push(`status ${response.status} is not one of ${allowed.join(', ')}`)
+    if (!allowed.includes(response.status))
+      problems.push(`status ${response.status} is not one of ${allowed.join(', ')}`)
     return [...problems, ...this.bodyProblems(this.errorSchema, response, method)]
   }
 }

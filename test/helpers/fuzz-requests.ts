@@ -29,7 +29,16 @@ export interface FuzzRequest {
 
 function printable(this: FuzzRequest): string {
   const { operation, method, pathValues, query, rawQuery, headers, body, mutations } = this
-  return JSON.stringify({ operationId: operation.operationId, method, pathValues, query, rawQuery, headers, body: Buffer.isBuffer(body) ? body.toString('latin1') : body, mutations })
+  return JSON.stringify({
+    operationId: operation.operationId,
+    method,
+    pathValues,
+    query,
+    rawQuery,
+    headers,
+    body: Buffer.isBuffer(body) ? body.toString('latin1') : body,
+    mutations,
+  })
 }
 
 export interface RequestContext {
@@ -39,7 +48,10 @@ export interface RequestContext {
 
 export function urlOf(request: FuzzRequest, prefix: string): string {
   const path = request.operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => request.pathValues[name] ?? '')
-  const parts = [...request.query.map(([name, value]) => `${name}=${value}`), ...(request.rawQuery === undefined ? [] : [request.rawQuery])]
+  const parts = [
+    ...request.query.map(([name, value]) => `${name}=${value}`),
+    ...(request.rawQuery === undefined ? [] : [request.rawQuery]),
+  ]
   return `${prefix}${path}${parts.length === 0 ? '' : `?${parts.join('&')}`}`
 }
 
@@ -54,8 +66,13 @@ function parameterArbitrary(parameter: Parameter): fc.Arbitrary<string> {
 
 function queryArbitrary(parameters: Parameter[]): fc.Arbitrary<[string, string][]> {
   const entries = parameters.map((parameter) => {
-    const value = parameterArbitrary(parameter).map((text): [string, string] => [encodeURIComponent(parameter.name), text])
-    return parameter.required ? value.map((pair) => [pair]) : fc.option(value, { nil: undefined, freq: 2 }).map((pair) => (pair ? [pair] : []))
+    const value = parameterArbitrary(parameter).map((text): [string, string] => [
+      encodeURIComponent(parameter.name),
+      text,
+    ])
+    return parameter.required
+      ? value.map((pair) => [pair])
+      : fc.option(value, { nil: undefined, freq: 2 }).map((pair) => (pair ? [pair] : []))
   })
   return fc.tuple(...entries).map((lists) => lists.flat())
 }
@@ -65,16 +82,28 @@ export function validRequest(operation: Operation, context: RequestContext): fc.
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path')
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query')
   const headerParameters = operation.parameters.filter((parameter) => parameter.in === 'header')
-  const pathValues = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, parameterArbitrary(parameter)])))
-  const headerValues = fc.record(Object.fromEntries(headerParameters.map((parameter) => [parameter.name.toLowerCase(), arbitraryFor(parameter.schema).map(String)])), {
-    requiredKeys: headerParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name.toLowerCase()),
-  })
+  const pathValues = fc.record(
+    Object.fromEntries(pathParameters.map((parameter) => [parameter.name, parameterArbitrary(parameter)])),
+  )
+  const headerValues = fc.record(
+    Object.fromEntries(
+      headerParameters.map((parameter) => [parameter.name.toLowerCase(), arbitraryFor(parameter.schema).map(String)]),
+    ),
+    {
+      requiredKeys: headerParameters
+        .filter((parameter) => parameter.required)
+        .map((parameter) => parameter.name.toLowerCase()),
+    },
+  )
   const body = operation.body
-    ? (operation.body.required ? arbitraryFor(operation.body.schema) : fc.option(arbitraryFor(operation.body.schema), { nil: undefined }))
+    ? operation.body.required
+      ? arbitraryFor(operation.body.schema)
+      : fc.option(arbitraryFor(operation.body.schema), { nil: undefined })
     : fc.constant(undefined)
   const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8')
   const requestId = fc.option(fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/), { nil: undefined })
-  return fc.record({ pathValues, query: queryArbitrary(queryParameters), headerValues, body, contentType, requestId })
+  return fc
+    .record({ pathValues, query: queryArbitrary(queryParameters), headerValues, body, contentType, requestId })
     .map(({ pathValues: values, query, headerValues: extra, body: value, contentType: type, requestId: id }) => ({
       operation,
       method: operation.method,
@@ -93,12 +122,19 @@ export function validRequest(operation: Operation, context: RequestContext): fc.
 }
 
 export function describeRequest(request: FuzzRequest, prefix: string): string {
-  const body = request.body === undefined ? '' : Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body
-  return `${request.method} ${urlOf(request, prefix)} [${request.mutations.join(', ') || 'valid'}]\n` +
+  const body =
+    request.body === undefined ? '' : Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body
+  return (
+    `${request.method} ${urlOf(request, prefix)} [${request.mutations.join(', ') || 'valid'}]\n` +
     `headers ${JSON.stringify(request.headers)}\nbody ${JSON.stringify(body.length > 300 ? `${body.slice(0, 300)}…(${body.length})` : body)}`
+  )
 }
 
-export async function sendInProcess(app: FastifyInstance, request: FuzzRequest, prefix: string): Promise<ObservedResponse> {
+export async function sendInProcess(
+  app: FastifyInstance,
+  request: FuzzRequest,
+  prefix: string,
+): Promise<ObservedResponse> {
   const response = await app.inject({
     method: request.method as 'GET',
     url: urlOf(request, prefix),
@@ -109,11 +145,23 @@ export async function sendInProcess(app: FastifyInstance, request: FuzzRequest, 
 }
 
 // Headers fetch manages itself or refuses to send.
-const FETCH_MANAGED = new Set(['content-length', 'host', 'connection', 'transfer-encoding', 'expect', 'keep-alive', 'upgrade'])
+const FETCH_MANAGED = new Set([
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'expect',
+  'keep-alive',
+  'upgrade',
+])
 
 export async function sendOverFetch(baseUrl: string, request: FuzzRequest, prefix: string): Promise<ObservedResponse> {
   // fetch refuses header values that are not Latin-1 text without NUL, CR or LF: those are the raw slice's to send.
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => !FETCH_MANAGED.has(name) && /^[\t\x20-\x7e\x80-\xff]*$/.test(value)))
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).filter(
+      ([name, value]) => !FETCH_MANAGED.has(name) && /^[\t\x20-\x7e\x80-\xff]*$/.test(value),
+    ),
+  )
   const bodyless = request.method === 'GET' || request.method === 'HEAD'
   const response = await fetch(`${baseUrl}${urlOf(request, prefix)}`, {
     method: request.method,
@@ -124,12 +172,26 @@ export async function sendOverFetch(baseUrl: string, request: FuzzRequest, prefi
 }
 
 /** A plain authenticated request to a concrete path (the read-back of a 201). */
-export async function readInProcess(app: FastifyInstance, method: string, path: string, apiKey: string): Promise<ObservedResponse> {
-  const response = await app.inject({ method: method as 'GET', url: path, headers: { authorization: `Bearer ${apiKey}` } })
+export async function readInProcess(
+  app: FastifyInstance,
+  method: string,
+  path: string,
+  apiKey: string,
+): Promise<ObservedResponse> {
+  const response = await app.inject({
+    method: method as 'GET',
+    url: path,
+    headers: { authorization: `Bearer ${apiKey}` },
+  })
   return { status: response.statusCode, headers: normaliseHeaders(response.headers), body: response.body }
 }
 
-export async function readOverFetch(baseUrl: string, method: string, path: string, apiKey: string): Promise<ObservedResponse> {
+export async function readOverFetch(
+  baseUrl: string,
+  method: string,
+  path: string,
+  apiKey: string,
+): Promise<ObservedResponse> {
   const response = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}` } })
   return { status: response.status, headers: normaliseHeaders(response.headers), body: await response.text() }
 }

@@ -5,7 +5,14 @@ import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { apiPrefix, errorSchemaOf, operationsOf, type OpenApiDocument, type Operation } from './fuzz-document.js'
 import { ResponseOracle, type ObservedResponse } from './fuzz-oracle.js'
-import { describeRequest, readInProcess, sendInProcess, urlOf, type FuzzRequest, type RequestContext } from './fuzz-requests.js'
+import {
+  describeRequest,
+  readInProcess,
+  sendInProcess,
+  urlOf,
+  type FuzzRequest,
+  type RequestContext,
+} from './fuzz-requests.js'
 import { TEST_API_KEY, type TestServer } from './server.js'
 
 /** Fixed, so CI is deterministic; a failure report names it together with fast-check's path to the counterexample. */
@@ -14,7 +21,8 @@ export const FUZZ_SEED = 42
 /** Runs a property with the fixed seed; a failure reports fast-check's counterexample and the check that failed. */
 export async function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T>, numRuns: number): Promise<void> {
   const details = await fc.check(property, { seed: FUZZ_SEED, numRuns })
-  if (details.failed) throw new Error(`${fc.defaultReportMessage(details)}\n\nFailed check: ${String(details.errorInstance)}`)
+  if (details.failed)
+    throw new Error(`${fc.defaultReportMessage(details)}\n\nFailed check: ${String(details.errorInstance)}`)
 }
 
 export interface FuzzTarget {
@@ -30,17 +38,27 @@ export interface FuzzTarget {
 export async function loadFuzzTarget(server: TestServer): Promise<FuzzTarget> {
   const response = await server.request('/v1/openapi.json', { auth: false })
   assert.equal(response.status, 200)
-  const document = await response.json() as OpenApiDocument
+  const document = (await response.json()) as OpenApiDocument
   const operations = operationsOf(document)
   assert.ok(operations.length > 0, 'the document has operations')
   const prefix = apiPrefix(document)
-  return { document, operations, prefix, oracle: new ResponseOracle(errorSchemaOf(operations)), context: { prefix, apiKey: TEST_API_KEY }, createdByIdempotencyKey: new Map() }
+  return {
+    document,
+    operations,
+    prefix,
+    oracle: new ResponseOracle(errorSchemaOf(operations)),
+    context: { prefix, apiKey: TEST_API_KEY },
+    createdByIdempotencyKey: new Map(),
+  }
 }
 
 /** The documented GET operation whose path template matches a concrete path, if any. */
 function readerFor(target: FuzzTarget, path: string): Operation | undefined {
-  return target.operations.find((operation) => operation.method === 'GET' &&
-    new RegExp(`^${target.prefix}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path))
+  return target.operations.find(
+    (operation) =>
+      operation.method === 'GET' &&
+      new RegExp(`^${target.prefix}${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+  )
 }
 
 type Send = (method: string, path: string) => Promise<ObservedResponse>
@@ -49,16 +67,24 @@ type Send = (method: string, path: string) => Promise<ObservedResponse>
  * A 201 must round-trip exactly: what the Location (or `{path}/{id}`) gives back equals the created resource,
  * and the resource holds what the request sent (date-times as the same instant), defaults where it sent nothing.
  */
-async function roundTripProblems(target: FuzzTarget, request: FuzzRequest, response: ObservedResponse, send: Send): Promise<string[]> {
+async function roundTripProblems(
+  target: FuzzTarget,
+  request: FuzzRequest,
+  response: ObservedResponse,
+  send: Send,
+): Promise<string[]> {
   const created = JSON.parse(response.body) as Record<string, unknown>
   // A retry with an Idempotency-Key already used is answered with the stored response (Idempotent-Replayed),
   // which must be the first answer exactly; the resource itself may have changed since.
   const key = request.headers['idempotency-key']
   if (response.headers['idempotent-replayed'] === 'true') {
     const first = key === undefined ? undefined : target.createdByIdempotencyKey.get(key)
-    return first === undefined || first === response.body ? [] : [`a replay answered ${response.body}, the first answer was ${first}`]
+    return first === undefined || first === response.body
+      ? []
+      : [`a replay answered ${response.body}, the first answer was ${first}`]
   }
-  if (key !== undefined && !target.createdByIdempotencyKey.has(key)) target.createdByIdempotencyKey.set(key, response.body)
+  if (key !== undefined && !target.createdByIdempotencyKey.has(key))
+    target.createdByIdempotencyKey.set(key, response.body)
   const documented = request.operation.responses['201']
   const location = response.headers.location
   if (documented?.headers.includes('location') && !location) return ['a 201 without the documented Location']
@@ -83,8 +109,14 @@ async function roundTripProblems(target: FuzzTarget, request: FuzzRequest, respo
     if (!(name in properties)) continue
     const given = (sent as Record<string, unknown>)[name] ?? schema.default
     if (given === undefined) continue
-    const same = schema.format === 'date-time' ? Date.parse(String(given)) === Date.parse(String(created[name])) : isDeepStrictEqual(given, created[name])
-    if (!same) problems.push(`created ${name} is ${JSON.stringify(created[name])}, but the request sent ${JSON.stringify(given)}`)
+    const same =
+      schema.format === 'date-time'
+        ? Date.parse(String(given)) === Date.parse(String(created[name]))
+        : isDeepStrictEqual(given, created[name])
+    if (!same)
+      problems.push(
+        `created ${name} is ${JSON.stringify(created[name])}, but the request sent ${JSON.stringify(given)}`,
+      )
   }
   return problems
 }
@@ -97,7 +129,10 @@ export class FuzzStats {
 
   record(request: FuzzRequest, response: ObservedResponse): void {
     this.requests++
-    const entry = this.perOperation.get(request.operation.operationId) ?? { requests: 0, statuses: new Map<number, number>() }
+    const entry = this.perOperation.get(request.operation.operationId) ?? {
+      requests: 0,
+      statuses: new Map<number, number>(),
+    }
     entry.requests++
     entry.statuses.set(response.status, (entry.statuses.get(response.status) ?? 0) + 1)
     this.perOperation.set(request.operation.operationId, entry)
@@ -105,9 +140,16 @@ export class FuzzStats {
   }
 
   summary(): string {
-    const operations = [...this.perOperation].map(([name, { requests, statuses }]) =>
-      `${name} ${requests} (${[...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')})`)
-    const mutations = [...this.mutations].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => `${name}×${count}`)
+    const operations = [...this.perOperation].map(
+      ([name, { requests, statuses }]) =>
+        `${name} ${requests} (${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')})`,
+    )
+    const mutations = [...this.mutations]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, count]) => `${name}×${count}`)
     return `${this.requests} requests, ${this.roundTrips} 201 round trips; ${operations.join('; ')}${mutations.length > 0 ? `; mutations: ${mutations.join(', ')}` : ''}`
   }
 
@@ -115,7 +157,10 @@ export class FuzzStats {
   assertCoverage(operations: Operation[], minimumShare = 0.5): void {
     for (const operation of operations) {
       const requests = this.perOperation.get(operation.operationId)?.requests ?? 0
-      assert.ok(requests >= (this.requests / operations.length) * minimumShare, `${operation.operationId} got only ${requests} of ${this.requests} requests`)
+      assert.ok(
+        requests >= (this.requests / operations.length) * minimumShare,
+        `${operation.operationId} got only ${requests} of ${this.requests} requests`,
+      )
     }
   }
 }
@@ -127,25 +172,46 @@ function underPrefix(requestTarget: string, prefix: string): boolean {
 }
 
 /** Checks one exchange; throws with the request, the response and every problem found. */
-export async function checkExchange(target: FuzzTarget, request: FuzzRequest, response: ObservedResponse, send: Send, stats: FuzzStats): Promise<void> {
+export async function checkExchange(
+  target: FuzzTarget,
+  request: FuzzRequest,
+  response: ObservedResponse,
+  send: Send,
+  stats: FuzzStats,
+): Promise<void> {
   stats.record(request, response)
   const unrouted = request.unrouted?.includes(response.status) === true
   const problems = unrouted
-    ? target.oracle.checkUnrouted(response, request.method, request.unrouted ?? [], underPrefix(request.rawTarget ?? urlOf(request, target.prefix), target.prefix))
+    ? target.oracle.checkUnrouted(
+        response,
+        request.method,
+        request.unrouted ?? [],
+        underPrefix(request.rawTarget ?? urlOf(request, target.prefix), target.prefix),
+      )
     : target.oracle.check(request.operation, request.method, response)
   if (request.mutations.length === 0 && response.status === 400 && /"message":"Invalid request:/.test(response.body)) {
-    problems.push('a request the document calls valid was refused by schema validation: the document and the validator disagree')
+    problems.push(
+      'a request the document calls valid was refused by schema validation: the document and the validator disagree',
+    )
   }
   if (response.status === 201 && request.method !== 'HEAD' && problems.length === 0) {
     stats.roundTrips++
-    problems.push(...await roundTripProblems(target, request, response, send))
+    problems.push(...(await roundTripProblems(target, request, response, send)))
   }
-  assert.deepEqual(problems, [], `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nanswered ${response.status} ${JSON.stringify(response.headers)}\n${response.body.slice(0, 500)}`)
+  assert.deepEqual(
+    problems,
+    [],
+    `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nanswered ${response.status} ${JSON.stringify(response.headers)}\n${response.body.slice(0, 500)}`,
+  )
 }
 
 export function prototypeSnapshot(): Record<string, string[]> {
-  return Object.fromEntries([Object.prototype, Array.prototype, Function.prototype, String.prototype].map((prototype) =>
-    [prototype.constructor.name, Object.getOwnPropertyNames(prototype).sort()]))
+  return Object.fromEntries(
+    [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((prototype) => [
+      prototype.constructor.name,
+      Object.getOwnPropertyNames(prototype).sort(),
+    ]),
+  )
 }
 
 export function assertNoPollution(before: Record<string, string[]>): void {
@@ -165,9 +231,12 @@ export function inProcessFuzzer(server: TestServer, target: FuzzTarget) {
     },
     async run(arbitrary: fc.Arbitrary<FuzzRequest>, numRuns: number): Promise<FuzzStats> {
       const stats = new FuzzStats()
-      await assertProperty(fc.asyncProperty(arbitrary, async (request) => {
-        await this.exchange(request, stats)
-      }), numRuns)
+      await assertProperty(
+        fc.asyncProperty(arbitrary, async (request) => {
+          await this.exchange(request, stats)
+        }),
+        numRuns,
+      )
       return stats
     },
   }

@@ -13,7 +13,10 @@ const ajv = addOracleFormats(new Ajv({ strict: false, allErrors: false }))
  * Any code point but a lone surrogate half, each plane reachable. fast-check's own `unit: 'binary'` means the
  * same, but building it costs seconds (it maps every code point back for shrinking).
  */
-export const anyCodePoint = fc.integer({ min: 0, max: 0x10ffff }).filter((code) => code < 0xd800 || code > 0xdfff).map((code) => String.fromCodePoint(code))
+export const anyCodePoint = fc
+  .integer({ min: 0, max: 0x10ffff })
+  .filter((code) => code < 0xd800 || code > 0xdfff)
+  .map((code) => String.fromCodePoint(code))
 
 const INT64_MIN = Number.MIN_SAFE_INTEGER
 const INT64_MAX = Number.MAX_SAFE_INTEGER
@@ -37,8 +40,16 @@ function integerArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
 }
 
 function dateTimeArbitrary(): fc.Arbitrary<string> {
-  const instant = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2199-12-31T23:59:59Z'), noInvalidDate: true })
-  const offset = fc.record({ sign: fc.constantFrom('+', '-'), hours: fc.integer({ min: 0, max: 14 }), minutes: fc.constantFrom(0, 30, 45) })
+  const instant = fc.date({
+    min: new Date('1970-01-01T00:00:00Z'),
+    max: new Date('2199-12-31T23:59:59Z'),
+    noInvalidDate: true,
+  })
+  const offset = fc.record({
+    sign: fc.constantFrom('+', '-'),
+    hours: fc.integer({ min: 0, max: 14 }),
+    minutes: fc.constantFrom(0, 30, 45),
+  })
   return fc.tuple(instant, fc.option(offset), fc.boolean()).map(([date, zone, milliseconds]) => {
     const shift = zone ? (zone.sign === '+' ? 1 : -1) * (zone.hours * 60 + zone.minutes) : 0
     const local = new Date(date.getTime() + shift * 60_000).toISOString().slice(0, milliseconds ? 23 : 19)
@@ -51,11 +62,16 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0
   const maxLength = schema.maxLength ?? Math.max(minLength, 64)
   switch (schema.format) {
-    case 'date-time': return dateTimeArbitrary()
-    case 'date': return dateTimeArbitrary().map((text) => text.slice(0, 10))
-    case 'uuid': return fc.uuid()
-    case 'email': return fc.emailAddress()
-    case 'uri': return fc.webUrl()
+    case 'date-time':
+      return dateTimeArbitrary()
+    case 'date':
+      return dateTimeArbitrary().map((text) => text.slice(0, 10))
+    case 'uuid':
+      return fc.uuid()
+    case 'email':
+      return fc.emailAddress()
+    case 'uri':
+      return fc.webUrl()
   }
   const lengths = { minLength, maxLength }
   // Code points of every plane and every kind (the pattern filter below removes what the schema forbids),
@@ -69,25 +85,45 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const pattern = new RegExp(schema.pattern, 'u')
   // fast-check can build strings from simple patterns; Unicode property classes it cannot, so those filter.
   const generated = /\\[pP]\{/.test(schema.pattern) ? text : fc.stringMatching(pattern)
-  return generated.filter((value) => pattern.test(value) && [...value].length >= minLength && [...value].length <= maxLength)
+  return generated.filter(
+    (value) => pattern.test(value) && [...value].length >= minLength && [...value].length <= maxLength,
+  )
 }
 
 function objectArbitrary(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {}
   const shape = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, arbitraryFor(property)]))
-  return fc.record(shape, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) }) as fc.Arbitrary<Record<string, unknown>>
+  return fc.record(shape, {
+    requiredKeys: (schema.required ?? []).filter((name) => name in properties),
+  }) as fc.Arbitrary<Record<string, unknown>>
 }
 
 function untypedArbitrary(schema: JsonSchema, type: string): fc.Arbitrary<unknown> {
   switch (type) {
-    case 'string': return stringArbitrary(schema)
-    case 'integer': return integerArbitrary(schema)
-    case 'number': return fc.double({ min: schema.minimum ?? -1e9, max: schema.maximum ?? 1e9, noNaN: true, noDefaultInfinity: true })
-    case 'boolean': return fc.boolean()
-    case 'null': return fc.constant(null)
-    case 'array': return fc.array(arbitraryFor(schema.items ?? {}), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) })
-    case 'object': return objectArbitrary(schema)
-    default: throw new Error(`the fuzzer cannot generate values of type ${type}`)
+    case 'string':
+      return stringArbitrary(schema)
+    case 'integer':
+      return integerArbitrary(schema)
+    case 'number':
+      return fc.double({
+        min: schema.minimum ?? -1e9,
+        max: schema.maximum ?? 1e9,
+        noNaN: true,
+        noDefaultInfinity: true,
+      })
+    case 'boolean':
+      return fc.boolean()
+    case 'null':
+      return fc.constant(null)
+    case 'array':
+      return fc.array(arbitraryFor(schema.items ?? {}), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      })
+    case 'object':
+      return objectArbitrary(schema)
+    default:
+      throw new Error(`the fuzzer cannot generate values of type ${type}`)
   }
 }
 
@@ -95,7 +131,12 @@ function unfiltered(schema: JsonSchema): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const)
   if (schema.enum) return fc.constantFrom(...schema.enum)
   const alternatives = schema.anyOf ?? schema.oneOf
-  if (alternatives) return fc.oneof(...alternatives.map((alternative) => arbitraryFor({ ...schema, anyOf: undefined, oneOf: undefined, ...alternative })))
+  if (alternatives)
+    return fc.oneof(
+      ...alternatives.map((alternative) =>
+        arbitraryFor({ ...schema, anyOf: undefined, oneOf: undefined, ...alternative }),
+      ),
+    )
   if (schema.allOf) return arbitraryFor(Object.assign({}, schema, ...schema.allOf, { allOf: undefined }) as JsonSchema)
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : ['object']
   return fc.oneof(...types.map((type) => untypedArbitrary(schema, type)))

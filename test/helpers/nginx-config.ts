@@ -17,7 +17,9 @@ export function writeNginxConfiguration(directory: string, upstreams: [string, s
   writeFileSync(join(directory, 'petstore.conf'), site)
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(directory, temp))
   const path = join(directory, 'nginx.conf')
-  writeFileSync(path, `
+  writeFileSync(
+    path,
+    `
 ${process.getuid?.() === 0 ? 'user root;' : ''}
 worker_processes 1;
 daemon off;
@@ -33,6 +35,7 @@ http {
   scgi_temp_path ${directory}/scgi;
   include ${directory}/petstore.conf;
 }
-`)
+`,
+  )
   return path
 }

@@ -21,7 +21,9 @@ export async function startNginx(upstreams: [string, string]): Promise<Nginx> {
   const directory = makeTempDir()
   const port = await freePort()
   const configuration = writeNginxConfiguration(directory, upstreams, `127.0.0.1:${port}`)
-  const child: ChildProcess = spawn(NGINX_BINARY, ['-p', directory, '-c', configuration], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child: ChildProcess = spawn(NGINX_BINARY, ['-p', directory, '-c', configuration], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let errors = ''
   child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

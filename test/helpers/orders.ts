@@ -3,8 +3,20 @@ import assert from 'node:assert/strict'
 import { collectPages } from './link.js'
 import type { TestServer } from './server.js'
 
-export interface Pet { id: number; name: string; categoryId: number; status: 'available' | 'pending' | 'sold' }
-export interface Order { id: number; petId: number; quantity: number; shipDate: string | null; complete: boolean; status: 'placed' | 'completed' | 'cancelled' }
+export interface Pet {
+  id: number
+  name: string
+  categoryId: number
+  status: 'available' | 'pending' | 'sold'
+}
+export interface Order {
+  id: number
+  petId: number
+  quantity: number
+  shipDate: string | null
+  complete: boolean
+  status: 'placed' | 'completed' | 'cancelled'
+}
 
 export async function addPet(server: TestServer, status: Pet['status'] = 'available', name = 'Rex'): Promise<Pet> {
   const response = await server.request('/v1/pets', { json: { name, categoryId: 1, status } })
@@ -21,9 +33,10 @@ export async function placeOrder(server: TestServer, body: Record<string, unknow
 
 /** Cancels (DELETE) or completes an order that must succeed (200) and returns it. */
 export async function finishOrder(server: TestServer, orderId: number, action: 'cancel' | 'complete'): Promise<Order> {
-  const response = action === 'cancel'
-    ? await server.request(`/v1/store/orders/${orderId}`, { method: 'DELETE' })
-    : await server.request(`/v1/store/orders/${orderId}/complete`, { method: 'POST' })
+  const response =
+    action === 'cancel'
+      ? await server.request(`/v1/store/orders/${orderId}`, { method: 'DELETE' })
+      : await server.request(`/v1/store/orders/${orderId}/complete`, { method: 'POST' })
   assert.equal(response.status, 200, await response.clone().text())
   return response.json()
 }
@@ -57,12 +70,20 @@ export async function listAllOrders(server: TestServer): Promise<Order[]> {
 
 /** The rows of the orders table for a pet, straight from the database. */
 export async function storedOrdersOf(server: TestServer, petId: number): Promise<{ id: number; status: string }[]> {
-  const rows = await server.store.admin.selectFrom('orders').select(['id', 'status']).where('pet_id', '=', petId).orderBy('id').execute()
+  const rows = await server.store.admin
+    .selectFrom('orders')
+    .select(['id', 'status'])
+    .where('pet_id', '=', petId)
+    .orderBy('id')
+    .execute()
   return rows.map((row) => ({ id: Number(row.id), status: row.status }))
 }
 
 export async function storedOrderCount(server: TestServer): Promise<number> {
-  const row = await server.store.admin.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const row = await server.store.admin
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 

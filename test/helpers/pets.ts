@@ -4,7 +4,12 @@ import type { TestServer } from './server.js'
 export const MERGE_PATCH = 'application/merge-patch+json'
 
 /** PATCH /v1/pets/{id} with a merge patch (the body sent as given when it is a string). */
-export function patchPet(server: TestServer, id: number | string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function patchPet(
+  server: TestServer,
+  id: number | string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return server.request(`/v1/pets/${id}`, {
     method: 'PATCH',
     headers: { 'content-type': MERGE_PATCH, ...headers },
@@ -12,7 +17,11 @@ export function patchPet(server: TestServer, id: number | string, body: unknown,
   })
 }
 
-export function deletePet(server: TestServer, id: number | string, headers: Record<string, string> = {}): Promise<Response> {
+export function deletePet(
+  server: TestServer,
+  id: number | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return server.request(`/v1/pets/${id}`, { method: 'DELETE', headers })
 }
 
@@ -29,7 +38,14 @@ export interface StoredPet {
 export async function storedPet(server: TestServer, id: number): Promise<StoredPet | undefined> {
   const row = await server.store.admin.selectFrom('pets').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) return undefined
-  return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status, version: Number(row.version), deleted: row.deleted_at !== null }
+  return {
+    id: Number(row.id),
+    name: row.name,
+    categoryId: Number(row.category_id),
+    status: row.status,
+    version: Number(row.version),
+    deleted: row.deleted_at !== null,
+  }
 }
 
 /** The strong ETag the service gives pet `id` at `version`. */

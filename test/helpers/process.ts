@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { CLI } from './cli-path.js'
 
-
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer()
@@ -28,7 +27,15 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     // Quotas no test reaches, unless it sets its own (as in helpers/server.ts).
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '1000000000', RATE_LIMIT_ANONYMOUS: '1000000000', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_KEY: '1000000000',
+      RATE_LIMIT_ANONYMOUS: '1000000000',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -60,7 +67,11 @@ export interface CliResult {
 }
 
 /** Runs `petstore ARGS` to completion; as another user when `user` is given (the test runs as root). */
-export async function runCli(args: string[], env: Record<string, string>, user?: { uid: number; gid: number }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  user?: { uid: number; gid: number },
+): Promise<CliResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     ...user,

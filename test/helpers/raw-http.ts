@@ -76,12 +76,16 @@ export async function openRawConnection(baseUrl: string): Promise<RawConnection>
   return {
     socket,
     closed,
-    write: (data) => new Promise<void>((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve()))),
+    write: (data) =>
+      new Promise<void>((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve()))),
     async nextResponse() {
       for (;;) {
         const response = takeResponse()
         if (response) return response
-        if (ended) throw new Error(`connection closed without a complete response; received ${JSON.stringify(buffer.toString('latin1'))}`)
+        if (ended)
+          throw new Error(
+            `connection closed without a complete response; received ${JSON.stringify(buffer.toString('latin1'))}`,
+          )
         await new Promise<void>((resolve) => {
           waiting = resolve
         })

@@ -43,13 +43,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 function probeOnce(options: LoadOptions): Promise<number> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const outgoing = request({
-      host: '127.0.0.1', port: options.port, path: '/v1/pets?limit=1', agent: false, timeout: 5000,
-      headers: { authorization: `Bearer ${options.apiKey}`, connection: 'close' },
-    }, (response) => {
-      response.resume()
-      response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${response.statusCode}`))))
-    })
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        path: '/v1/pets?limit=1',
+        agent: false,
+        timeout: 5000,
+        headers: { authorization: `Bearer ${options.apiKey}`, connection: 'close' },
+      },
+      (response) => {
+        response.resume()
+        response.on('end', () =>
+          response.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`status ${response.statusCode}`)),
+        )
+      },
+    )
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 5 s')))
     outgoing.on('error', reject)
     outgoing.end()
@@ -62,7 +73,12 @@ async function probe(options: LoadOptions, durationMs: number) {
   const pending: Promise<void>[] = []
   const end = performance.now() + durationMs
   while (performance.now() < end) {
-    pending.push(probeOnce(options).then((ms) => void latenciesMs.push(ms), (error: Error) => void failures.push(error.message)))
+    pending.push(
+      probeOnce(options).then(
+        (ms) => void latenciesMs.push(ms),
+        (error: Error) => void failures.push(error.message),
+      ),
+    )
     await sleep(options.probeIntervalMs)
   }
   await Promise.all(pending)
@@ -121,14 +137,34 @@ function attackers(options: LoadOptions, count: number, head: string, trickle: s
 
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const baseline = await probe(options, options.baselineMs)
-  const slowHeaders = attackers(options, options.slowHeaders, 'G', 'ET /v1/pets HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' + 'a'.repeat(10_000))
-  const slowBodies = attackers(options, options.slowBodies,
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${options.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{"name":"`, 'a')
-  const idleKeepAlive = attackers(options, options.idleKeepAlive, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n', '')
+  const slowHeaders = attackers(
+    options,
+    options.slowHeaders,
+    'G',
+    'ET /v1/pets HTTP/1.1\r\nHost: localhost\r\nX-Slow: ' + 'a'.repeat(10_000),
+  )
+  const slowBodies = attackers(
+    options,
+    options.slowBodies,
+    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${options.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{"name":"`,
+    'a',
+  )
+  const idleKeepAlive = attackers(
+    options,
+    options.idleKeepAlive,
+    'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n',
+    '',
+  )
   // Let the attackers connect before measuring.
   await sleep(500)
   const attack = await probe(options, options.attackMs)
-  return { baseline, attack, slowHeaders: slowHeaders.stop(), slowBodies: slowBodies.stop(), idleKeepAlive: idleKeepAlive.stop() }
+  return {
+    baseline,
+    attack,
+    slowHeaders: slowHeaders.stop(),
+    slowBodies: slowBodies.stop(),
+    idleKeepAlive: idleKeepAlive.stop(),
+  }
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {

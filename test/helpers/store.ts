@@ -19,7 +19,10 @@ export interface TestDatabase {
 
 function postgresServerUrl(): string {
   const url = process.env.TEST_DATABASE_URL
-  if (!url) throw new Error('PETSTORE_TEST_STORE=postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)')
+  if (!url)
+    throw new Error(
+      'PETSTORE_TEST_STORE=postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)',
+    )
   return url
 }
 
@@ -33,7 +36,10 @@ export function urlForSchema(serverUrl: string, schema: string): string {
 export async function createTestDatabase(store: TestStore = TEST_STORE): Promise<TestDatabase> {
   if (store === 'sqlite') {
     const directory = makeTempDir()
-    return { url: `file:${join(directory, 'petstore.db')}`, drop: async () => rmSync(directory, { recursive: true, force: true }) }
+    return {
+      url: `file:${join(directory, 'petstore.db')}`,
+      drop: async () => rmSync(directory, { recursive: true, force: true }),
+    }
   }
   const serverUrl = postgresServerUrl()
   const schema = `petstore_test_${randomBytes(6).toString('hex')}`

@@ -35,11 +35,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.on('close', () => upstream.destroy())
       upstream.on('close', () => client.destroy())
     })
-    return new Promise((resolve) => server?.listen(port, '127.0.0.1', () => {
-      const address = server?.address()
-      if (address && typeof address === 'object') port = address.port
-      resolve()
-    }))
+    return new Promise((resolve) =>
+      server?.listen(port, '127.0.0.1', () => {
+        const address = server?.address()
+        if (address && typeof address === 'object') port = address.port
+        resolve()
+      }),
+    )
   }
 
   async function cut(): Promise<void> {

@@ -8,8 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', idType(db), (column) => idColumn(db, column))
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('category_id', 'bigint', (column) => column.notNull())
-    .addColumn('status', 'text', (column) =>
-      column.notNull().check(sql`status in ('available', 'pending', 'sold')`))
+    .addColumn('status', 'text', (column) => column.notNull().check(sql`status in ('available', 'pending', 'sold')`))
     .execute()
   // Keyset pagination filtered by status walks this index in id order.
   await db.schema.createIndex('pets_status_id').on('pets').columns(['status', 'id']).execute()

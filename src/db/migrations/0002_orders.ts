@@ -10,7 +10,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('quantity', 'integer', (column) => column.notNull().check(sql`quantity between 1 and 100`))
     .addColumn('ship_date', 'text')
     .addColumn('status', 'text', (column) =>
-      column.notNull().check(sql`status in ('placed', 'completed', 'cancelled')`))
+      column.notNull().check(sql`status in ('placed', 'completed', 'cancelled')`),
+    )
     .execute()
   // The transitions already allow one open order per pet (only an available pet can be ordered, and ordering
   // makes it pending); the database enforces it too, so no bug or manual edit can create a second one.

@@ -19,7 +19,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'text', (column) => column.notNull())
     .addPrimaryKeyConstraint('idempotency_keys_pkey', ['api_key_id', 'idempotency_key'])
     // A completed key always has the response it replays.
-    .addCheckConstraint('idempotency_keys_completed_has_response', sql`state <> 'completed' or (response_status is not null and response_body is not null)`)
+    .addCheckConstraint(
+      'idempotency_keys_completed_has_response',
+      sql`state <> 'completed' or (response_status is not null and response_body is not null)`,
+    )
     .execute()
   // The purge deletes expired keys in batches, oldest first.
   await db.schema.createIndex('idempotency_keys_expires_at').on('idempotency_keys').column('expires_at').execute()

@@ -9,7 +9,10 @@ import type { Kysely } from 'kysely'
 // anyway (for its name), so the `deleted_at is null` condition costs nothing more on it.
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds one at a time.
-  await db.schema.alterTable('pets').addColumn('version', 'integer', (column) => column.notNull().defaultTo(1)).execute()
+  await db.schema
+    .alterTable('pets')
+    .addColumn('version', 'integer', (column) => column.notNull().defaultTo(1))
+    .execute()
   await db.schema.alterTable('pets').addColumn('deleted_at', 'text').execute()
 }
 

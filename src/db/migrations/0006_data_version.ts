@@ -30,20 +30,32 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Fill factor 50: every write updates one of these rows; the free space lets PostgreSQL keep the new row
   // versions on the same page (HOT updates) and prune the old ones, so the table stays a page or two.
-  await sql.raw(`create table ${table} (shard integer primary key, version bigint not null) with (fillfactor = 50)`).execute(db)
-  await sql.raw(`insert into ${table} (shard, version) select shard, 0 from generate_series(0, ${SHARDS - 1}) as shard`).execute(db)
-  await sql.raw(`
+  await sql
+    .raw(`create table ${table} (shard integer primary key, version bigint not null) with (fillfactor = 50)`)
+    .execute(db)
+  await sql
+    .raw(`insert into ${table} (shard, version) select shard, 0 from generate_series(0, ${SHARDS - 1}) as shard`)
+    .execute(db)
+  await sql
+    .raw(
+      `
     create function ${quoted(schema)}.bump_data_version() returns trigger language plpgsql as $$
     begin
       update ${table} set version = version + 1 where shard = pg_backend_pid() % ${SHARDS};
       return null;
     end
-    $$`).execute(db)
+    $$`,
+    )
+    .execute(db)
   // Once per statement, not per row: a statement that writes a million rows bumps the version once.
   for (const name of TABLES) {
-    await sql.raw(`
+    await sql
+      .raw(
+        `
       create trigger ${name}_bump_data_version after insert or update or delete or truncate on ${quoted(schema)}.${name}
-      for each statement execute function ${quoted(schema)}.bump_data_version()`).execute(db)
+      for each statement execute function ${quoted(schema)}.bump_data_version()`,
+      )
+      .execute(db)
   }
 }
 

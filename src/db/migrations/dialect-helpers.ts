@@ -14,7 +14,5 @@ export function idType(db: Kysely<unknown>): ColumnDataType {
  * even after the highest row is deleted (a plain INTEGER PRIMARY KEY would); PostgreSQL uses an identity.
  */
 export function idColumn(db: Kysely<unknown>, column: ColumnDefinitionBuilder): ColumnDefinitionBuilder {
-  return isPostgres(db)
-    ? column.primaryKey().generatedAlwaysAsIdentity()
-    : column.primaryKey().autoIncrement()
+  return isPostgres(db) ? column.primaryKey().generatedAlwaysAsIdentity() : column.primaryKey().autoIncrement()
 }
