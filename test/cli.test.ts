@@ -116,7 +116,7 @@ describe('petstore migrate', () => {
     const first = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(first, {
       code: 0,
-      stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`,
+      stdout: `Applied 6 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
 
@@ -134,6 +134,7 @@ describe('petstore migrate', () => {
       { name: '0003_api_key_scopes' },
       { name: '0004_idempotency_keys' },
       { name: '0005_pet_versions' },
+      { name: '0006_data_version' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
@@ -152,7 +153,7 @@ describe('petstore migrate', () => {
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
     assert.deepEqual(result, {
       code: 0,
-      stdout: `Applied 5 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions) to SQLite database ${file}.\n`,
+      stdout: `Applied 6 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
     assert.ok(existsSync(file))
