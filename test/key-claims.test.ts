@@ -61,6 +61,9 @@ describe('stored keys, as the README describes them', () => {
     assert.doesNotMatch(readme, /never cached/)
     assert.doesNotMatch(readme, /keys are looked up (on every|per) request/)
     assert.match(readme, /at most once a minute per key on each instance/)
-    assert.match(readme, /a stored key is kept in memory only while the database is unchanged \(SQLite's `PRAGMA data_version`, PostgreSQL's `data_version` table/)
+    assert.match(
+      readme,
+      /a stored key is kept in memory only while the database is unchanged \(SQLite's `PRAGMA data_version`, PostgreSQL's `data_version` table/,
+    )
   })
 })
