@@ -7,7 +7,13 @@ import { join } from 'node:path'
 import ts from 'typescript'
 import { ROOT, registerTempDirectory } from './processes.js'
 
-const SERVER_SOURCES = ['baseline-server.ts', 'reference-server.ts', 'reference-postgres-server.ts', 'pets-data.ts']
+const SERVER_SOURCES = [
+  'baseline-server.ts',
+  'reference-server.ts',
+  'reference-postgres-server.ts',
+  'pets-data.ts',
+  'webhook-receiver.ts',
+]
 
 /** Returns the directory holding the compiled servers (`baseline-server.js`, `reference-server.js`, …). */
 export function compileBenchServers(): string {

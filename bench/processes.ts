@@ -155,6 +155,8 @@ export interface ServiceOptions {
   nodeFlags?: string[]
   /** Extra environment variables (they override the defaults below). */
   env?: Record<string, string>
+  /** Another build's command (`…/dist/bundle/cli.js`, for --before); this checkout's by default. */
+  script?: string
 }
 
 /**
@@ -175,23 +177,27 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 async function startServiceOnce(options: ServiceOptions, port: number): Promise<RunningServer> {
   const logFd = openSync(options.logPath, 'a')
   const stderr = tail()
-  const child = spawn(process.execPath, [...SHIPPED.nodeFlags, ...(options.nodeFlags ?? []), CLI, 'serve'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: options.databaseUrl,
-      PETSTORE_API_KEYS: options.apiKey,
-      LOG_LEVEL: 'info',
-      // Rate limiting stays on, its counting included in every figure, but one benchmark key sends thousands of
-      // requests a second: the quota is raised so that the benchmark measures capacity, not the quota.
-      RATE_LIMIT_PER_KEY: '1000000000',
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...SHIPPED.nodeFlags, ...(options.nodeFlags ?? []), options.script ?? CLI, 'serve'],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: options.databaseUrl,
+        PETSTORE_API_KEYS: options.apiKey,
+        LOG_LEVEL: 'info',
+        // Rate limiting stays on, its counting included in every figure, but one benchmark key sends thousands of
+        // requests a second: the quota is raised so that the benchmark measures capacity, not the quota.
+        RATE_LIMIT_PER_KEY: '1000000000',
+        ...options.env,
+      },
+      stdio: ['ignore', logFd, 'pipe'],
     },
-    stdio: ['ignore', logFd, 'pipe'],
-  })
+  )
   closeSync(logFd)
   child.stderr?.on('data', stderr.append)
   const handle = track(child, options.name, stderr.read)

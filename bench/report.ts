@@ -194,6 +194,13 @@ export function targetsReport(
       `update (PATCH with If-Match) ≥ create (durable): ${fixed(times, 2)} ×${roundRange(update, create)}, ${thousands(update.requestsPerSecond)} vs ${thousands(create.requestsPerSecond)} req/s → ${verdict(times >= 1)}`,
     )
   }
+  const createBefore = byId.get('create-before')
+  if (create && createBefore) {
+    const times = create.requestsPerSecond / createBefore.requestsPerSecond
+    lines.push(
+      `durable create with events ≥ 0.85 × the --before build's: ${fixed(times, 2)} ×${roundRange(create, createBefore)}, ${thousands(create.requestsPerSecond)} vs ${thousands(createBefore.requestsPerSecond)} req/s → ${verdict(times >= 0.85)}`,
+    )
+  }
   const deep = byId.get('deep')
   const early = byId.get('early')
   if (deep && early) {

@@ -2,7 +2,7 @@
 // measured in the same run, in interleaved rounds, on loopback. See docs/benchmarks.md.
 import { randomBytes } from 'node:crypto'
 import { readdirSync, statSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { compileBenchServers } from './compile.js'
 import { summariseProfile } from './cpu-profile.js'
@@ -30,6 +30,7 @@ import {
   type ScenarioSummary,
 } from './report.js'
 import { heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
+import { shippedCommand } from './shipped-command.js'
 import { DEEP_OFFSET, SCENARIOS, type Scenario, type ScenarioContext, type TargetName } from './scenarios.js'
 import { createStore, type BenchStore } from './seed.js'
 import { verifyScenario } from './verify.js'
@@ -46,6 +47,9 @@ const HELP = `Usage: npm run bench -- [options]
                      two instances behind nginx instead of the SQLite references
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
   --pg-options TEXT  more settings for the services' PostgreSQL sessions, e.g. '-c commit_delay=100'
+  --before DIR       a built checkout of an earlier revision (its dist/bundle/cli.js): adds create-before, its
+                     durable create on a fresh store, in the same rounds (e.g. git archive REV | tar -x -C DIR,
+                     link node_modules, npm run build there)
   --log-file PATH    append the service's logs to PATH instead of /dev/null (logging is on either way)
   --cpu-prof DIR     profile the service (node --cpu-prof) and print its top self-time functions
   --json PATH        also write all figures, every round included, as JSON
@@ -63,6 +67,7 @@ const { values: options } = parseArgs({
     postgres: { type: 'string' },
     'pool-size': { type: 'string' },
     'pg-options': { type: 'string' },
+    before: { type: 'string' },
     'log-file': { type: 'string' },
     'cpu-prof': { type: 'string' },
     json: { type: 'string' },
@@ -159,13 +164,16 @@ async function main(): Promise<void> {
   if (!withNginx && options.postgres) log('bench: warning: nginx is not installed; the two-instance rows are left out')
   const scenarios = SCENARIOS.filter(
     (scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id),
-  ).filter(
-    (scenario) =>
-      (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')),
   )
+    .filter(
+      (scenario) =>
+        (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')),
+    )
+    .filter((scenario) => options.before !== undefined || scenario.target !== 'createServiceBefore')
   // The service's default unless given, validated as the service validates it.
   const poolSize = loadConfig({ DATABASE_POOL_SIZE: options['pool-size'] }).databasePoolSize
   const serviceEnv: Record<string, string> = options['pool-size'] ? { DATABASE_POOL_SIZE: String(poolSize) } : {}
+  const beforeCli = options.before === undefined ? undefined : shippedCommand(resolve(options.before)).script
   const needed = new Set<TargetName>(scenarios.map((scenario) => scenario.target))
   const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
   log(`bench: ${describeMachine()}`)
@@ -189,8 +197,8 @@ async function main(): Promise<void> {
         `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ${(milliseconds / 1000).toFixed(1)} s`,
       )
     }
-    const createStoreFor = async (name: string, postgresUrl: string | undefined) => {
-      const fresh = await createStore({ directory, name, postgresUrl })
+    const createStoreFor = async (name: string, postgresUrl: string | undefined, cli?: string) => {
+      const fresh = await createStore({ directory, name, postgresUrl, ...(cli ? { cli } : {}) })
       stores.push(fresh)
       return fresh
     }
@@ -204,6 +212,10 @@ async function main(): Promise<void> {
         `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`,
       )
     }
+    // The earlier build migrates its own store: it would refuse one that knows migrations it does not.
+    const createBeforeTarget = beforeCli
+      ? await createStoreFor('create-before', options.postgres, beforeCli)
+      : undefined
     const referenceCreateTarget = needed.has('referenceCreate')
       ? await createStoreFor('reference-create', undefined)
       : undefined
@@ -264,6 +276,17 @@ async function main(): Promise<void> {
           apiKey,
           logPath,
           env: serviceEnv,
+        }),
+      )
+    }
+    if (createBeforeTarget && beforeCli) {
+      start('createServiceBefore', () =>
+        startService({
+          name: 'create service (before)',
+          databaseUrl: createBeforeTarget.databaseUrl,
+          apiKey,
+          logPath,
+          script: beforeCli,
         }),
       )
     }

@@ -8,12 +8,14 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 /**
  * The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own;
  * `maintenanceService` a second seeded store, which the update and delete scenarios change;
- * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance.
+ * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance;
+ * `createServiceBefore` another build of the service (--before), on a fresh store of its own.
  */
 export type TargetName =
   | 'baseline'
   | 'service'
   | 'createService'
+  | 'createServiceBefore'
   | 'maintenanceService'
   | 'referenceList'
   | 'referenceCreate'
@@ -197,6 +199,13 @@ export const SCENARIOS: Scenario[] = [
       status: 204,
       body: (body) => (body === '' ? undefined : `expected no body, got ${JSON.stringify(body)}`),
     },
+  },
+  {
+    id: 'create-before',
+    label: 'create (fresh store, durable), --before build',
+    target: 'createServiceBefore',
+    requests: () => [create],
+    expect: { status: 201, body: isCreatedPet },
   },
   {
     id: 'ref-list',

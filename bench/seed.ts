@@ -25,8 +25,8 @@ export interface BenchStore {
   drop(): Promise<void>
 }
 
-export async function migrate(databaseUrl: string): Promise<void> {
-  await runToCompletion([CLI, 'migrate'], { DATABASE_URL: databaseUrl })
+export async function migrate(databaseUrl: string, cli = CLI): Promise<void> {
+  await runToCompletion([cli, 'migrate'], { DATABASE_URL: databaseUrl })
 }
 
 function sqliteStore(path: string): BenchStore {
@@ -139,16 +139,20 @@ async function freshPostgresStore(serverUrl: string): Promise<BenchStore> {
   })
 }
 
-/** A fresh, migrated store: a SQLite file named `name` in `directory`, or a new schema on the PostgreSQL server. */
+/**
+ * A fresh store, migrated by `cli` (another build's, for --before): a SQLite file named `name` in `directory`, or
+ * a new schema on the PostgreSQL server.
+ */
 export async function createStore(options: {
   directory: string
   name: string
   postgresUrl: string | undefined
+  cli?: string
 }): Promise<BenchStore> {
   const store = options.postgresUrl
     ? await freshPostgresStore(options.postgresUrl)
     : sqliteStore(join(options.directory, `${options.name}.db`))
-  await migrate(store.databaseUrl)
+  await migrate(store.databaseUrl, options.cli)
   return store
 }
 

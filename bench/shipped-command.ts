@@ -13,7 +13,8 @@ export interface ShippedCommand {
 export function shippedCommand(root: string): ShippedCommand {
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } }
   const start = scripts?.start ?? ''
-  const match = /^node((?: --[\w-]+(?:=\S+)?)*) (\S+\.js) serve$/.exec(start)
+  // `exec node …` (npm start replaces its shell with node, so signals reach the service) counts as `node …`.
+  const match = /^(?:exec )?node((?: --[\w-]+(?:=\S+)?)*) (\S+\.js) serve$/.exec(start)
   if (!match?.[2])
     throw new Error(`package.json's start script is not "node [--flag…] SCRIPT.js serve": ${JSON.stringify(start)}`)
   return { nodeFlags: (match[1] ?? '').split(' ').filter(Boolean), script: join(root, match[2]) }

@@ -8,7 +8,9 @@ import { build } from 'esbuild'
 // Chunk names change with their contents: the chunks of an earlier build must not linger beside the new ones.
 rmSync('dist/bundle', { recursive: true, force: true })
 await build({
-  entryPoints: ['dist/cli.js'],
+  // The webhook sender runs as a thread of its own, from a file of its own next to the chunks (webhooks/sender.ts).
+  entryPoints: ['dist/cli.js', 'dist/webhooks/sender-thread.js'],
+  entryNames: '[name]',
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,

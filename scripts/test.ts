@@ -5,9 +5,9 @@ import { readdirSync } from 'node:fs'
 import { emptyTally, tallyLine, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
-// browser rendering of /docs, the compose file, the locked engines, this runner's tally, the README's claims
-// about keys) or is SQLite's own read path (JSON made in SQL), or a helper tested alone (the per-turn data
-// version and batches): run once, on SQLite.
+// browser rendering of /docs and a browser's EventSource, the compose file, the locked engines, this runner's
+// tally, the README's claims about keys) or is SQLite's own read path (JSON made in SQL), or a helper tested
+// alone (the per-turn data version and batches), or the client's packaging, types and webhook signatures: run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
   'config.test.ts',
   'pet-json.test.ts',
@@ -24,6 +24,16 @@ const STORE_INDEPENDENT = new Set([
   'operator-errors.test.ts',
   'log-pipe.test.ts',
   'npm-start.test.ts',
+  'events-browser.test.ts',
+  'webhook-addresses.test.ts',
+  'readme-webhooks.test.ts',
+  'client-pack.test.ts',
+  'client-types.test.ts',
+  'client-webhook.test.ts',
+  // The contract: the document and its gates (the headers test drives the store, so it runs on both).
+  'openapi-gates.test.ts',
+  'openapi-contract.test.ts',
+  'is-main.test.ts',
 ])
 // Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
 // SQLite, by themselves after the other files, so that no other test file competes for the two cores.
@@ -41,6 +51,9 @@ const BUNDLE = [
   'idempotency-instances.test.ts',
   'log-pipe.test.ts',
   'operator-errors.test.ts',
+  'events-connections.test.ts',
+  'webhooks-crash.test.ts',
+  'cli-webhooks.test.ts',
 ]
 const BUNDLE_CLI = 'dist/bundle/cli.js'
 

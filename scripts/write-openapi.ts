@@ -1,16 +1,31 @@
-// Writes the OpenAPI document the service serves at /v1/openapi.json to a file, for linting (npm run lint:openapi).
-// It builds the real app (buildApp, the production options) on a throw-away SQLite file, so the document is
-// exactly the one a running instance generates; nothing listens on a port.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// Writes the OpenAPI document the service serves at /v1/openapi.json to a file: the committed contract
+// (openapi/petstore-v1.json, `npm run openapi:write`), its check (`npm run openapi:check`: regenerate and fail on
+// any difference) and the lint (`npm run lint:openapi`). It builds the real app (buildApp, the production
+// options) on a throw-away SQLite file, so the document is exactly the one a running instance generates; nothing
+// listens on a port. The output is deterministic: the published servers are fixed here, and the instance that
+// "served" it is the fixed placeholder http://localhost:8080.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { openStore } from '../src/db/store.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import { isMain } from './is-main.js'
 
-async function main(outputPath: string | undefined): Promise<void> {
-  if (!outputPath) throw new Error('usage: tsx scripts/write-openapi.ts OUTPUT.json')
+/** The base addresses the published contract names (the specification's {base_url} and {staging_base_url}). */
+export const PUBLISHED_SERVERS = {
+  PRODUCTION_BASE_URL: 'https://petstore.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
+}
+
+/** The placeholder origin of the instance in the committed document. */
+export const PLACEHOLDER_HOST = 'localhost:8080'
+
+export const COMMITTED_DOCUMENT = 'openapi/petstore-v1.json'
+
+/** The document as text, exactly as committed (two-space JSON and a final newline). */
+export async function generateDocument(): Promise<string> {
   const directory = mkdtempSync(join(tmpdir(), 'petstore-openapi-'))
   try {
     const config = loadConfig({
@@ -18,17 +33,17 @@ async function main(outputPath: string | undefined): Promise<void> {
       // A static key keeps the first-run key issuing out of the way; it is never used or printed.
       PETSTORE_API_KEYS: 'openapi-writer-key-0123456789',
       LOG_LEVEL: 'warn',
+      ...PUBLISHED_SERVERS,
     })
     const store = openStore(config)
     await migrateToLatest(store.admin)
     const app = await buildApp(config, { store })
     try {
       await app.ready()
-      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: 'localhost:8080' } })
+      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: PLACEHOLDER_HOST } })
       if (response.statusCode !== 200)
         throw new Error(`GET /v1/openapi.json answered ${response.statusCode}: ${response.body}`)
-      const document: unknown = response.json()
-      writeFileSync(resolve(outputPath), `${JSON.stringify(document, null, 2)}\n`)
+      return `${JSON.stringify(response.json(), null, 2)}\n`
     } finally {
       // Closes the database too (the app's onClose hook).
       await app.close()
@@ -36,10 +51,46 @@ async function main(outputPath: string | undefined): Promise<void> {
   } finally {
     rmSync(directory, { recursive: true, force: true })
   }
-  process.stdout.write(`wrote ${outputPath}\n`)
 }
 
-main(process.argv[2]).catch((error: unknown) => {
-  process.stderr.write(`write-openapi: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exitCode = 1
-})
+/** The first line where two texts differ, for a message that points at it. */
+function firstDifference(expected: string, actual: string): string {
+  const a = expected.split('\n')
+  const b = actual.split('\n')
+  for (let line = 0; line < Math.max(a.length, b.length); line++) {
+    if (a[line] !== b[line])
+      return `line ${line + 1}:\n  committed: ${a[line] ?? '(end of file)'}\n  generated: ${b[line] ?? '(end of file)'}`
+  }
+  return 'none'
+}
+
+async function main([command, outputPath]: string[]): Promise<void> {
+  const document = await generateDocument()
+  if (command === '--check') {
+    let committed = ''
+    try {
+      committed = readFileSync(resolve(COMMITTED_DOCUMENT), 'utf8')
+    } catch {
+      committed = ''
+    }
+    if (committed !== document) {
+      throw new Error(
+        `${COMMITTED_DOCUMENT} differs from the document the code generates, first at ${firstDifference(committed, document)}\n` +
+          'If the change is intended, run `npm run openapi:write` and commit the document with the change (the breaking-change gate, `npm run openapi:breaking`, then judges it).',
+      )
+    }
+    process.stdout.write(`${COMMITTED_DOCUMENT} is up to date\n`)
+    return
+  }
+  const path = command ?? outputPath
+  if (!path) throw new Error('usage: tsx scripts/write-openapi.ts OUTPUT.json | --check')
+  writeFileSync(resolve(path), document)
+  process.stdout.write(`wrote ${path}\n`)
+}
+
+if (isMain(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`write-openapi: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  })
+}

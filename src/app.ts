@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import type { Store } from './db/store.js'
+import { eventRoutes } from './events/event.routes.js'
 import { AccessLog } from './http/access-log.js'
 import { decoratePrincipal, guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError, handOverRequestsNodeWouldRefuse } from './http/client-errors.js'
@@ -30,12 +31,17 @@ import { orderRoutes } from './orders/order.routes.js'
 import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
 import { petRoutes } from './pets/pet.routes.js'
 import { createServices } from './services.js'
+import type { WebhookNetwork } from './webhooks/outbound-http.js'
+import { webhookDeliveryRoutes } from './webhooks/webhook-delivery.routes.js'
+import { webhookRoutes } from './webhooks/webhook.routes.js'
 
 export interface AppDependencies {
   /** The open, migrated store. buildApp takes it over: `app.close()` closes it, after everything that uses it. */
   store: Store
   /** Where logs go; standard output when absent. Tests pass a stream to read them. */
   logStream?: DestinationStream
+  /** Where webhooks go; the system's resolver and connections when absent. Tests pass their own. */
+  webhookNetwork?: WebhookNetwork
 }
 
 /** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
@@ -92,11 +98,14 @@ function createFastify(config: Config, logStream: DestinationStream | undefined,
   }).withTypeProvider<TypeBoxTypeProvider>()
 }
 
-export async function buildApp(config: Config, { store, logStream }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp(
+  config: Config,
+  { store, logStream, webhookNetwork }: AppDependencies,
+): Promise<FastifyInstance> {
   const app = createFastify(config, logStream, () => guard)
   // Registered first, so it runs last: the store closes after every other onClose hook that may still use it.
   app.addHook('onClose', () => store.close())
-  const services = await createServices(config, store, app.log)
+  const services = await createServices(config, store, app.log, { webhookNetwork })
   // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
   app.addHook('preClose', () => services.stop())
   // ioredis is loaded only when Redis is configured (about 5 MiB of memory otherwise spent for nothing).
@@ -106,7 +115,11 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   app.addHook('onClose', async () => {
     redis?.disconnect()
   })
-  const metrics = createMetrics(store.groupCommitStats)
+  const metrics = createMetrics({
+    groupCommit: store.groupCommitStats,
+    events: () => services.events.stats(),
+    others: services.webhookMetrics,
+  })
 
   // Request handling, in the order a request meets it.
   app.setValidatorCompiler(createValidatorCompiler())
@@ -121,7 +134,15 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'If-Match', 'If-None-Match'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'X-Request-Id',
+      'Idempotency-Key',
+      'If-Match',
+      'If-None-Match',
+      'Last-Event-ID',
+    ],
     exposedHeaders: [
       'Link',
       'Location',
@@ -148,8 +169,9 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
   registerMetrics(app, metrics, { token: config.metricsToken, limitPublicRoute })
   registerHealthRoutes(app, store)
   registerRootIndex(app, limitPublicRoute)
-  await registerOpenApi(app)
-  await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, limitPublicRoute })
+  const servers = { productionBaseUrl: config.productionBaseUrl, stagingBaseUrl: config.stagingBaseUrl }
+  await registerOpenApi(app, servers)
+  await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, servers, limitPublicRoute })
   const { publicBaseUrl } = config
   await app.register(
     async (api) => {
@@ -168,6 +190,27 @@ export async function buildApp(config: Config, { store, logStream }: AppDependen
         cursors: services.cursors.orders,
         idempotency: services.idempotency,
         publicBaseUrl,
+      })
+      await api.register(eventRoutes, {
+        events: services.events,
+        heartbeatMs: config.eventHeartbeatSeconds * 1000,
+        publicBaseUrl,
+      })
+      const { webhooks, idempotency, cursors } = services
+      await api.register(webhookRoutes, {
+        webhooks,
+        cursors: cursors.webhooks,
+        idempotency,
+        storedSecrets: services.storedWebhookSecrets,
+        publicBaseUrl,
+        secretOverlapSeconds: config.webhookSecretOverlapSeconds,
+      })
+      await api.register(webhookDeliveryRoutes, {
+        webhooks,
+        cursors: cursors.deliveries,
+        idempotency,
+        publicBaseUrl,
+        retryScheduleMs: config.webhookRetryScheduleMs,
       })
     },
     { prefix: API_PREFIX },

@@ -3,7 +3,15 @@ import { readFileSync } from 'node:fs'
 import { CONFIG_VARIABLES, type ConfigVariable } from './config.js'
 import { SCOPES } from './keys/scopes.js'
 
-export const COMMANDS = ['serve', 'migrate', 'keys create', 'keys list', 'keys revoke'] as const
+export const COMMANDS = [
+  'serve',
+  'migrate',
+  'keys create',
+  'keys list',
+  'keys revoke',
+  'webhooks list',
+  'webhooks deliveries',
+] as const
 export type Command = (typeof COMMANDS)[number]
 
 interface CommandHelp {
@@ -62,6 +70,22 @@ const HELP: Record<Command, CommandHelp> = {
     options: [],
     variables: DATABASE_VARIABLES,
   },
+  'webhooks list': {
+    usage: 'petstore webhooks list',
+    summary:
+      'List the webhook endpoints, tab-separated on stdout: id, url, types, status, description, created, pending and failed ' +
+      `deliveries; never their secrets. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [],
+    variables: DATABASE_VARIABLES,
+  },
+  'webhooks deliveries': {
+    usage: 'petstore webhooks deliveries ID [--limit N]',
+    summary:
+      'List the newest deliveries of the webhook endpoint with this id (see webhooks list), tab-separated on stdout: id, event, ' +
+      `status, attempts, last outcome, last response status, next attempt, last error. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [['--limit N', `how many deliveries, newest first: 1 to 1000 (default 20)`]],
+    variables: DATABASE_VARIABLES,
+  },
 }
 
 // Every variable must be described: a new one without a line here does not compile.
@@ -72,6 +96,8 @@ const VARIABLE_HELP: Record<ConfigVariable, string> = {
     'file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory',
   PETSTORE_API_KEYS: 'comma-separated static API keys, each at least 16 characters',
   PUBLIC_BASE_URL: 'the public origin for absolute links, e.g. https://petstore.example.com',
+  PRODUCTION_BASE_URL: 'the production base address the OpenAPI document names, e.g. https://petstore.example.com/v1',
+  STAGING_BASE_URL: 'the staging base address the OpenAPI document names, e.g. https://staging.petstore.example.com/v1',
   LOG_LEVEL: 'fatal, error, warn, info (default), debug, trace or silent',
   REDIS_URL: 'redis:// or rediss:// URL: rate-limit counters shared by every instance',
   DATABASE_POOL_SIZE: 'PostgreSQL connections per instance (default 10)',
@@ -85,6 +111,27 @@ const VARIABLE_HELP: Record<ConfigVariable, string> = {
   RATE_LIMIT_NAMESPACE: 'prefix of the rate-limit counters in Redis (default petstore:rate-limit)',
   TRUST_PROXY: 'proxies that may set X-Forwarded-For: false (default), a hop count, or addresses and CIDR ranges',
   METRICS_TOKEN: 'when set, GET /metrics requires Authorization: Bearer <token> (set it in production)',
+  EVENT_RETENTION_DAYS: 'days events are kept before they are purged (default 30)',
+  EVENT_WAIT_MAX_SECONDS: 'the longest a long poll waits, whatever its wait asks (default 30; 0: answer at once)',
+  EVENT_STREAMS_PER_KEY: 'event streams and waiting long polls one API key may hold open per instance (default 10)',
+  EVENT_HEARTBEAT_SECONDS: 'seconds between heartbeat comments on an idle event stream (default 15)',
+  EVENT_POLL_INTERVAL_MS:
+    'how often waiting event readers look for events committed by other instances, in ms (default 25)',
+  WEBHOOK_SECRET_KEY:
+    'key encrypting webhook secrets at rest: 32 bytes as 64 hex characters or base64 (default: one kept in the database, with a warning)',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+    'deliver webhooks to loopback and private addresses too: development and tests only (default false)',
+  WEBHOOK_RETRY_SCHEDULE:
+    'delays before each webhook retry, e.g. 1s,2s,5s, or none (default 5s,5m,30m,2h,5h,10h,10h, ±20 %)',
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: 'time a webhook receiver has to answer 2xx (default 10000)',
+  WEBHOOK_LEASE_MS: 'how long an instance holds a delivery it attempts before another may retry it (default 60000)',
+  WEBHOOK_POLL_INTERVAL_MS: 'how often an instance looks for due webhook deliveries made elsewhere (default 500)',
+  WEBHOOK_SECRET_OVERLAP_SECONDS: 'how long a rotated webhook secret keeps signing beside the new one (default 86400)',
+  WEBHOOK_CONCURRENCY: 'webhook attempts in progress at once per instance (default 64)',
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: 'webhook attempts in progress at once per endpoint and instance (default 8)',
+  WEBHOOK_SHUTDOWN_WAIT_MS:
+    'on shutdown, how long attempts in progress may finish before they are left to a retry (default 5000)',
+  WEBHOOK_DELIVERY_RETENTION_DAYS: 'days finished webhook deliveries are kept in the delivery log (default 30)',
 }
 
 function columns(rows: [string, string][], indent = '  '): string {
@@ -104,6 +151,8 @@ ${columns([
   ['petstore keys create --name NAME', 'create an API key (printed once); options: petstore keys create --help'],
   ['petstore keys list', 'list keys (never the keys themselves)'],
   ['petstore keys revoke ID', 'revoke a key'],
+  ['petstore webhooks list', 'list webhook endpoints, with pending and failed deliveries (never secrets)'],
+  ['petstore webhooks deliveries ID', "an endpoint's newest deliveries and their last attempts"],
   ['petstore COMMAND --help', "a command's options and the environment variables it reads"],
   ['petstore --version', 'the version'],
 ])}`

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The petstore command: serve, migrate and manage API keys. One line of output per action on stdout, so that
+// The petstore command: serve, migrate, manage API keys and look at webhooks. One line of output per action on stdout, so that
 // it can be read by a script; the database used, warnings and errors go to stderr. Exit codes: 0 success,
 // 1 failure, 2 usage error (with the usage on stderr).
 import { parseArgs } from 'node:util'
@@ -13,6 +13,7 @@ import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.
 import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes } from './keys/scopes.js'
 import { describeDatabase, explainingDatabaseErrors } from './startup-errors.js'
+import { webhookDeliveryLines, webhookListLines } from './webhooks/webhook-report.js'
 
 /** A mistake in the command line: exit 2, with the usage of `command` (or the list of commands) on stderr. */
 class UsageError extends Error {
@@ -38,12 +39,25 @@ const KEYS_CREATE_OPTIONS = {
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
 } as const
+const DELIVERIES_OPTIONS = { ...HELP_OPTION, limit: { type: 'string' } } as const
+const OPTIONS: Partial<Record<Command, typeof HELP_OPTION>> = {
+  'keys create': KEYS_CREATE_OPTIONS,
+  'webhooks deliveries': DELIVERIES_OPTIONS,
+}
 const POSITIONALS: Record<Command, number> = {
   serve: 0,
   migrate: 0,
   'keys create': 0,
   'keys list': 0,
   'keys revoke': 1,
+  'webhooks list': 0,
+  'webhooks deliveries': 1,
+}
+/** Commands with subcommands, and how their subcommands are listed in messages. */
+const GROUPS: Record<string, string> = { keys: 'create, list or revoke', webhooks: 'list or deliveries' }
+const EXACTLY_ONE_ID: Partial<Record<Command, string>> = {
+  'keys revoke': 'keys revoke needs exactly one key id (see keys list)',
+  'webhooks deliveries': 'webhooks deliveries needs exactly one endpoint id (see webhooks list)',
 }
 const isOption = (argument: string | undefined) => argument?.startsWith('-') === true
 
@@ -62,16 +76,17 @@ function parseInvocation(args: string[]): Invocation {
   if (isOption(first)) throw new UsageError(`unknown option ${JSON.stringify(first)}`)
   let command: Command
   let rest: string[]
-  if (first === 'keys') {
+  const subcommands = Object.hasOwn(GROUPS, first) ? GROUPS[first] : undefined
+  if (subcommands !== undefined) {
     if (second === undefined || second === '--help' || second === '-h') {
-      if (second === undefined) throw new UsageError('keys needs a subcommand: create, list or revoke')
+      if (second === undefined) throw new UsageError(`${first} needs a subcommand: ${subcommands}`)
       return { kind: 'help', command: undefined }
     }
     if (isOption(second))
       throw new UsageError(
-        `keys: unknown option ${JSON.stringify(second)}; keys needs a subcommand: create, list or revoke`,
+        `${first}: unknown option ${JSON.stringify(second)}; ${first} needs a subcommand: ${subcommands}`,
       )
-    command = `keys ${second}` as Command
+    command = `${first} ${second}` as Command
     rest = args.slice(2)
   } else {
     command = first as Command
@@ -82,12 +97,7 @@ function parseInvocation(args: string[]): Invocation {
 
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
   try {
-    parsed = parseArgs({
-      args: rest,
-      options: command === 'keys create' ? KEYS_CREATE_OPTIONS : HELP_OPTION,
-      strict: true,
-      allowPositionals: true,
-    })
+    parsed = parseArgs({ args: rest, options: OPTIONS[command] ?? HELP_OPTION, strict: true, allowPositionals: true })
   } catch (error) {
     // Node's advice about '--' after the first sentence does not apply to any of these commands.
     const message = error instanceof Error ? error.message.split('. To specify a positional')[0] : String(error)
@@ -96,7 +106,8 @@ function parseInvocation(args: string[]): Invocation {
   if (parsed.values.help) return { kind: 'help', command }
   const expected = POSITIONALS[command]
   if (parsed.positionals.length !== expected) {
-    if (command === 'keys revoke') throw new UsageError('keys revoke needs exactly one key id (see keys list)', command)
+    const needsOneId = EXACTLY_ONE_ID[command]
+    if (needsOneId !== undefined) throw new UsageError(needsOneId, command)
     throw new UsageError(`${command}: unexpected argument ${JSON.stringify(parsed.positionals[0])}`, command)
   }
   return { kind: 'run', command, ...parsed }
@@ -213,14 +224,39 @@ async function keysList(config: Config): Promise<void> {
   }
 }
 
-function keyId(argument: string | undefined): number {
+/** The id argument of `command` (a key's, an endpoint's): a positive integer, or a usage error. */
+function positiveId(command: Command, what: string, argument: string | undefined): number {
   const id = /^[1-9][0-9]{0,15}$/.test(argument ?? '') ? Number(argument) : NaN
   if (!Number.isSafeInteger(id))
-    throw new UsageError(
-      `keys revoke needs a key id (a positive integer), not ${JSON.stringify(argument)}`,
-      'keys revoke',
-    )
+    throw new UsageError(`${command} needs ${what} (a positive integer), not ${JSON.stringify(argument)}`, command)
   return id
+}
+
+const DEFAULT_DELIVERIES = 20
+const MAX_DELIVERIES = 1000
+
+function deliveriesLimit(text: string | boolean | undefined): number {
+  if (text === undefined) return DEFAULT_DELIVERIES
+  const limit = typeof text === 'string' && /^[1-9][0-9]{0,3}$/.test(text) ? Number(text) : NaN
+  if (!(limit <= MAX_DELIVERIES))
+    throw new UsageError(
+      `webhooks deliveries: --limit takes a number from 1 to ${MAX_DELIVERIES}, not ${JSON.stringify(text)}`,
+      'webhooks deliveries',
+    )
+  return limit
+}
+
+async function webhooksList(config: Config): Promise<void> {
+  for (const line of await withDatabase('webhooks list', config, (store) => webhookListLines(store.read)))
+    console.log(line)
+}
+
+async function webhooksDeliveries(config: Config, id: number, limit: number): Promise<void> {
+  const lines = await withDatabase('webhooks deliveries', config, (store) =>
+    webhookDeliveryLines(store.read, id, limit),
+  )
+  if (!lines) throw new Error(`No webhook endpoint has id ${id}.`)
+  for (const line of lines) console.log(line)
 }
 
 async function keysRevoke(config: Config, id: number): Promise<void> {
@@ -245,7 +281,10 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
   const { command, values, positionals } = invocation
   // Arguments are checked before the configuration: a usage error is reported as such whatever the environment.
   const newKey = command === 'keys create' ? newKeyOptions(values) : undefined
-  const revokedId = command === 'keys revoke' ? keyId(positionals[0]) : undefined
+  const revokedId = command === 'keys revoke' ? positiveId(command, 'a key id', positionals[0]) : undefined
+  const endpointId =
+    command === 'webhooks deliveries' ? positiveId(command, 'an endpoint id', positionals[0]) : undefined
+  const limit = command === 'webhooks deliveries' ? deliveriesLimit(values.limit) : undefined
   const config = loadConfig()
   if (command === 'serve') {
     warnAboutMisspeltVariables()
@@ -259,6 +298,8 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
   if (command === 'migrate') return migrate(config)
   if (newKey) return keysCreate(config, newKey)
   if (revokedId !== undefined) return keysRevoke(config, revokedId)
+  if (endpointId !== undefined && limit !== undefined) return webhooksDeliveries(config, endpointId, limit)
+  if (command === 'webhooks list') return webhooksList(config)
   return keysList(config)
 }
 

@@ -125,6 +125,36 @@ const publicBaseUrl: Parser<string | undefined> = (value, name) => {
   return url.origin
 }
 
+/**
+ * A published base address of the API (the OpenAPI document's `servers`): https, ending in the `/v1` the
+ * specification gives every base address, nothing after it. Normalised without a trailing slash.
+ */
+const apiBaseUrl: Parser<string | undefined> = (value, name) => {
+  if (value === undefined || value === '') return undefined
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {
+    url = undefined
+  }
+  if (
+    !url ||
+    url.protocol !== 'https:' ||
+    !/^(?:\/[^/]+)*\/v1\/?$/.test(url.pathname) ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
+    throw new ConfigError(
+      name,
+      'an https base address ending in /v1, such as https://petstore.example.com/v1 (no query or credentials)',
+      withoutPassword(value),
+    )
+  }
+  return `${url.origin}${url.pathname.replace(/\/$/, '')}`
+}
+
 const logLevel: Parser<LogLevel> = (value, name) => {
   if (value === undefined || value === '') return 'info'
   if (!(LOG_LEVELS as readonly string[]).includes(value))
@@ -195,6 +225,49 @@ function boolean(fallback: boolean): Parser<boolean> {
   }
 }
 
+/** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hexadecimal characters or as base64 (44 characters with padding). */
+const secretKey: Parser<Buffer | undefined> = (value, name) => {
+  if (value === undefined || value === '') return undefined
+  const key = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/]{43}=?$/.test(value)
+      ? Buffer.from(value, 'base64')
+      : undefined
+  // A secret: the message says what is expected, never what the value is.
+  if (key?.length !== 32)
+    throw new ConfigError(
+      name,
+      `32 random bytes as 64 hexadecimal characters or as base64 (e.g. the output of: openssl rand -hex 32); the value given is ${value.length} characters long`,
+    )
+  return key
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const MAX_RETRY_DELAY_MS = 7 * 86_400_000
+const MAX_RETRIES = 20
+
+/**
+ * WEBHOOK_RETRY_SCHEDULE: the delays before each retry of a failed delivery, e.g. `1s,2s,5s` (units ms, s, m,
+ * h, d), or `none`; milliseconds. The default is DESIGN.md's: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+ */
+const retrySchedule: Parser<readonly number[]> = (value, name) => {
+  if (value === undefined || value === '')
+    return [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+  if (value === 'none') return []
+  const delays = value.split(',').map((entry) => {
+    const match = /^([0-9]{1,9})(ms|s|m|h|d)$/.exec(entry.trim())
+    return match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? NaN) : NaN
+  })
+  if (delays.length > MAX_RETRIES || !delays.every((delay) => delay >= 1 && delay <= MAX_RETRY_DELAY_MS)) {
+    throw new ConfigError(
+      name,
+      `none, or 1 to ${MAX_RETRIES} comma-separated delays from 1ms to 7d, each a whole number with a unit ms, s, m, h or d (e.g. 1s,2s,5s)`,
+      value,
+    )
+  }
+  return delays
+}
+
 // The schema of the configuration: variable name → parser. Config's type is derived from it.
 const variables = {
   PORT: ['port', port(8080)],
@@ -202,6 +275,10 @@ const variables = {
   DATABASE_URL: ['database', database],
   PETSTORE_API_KEYS: ['staticApiKeys', apiKeys],
   PUBLIC_BASE_URL: ['publicBaseUrl', publicBaseUrl],
+  // The production and staging base addresses the OpenAPI document names in `servers` (the specification's
+  // {base_url} and {staging_base_url}); unset, the document names only the instance that serves it.
+  PRODUCTION_BASE_URL: ['productionBaseUrl', apiBaseUrl],
+  STAGING_BASE_URL: ['stagingBaseUrl', apiBaseUrl],
   LOG_LEVEL: ['logLevel', logLevel],
   REDIS_URL: ['redisUrl', redisUrl],
   // PostgreSQL only: connections per instance, and how long one statement may run before it is cancelled.
@@ -229,6 +306,41 @@ const variables = {
   TRUST_PROXY: ['trustProxy', trustProxy],
   // When set, /metrics answers only requests with `Authorization: Bearer <token>`.
   METRICS_TOKEN: ['metricsToken', bearerToken],
+  // Events are kept this long, then purged; a reader whose position falls into the purged range gets 410.
+  EVENT_RETENTION_DAYS: ['eventRetentionDays', integer(30, 1, 36_500)],
+  // The longest a long poll waits, whatever its `wait` asks: lower it below a proxy's read time-out; 0 answers
+  // every long poll at once.
+  EVENT_WAIT_MAX_SECONDS: ['eventWaitMaxSeconds', integer(30, 0, 30)],
+  // Event streams and waiting long polls one API key may hold open at once, per instance (then 429).
+  EVENT_STREAMS_PER_KEY: ['eventStreamsPerKey', integer(10, 1, 100_000)],
+  // Seconds between the comments that keep an idle event stream open through proxies that drop silent connections.
+  EVENT_HEARTBEAT_SECONDS: ['eventHeartbeatSeconds', integer(15, 1, 300)],
+  // How often waiting readers look for events committed by other instances (this instance's own wake them at once).
+  EVENT_POLL_INTERVAL_MS: ['eventPollIntervalMs', integer(25, 10, 60_000)],
+  // Webhook signing secrets are stored encrypted with this key (AES-256-GCM). Unset, a key is generated and kept
+  // in the database itself (with a warning at start-up): then a copy of the database alone gives the secrets away.
+  WEBHOOK_SECRET_KEY: ['webhookSecretKey', secretKey],
+  // Webhooks may then be delivered to loopback, private, link-local and other non-public addresses: for local
+  // development and tests only, since a key holder could otherwise aim the service at its own network.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: ['webhookAllowPrivateNetworks', boolean(false)],
+  WEBHOOK_RETRY_SCHEDULE: ['webhookRetryScheduleMs', retrySchedule],
+  // One delivery attempt: a 2xx must have arrived (and up to 4 KiB of its body been read) within this time.
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: ['webhookAttemptTimeoutMs', integer(10_000, 100, 120_000)],
+  // How long an instance holds a delivery it attempts; after it, another instance retries (the first one died).
+  // Longer than an attempt may take (checked below).
+  WEBHOOK_LEASE_MS: ['webhookLeaseMs', integer(60_000, 1000, 3_600_000)],
+  // How often an instance looks for deliveries that others created or that became due (its own commits wake it at once).
+  WEBHOOK_POLL_INTERVAL_MS: ['webhookPollIntervalMs', integer(500, 10, 60_000)],
+  // After a secret rotation, the previous secret keeps signing beside the new one for this long.
+  WEBHOOK_SECRET_OVERLAP_SECONDS: ['webhookSecretOverlapSeconds', integer(86_400, 0, 30 * 86_400)],
+  // Attempts in progress at once, per instance: in total, and to one endpoint (so a slow receiver holds only its own share).
+  WEBHOOK_CONCURRENCY: ['webhookConcurrency', integer(64, 1, 10_000)],
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: ['webhookConcurrencyPerEndpoint', integer(8, 1, 1000)],
+  // On shutdown, attempts in progress get this long to finish; the rest are abandoned and left to be retried at
+  // once by any instance. Below the 10 s the whole shutdown may take.
+  WEBHOOK_SHUTDOWN_WAIT_MS: ['webhookShutdownWaitMs', integer(5000, 0, 8000)],
+  // Finished deliveries (and their attempts) are kept this long for GET /v1/webhooks/{id}/deliveries, then purged.
+  WEBHOOK_DELIVERY_RETENTION_DAYS: ['webhookDeliveryRetentionDays', integer(30, 1, 36_500)],
 } as const
 
 type Variables = typeof variables
@@ -243,7 +355,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [variable, [field, parse]] of Object.entries(variables)) {
     config[field] = parse(env[variable], variable)
   }
-  return config as Config
+  const loaded = config as Config
+  // A lease that could end while its attempt still runs would let a second instance deliver beside the first.
+  if (loaded.webhookLeaseMs <= loaded.webhookAttemptTimeoutMs + 1000) {
+    throw new ConfigError(
+      'WEBHOOK_LEASE_MS',
+      `more than WEBHOOK_ATTEMPT_TIMEOUT_MS + 1000 (${loaded.webhookAttemptTimeoutMs + 1000}): a delivery's lease must outlast its attempt`,
+      String(loaded.webhookLeaseMs),
+    )
+  }
+  return loaded
 }
 
 /** The names of every variable the service reads. */

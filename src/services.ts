@@ -5,6 +5,9 @@ import type { Config } from './config.js'
 import type { DataAccess } from './db/database.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
 import type { Store } from './db/store.js'
+import { notifyingCommits } from './events/event-log.js'
+import { startEventPurge } from './events/event-purge.js'
+import { createEventService, type EventService } from './events/event.service.js'
 import { createCursorCodec, type CursorCodec } from './http/cursor.js'
 import { createIdempotency, type Idempotency } from './idempotency/idempotent.js'
 import { startPurgeTimer } from './idempotency/purge.js'
@@ -16,15 +19,40 @@ import { cachedPetReads } from './pets/pet-reads.cached.js'
 import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
+import type { DeliveryStatus } from './db/database.js'
+import type { StoredBodyCodec } from './idempotency/idempotent.js'
+import { DeliveryWorker } from './webhooks/delivery-worker.js'
+import { startDeliveryPurge } from './webhooks/delivery-purge.js'
+import type { WebhookNetwork } from './webhooks/outbound-http.js'
+import { inProcessSender, threadSender } from './webhooks/sender.js'
+import { webhookKeyRing } from './webhooks/secret-keys.js'
+import { createDeliveryMetrics } from './webhooks/webhook-metrics.js'
+import { createWebhookService, type WebhookService } from './webhooks/webhook.service.js'
+import { anyWebhook } from './webhooks/webhook.repository.js'
+import type { Metric } from 'prom-client'
 
 export interface Services {
   pets: PetService
   orders: OrderService
+  events: EventService
+  webhooks: WebhookService
+  /** The delivery worker's metrics, for the app's registry. */
+  webhookMetrics: readonly Metric[]
+  /** Stored responses that show a webhook secret are kept encrypted with this. */
+  storedWebhookSecrets: StoredBodyCodec
   authenticator: Authenticator
   idempotency: Idempotency
   /** Each collection's own cursors: a cursor of one is never accepted by another. */
-  cursors: { pets: CursorCodec<PetStatus>; orders: CursorCodec }
-  /** Stops background work (the idempotency purge), waiting for a run in progress. */
+  cursors: {
+    pets: CursorCodec<PetStatus>
+    orders: CursorCodec
+    webhooks: CursorCodec
+    deliveries: CursorCodec<DeliveryStatus>
+  }
+  /**
+   * Stops background work (the purges, webhook deliveries: attempts in progress finish or are given back),
+   * waiting for a run in progress, and ends event streams and long polls.
+   */
   stop(): Promise<void>
 }
 
@@ -41,15 +69,89 @@ function petReadsFor(store: Store): PetReads {
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
 }
 
-export async function createServices(config: Config, store: Store, log: FastifyBaseLogger): Promise<Services> {
-  // Services see the store only as DataAccess: reads, and writes in durable transactions.
-  const data: DataAccess = store
+export interface ServiceOptions {
+  /** Where webhooks go: the system's resolver and connections unless a test gives its own. */
+  webhookNetwork?: WebhookNetwork
+}
+
+export async function createServices(
+  config: Config,
+  store: Store,
+  log: FastifyBaseLogger,
+  options: ServiceOptions = {},
+): Promise<Services> {
+  const visibility = store.dialect
+  const events = createEventService({
+    data: store,
+    visibility,
+    // On SQLite an event becomes readable when it commits, which changes the data version. On PostgreSQL it may
+    // become readable when some other transaction ends, one that need not change any data: polls never skip there.
+    readVersion: visibility === 'sqlite' ? store.readVersion : undefined,
+    openReadsPerKey: config.eventStreamsPerKey,
+    maxWaitMs: config.eventWaitMaxSeconds * 1000,
+    pollIntervalMs: config.eventPollIntervalMs,
+    onError: (error) => log.warn({ err: error }, 'could not read new events for waiting readers'),
+  })
+  const keyRing = webhookKeyRing(store, config.webhookSecretKey, (message) => log.warn(message))
+  // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it is kept in the database.
+  if (await anyWebhook(store.read)) await keyRing.boxes()
+  const deliveryMetrics = createDeliveryMetrics(() => deliveries)
+  const outbound = {
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    timeoutMs: config.webhookAttemptTimeoutMs,
+    socketsPerHost: config.webhookConcurrencyPerEndpoint,
+    sockets: config.webhookConcurrency,
+  }
+  // The worker writes no events: it works on the store itself.
+  const deliveries = new DeliveryWorker({
+    data: store,
+    sender: options.webhookNetwork
+      ? inProcessSender({ ...outbound, network: options.webhookNetwork })
+      : threadSender(outbound),
+    secrets: async () => (await keyRing.boxes()).signingSecrets,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    leaseMs: config.webhookLeaseMs,
+    attemptTimeoutMs: config.webhookAttemptTimeoutMs,
+    pollIntervalMs: config.webhookPollIntervalMs,
+    concurrency: config.webhookConcurrency,
+    concurrencyPerEndpoint: config.webhookConcurrencyPerEndpoint,
+    shutdownWaitMs: config.webhookShutdownWaitMs,
+    observer: deliveryMetrics,
+    onError: (error, what) => log.warn({ err: error }, what),
+  })
+  // Services see the store only as DataAccess: reads, and writes in durable transactions. A transaction that
+  // wrote events wakes this instance's waiting readers, and its deliverer (the events' deliveries were created
+  // with them), once it has committed.
+  const data: DataAccess = notifyingCommits(store, (types) => {
+    events.committed(types)
+    deliveries.committed()
+  })
   // Shared by every instance on the database, so a cursor issued by one is accepted by the others.
   const cursorSecret = await loadOrCreateSecret(data, 'cursor-hmac')
   const purge = startPurgeTimer(data, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys'))
+  const eventPurge = startEventPurge({ data, visibility, retentionDays: config.eventRetentionDays }, (error) =>
+    log.warn({ err: error }, 'could not purge old events'),
+  )
+  const deliveryPurge = startDeliveryPurge(data, config.webhookDeliveryRetentionDays, (error) =>
+    log.warn({ err: error }, 'could not purge old webhook deliveries'),
+  )
+  deliveries.start()
   return {
     pets: createPetService({ data, reads: petReadsFor(store) }),
     orders: createOrderService(data),
+    events,
+    webhooks: createWebhookService({
+      data,
+      secrets: async () => (await keyRing.boxes()).signingSecrets,
+      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
+      deliveryScheduled: () => deliveries.wake(),
+    }),
+    webhookMetrics: deliveryMetrics.metrics,
+    storedWebhookSecrets: {
+      seal: async (body) => (await keyRing.boxes()).storedResponses.seal(body),
+      open: async (stored) => (await keyRing.boxes()).storedResponses.open(stored),
+    },
     authenticator: createAuthenticator({
       data,
       readVersion: store.readVersion,
@@ -64,7 +166,12 @@ export async function createServices(config: Config, store: Store, log: FastifyB
     cursors: {
       pets: createCursorCodec<PetStatus>(cursorSecret, 'pets'),
       orders: createCursorCodec(cursorSecret, 'orders'),
+      webhooks: createCursorCodec(cursorSecret, 'webhooks'),
+      deliveries: createCursorCodec<DeliveryStatus>(cursorSecret, 'deliveries'),
     },
-    stop: () => purge.stop(),
+    async stop() {
+      events.stop()
+      await Promise.all([purge.stop(), eventPurge.stop(), deliveryPurge.stop(), deliveries.stop()])
+    },
   }
 }

@@ -81,8 +81,9 @@ function everyStoredText(file: string): string[] {
   }
 }
 
-const ALL_SCOPES = 'pets:read,pets:write,orders:read,orders:write'
-const SCOPES_TAKE = '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write'
+const ALL_SCOPES = 'pets:read,pets:write,orders:read,orders:write,events:read,webhooks:manage'
+const SCOPES_TAKE =
+  '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write, events:read, webhooks:manage'
 
 const SYNOPSIS = `Usage:
   petstore serve                    run the API server
@@ -90,6 +91,8 @@ const SYNOPSIS = `Usage:
   petstore keys create --name NAME  create an API key (printed once); options: petstore keys create --help
   petstore keys list                list keys (never the keys themselves)
   petstore keys revoke ID           revoke a key
+  petstore webhooks list            list webhook endpoints, with pending and failed deliveries (never secrets)
+  petstore webhooks deliveries ID   an endpoint's newest deliveries and their last attempts
   petstore COMMAND --help           a command's options and the environment variables it reads
   petstore --version                the version
 `
@@ -116,7 +119,7 @@ describe('petstore migrate', () => {
     const first = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(first, {
       code: 0,
-      stdout: `Applied 6 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version) to SQLite database ${file}.\n`,
+      stdout: `Applied 8 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
 
@@ -135,13 +138,20 @@ describe('petstore migrate', () => {
       { name: '0004_idempotency_keys' },
       { name: '0005_pet_versions' },
       { name: '0006_data_version' },
+      { name: '0007_events' },
+      { name: '0008_webhooks' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
+      { name: 'event_retention' },
+      { name: 'events' },
       { name: 'idempotency_keys' },
       { name: 'orders' },
       { name: 'pets' },
       { name: 'service_secrets' },
+      { name: 'webhook_attempts' },
+      { name: 'webhook_deliveries' },
+      { name: 'webhook_endpoints' },
     ])
 
     const second = await petstore(['migrate'], { cwd: directory })
@@ -153,7 +163,7 @@ describe('petstore migrate', () => {
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
     assert.deepEqual(result, {
       code: 0,
-      stdout: `Applied 6 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version) to SQLite database ${file}.\n`,
+      stdout: `Applied 8 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
     assert.ok(existsSync(file))
@@ -265,7 +275,7 @@ describe('petstore keys', () => {
       created_at: row?.created_at,
       last_used_at: null,
       revoked_at: null,
-      scopes: 'pets:read pets:write orders:read orders:write',
+      scopes: 'pets:read pets:write orders:read orders:write events:read webhooks:manage',
       expires_at: null,
     })
     assert.ok(Math.abs(Date.parse(row?.created_at ?? '') - Date.now()) < 60_000)
@@ -416,7 +426,12 @@ describe('keys create options, parsed in process', () => {
       const unknown = text
         .split(',')
         .map((name) => name.trim())
-        .find((name) => !['pets:read', 'pets:write', 'orders:read', 'orders:write'].includes(name))
+        .find(
+          (name) =>
+            !['pets:read', 'pets:write', 'orders:read', 'orders:write', 'events:read', 'webhooks:manage'].includes(
+              name,
+            ),
+        )
       assert.throws(
         () => parseScopeList(text),
         new KeyOptionError(`${SCOPES_TAKE}; ${JSON.stringify(unknown)} is not one`),
@@ -592,7 +607,7 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
       assert.deepEqual(variables, [...CONFIG_VARIABLES])
       assert.ok(
         result.stdout.includes(
-          '\n  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n',
+          '\n  DATABASE_URL                      file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n',
         ),
         result.stdout,
       )
@@ -612,7 +627,7 @@ Create an API key and print it, once, on stdout; only its SHA-256 is stored. Eve
 
 Options:
   --name NAME             a name for the key: 1 to 100 characters, no control characters (required)
-  --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write
+  --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write, events:read, webhooks:manage
   --expires-in DURATION   whole minutes, hours or days from now: 90m, 12h, 30d
   --expires-at DATE-TIME  an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
   -h, --help              show this help
@@ -640,6 +655,11 @@ Environment variables (the others are checked too):
     {
       args: ['keys', 'revoke', '--help'],
       usage: 'petstore keys revoke ID',
+      variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    },
+    {
+      args: ['webhooks', 'list', '--help'],
+      usage: 'petstore webhooks list',
       variables: ['DATABASE_URL', 'DATABASE_POOL_SIZE', 'DATABASE_STATEMENT_TIMEOUT_MS'],
     },
   ]

@@ -24,6 +24,8 @@ describe('loadConfig defaults', () => {
       database: { kind: 'sqlite', path: join(process.cwd(), 'data', 'petstore.db') },
       staticApiKeys: [],
       publicBaseUrl: undefined,
+      productionBaseUrl: undefined,
+      stagingBaseUrl: undefined,
       logLevel: 'info',
       redisUrl: undefined,
       databasePoolSize: 10,
@@ -37,6 +39,22 @@ describe('loadConfig defaults', () => {
       rateLimitNamespace: 'petstore:rate-limit',
       trustProxy: false,
       metricsToken: undefined,
+      eventRetentionDays: 30,
+      eventWaitMaxSeconds: 30,
+      eventStreamsPerKey: 10,
+      eventHeartbeatSeconds: 15,
+      eventPollIntervalMs: 25,
+      webhookSecretKey: undefined,
+      webhookAllowPrivateNetworks: false,
+      webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookAttemptTimeoutMs: 10_000,
+      webhookLeaseMs: 60_000,
+      webhookPollIntervalMs: 500,
+      webhookSecretOverlapSeconds: 86_400,
+      webhookConcurrency: 64,
+      webhookConcurrencyPerEndpoint: 8,
+      webhookShutdownWaitMs: 5000,
+      webhookDeliveryRetentionDays: 30,
     })
   })
 
@@ -47,6 +65,8 @@ describe('loadConfig defaults', () => {
       DATABASE_URL: '',
       PETSTORE_API_KEYS: '',
       PUBLIC_BASE_URL: '',
+      PRODUCTION_BASE_URL: '',
+      STAGING_BASE_URL: '',
       LOG_LEVEL: '',
       REDIS_URL: '',
       DATABASE_POOL_SIZE: '',
@@ -58,6 +78,22 @@ describe('loadConfig defaults', () => {
       RATE_LIMIT_NAMESPACE: '',
       TRUST_PROXY: '',
       METRICS_TOKEN: '',
+      EVENT_RETENTION_DAYS: '',
+      EVENT_WAIT_MAX_SECONDS: '',
+      EVENT_STREAMS_PER_KEY: '',
+      EVENT_HEARTBEAT_SECONDS: '',
+      EVENT_POLL_INTERVAL_MS: '',
+      WEBHOOK_SECRET_KEY: '',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '',
+      WEBHOOK_RETRY_SCHEDULE: '',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '',
+      WEBHOOK_LEASE_MS: '',
+      WEBHOOK_POLL_INTERVAL_MS: '',
+      WEBHOOK_SECRET_OVERLAP_SECONDS: '',
+      WEBHOOK_CONCURRENCY: '',
+      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '',
+      WEBHOOK_SHUTDOWN_WAIT_MS: '',
+      WEBHOOK_DELIVERY_RETENTION_DAYS: '',
     }
     assert.deepEqual(loadConfig(env), loadConfig({}))
   })
@@ -83,6 +119,64 @@ describe('loadConfig accepts valid values', () => {
     )
     assert.equal(loadConfig({ MIGRATE_ON_START: '1' }).migrateOnStart, true)
     assert.equal(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart, false)
+  })
+
+  it('the event feed: retention days, open streams per key, heartbeat seconds, poll interval', () => {
+    const config = loadConfig({
+      EVENT_RETENTION_DAYS: '7',
+      EVENT_WAIT_MAX_SECONDS: '0',
+      EVENT_STREAMS_PER_KEY: '200',
+      EVENT_HEARTBEAT_SECONDS: '1',
+      EVENT_POLL_INTERVAL_MS: '10',
+    })
+    assert.deepEqual(
+      [
+        config.eventRetentionDays,
+        config.eventWaitMaxSeconds,
+        config.eventStreamsPerKey,
+        config.eventHeartbeatSeconds,
+        config.eventPollIntervalMs,
+      ],
+      [7, 0, 200, 1, 10],
+    )
+  })
+
+  it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), and every wait', () => {
+    const hex = 'ab'.repeat(32)
+    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex }).webhookSecretKey, Buffer.from(hex, 'hex'))
+    const base64 = Buffer.alloc(32, 7).toString('base64')
+    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: base64 }).webhookSecretKey, Buffer.alloc(32, 7))
+    assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s' }).webhookRetryScheduleMs, [1000, 2000, 5000])
+    assert.deepEqual(
+      loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1m,2h,1d' }).webhookRetryScheduleMs,
+      [250, 60_000, 7_200_000, 86_400_000],
+    )
+    assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'none' }).webhookRetryScheduleMs, [])
+    const config = loadConfig({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '500',
+      WEBHOOK_LEASE_MS: '1501',
+      WEBHOOK_POLL_INTERVAL_MS: '10',
+      WEBHOOK_SECRET_OVERLAP_SECONDS: '0',
+      WEBHOOK_CONCURRENCY: '2',
+      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
+      WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+      WEBHOOK_DELIVERY_RETENTION_DAYS: '1',
+    })
+    assert.deepEqual(
+      [
+        config.webhookAllowPrivateNetworks,
+        config.webhookAttemptTimeoutMs,
+        config.webhookLeaseMs,
+        config.webhookPollIntervalMs,
+        config.webhookSecretOverlapSeconds,
+        config.webhookConcurrency,
+        config.webhookConcurrencyPerEndpoint,
+        config.webhookShutdownWaitMs,
+        config.webhookDeliveryRetentionDays,
+      ],
+      [true, 500, 1501, 10, 0, 2, 1, 0, 1],
+    )
   })
 
   it('IDEMPOTENCY_KEY_TTL_HOURS (1 to 8760) and IDEMPOTENCY_LEASE_SECONDS (1 to 3600)', () => {
@@ -144,6 +238,21 @@ describe('loadConfig accepts valid values', () => {
       ['first-key-0123456789', 'second!key#with$symbols'],
     )
     assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: '   ' }).staticApiKeys, [])
+  })
+
+  it('PRODUCTION_BASE_URL and STAGING_BASE_URL: https base addresses ending in /v1, normalised', () => {
+    assert.equal(
+      loadConfig({ PRODUCTION_BASE_URL: 'https://petstore.example.com/v1' }).productionBaseUrl,
+      'https://petstore.example.com/v1',
+    )
+    assert.equal(
+      loadConfig({ PRODUCTION_BASE_URL: 'https://Petstore.Example.com:443/v1/' }).productionBaseUrl,
+      'https://petstore.example.com/v1',
+    )
+    assert.equal(
+      loadConfig({ STAGING_BASE_URL: 'https://gateway.example.com/petstore-staging/v1' }).stagingBaseUrl,
+      'https://gateway.example.com/petstore-staging/v1',
+    )
   })
 
   it('PUBLIC_BASE_URL: an http(s) origin, normalised', () => {
@@ -229,6 +338,12 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['PUBLIC_BASE_URL', 'https://user:password@petstore.example.com'],
     ['PUBLIC_BASE_URL', 'ftp://petstore.example.com'],
     ['PUBLIC_BASE_URL', 'petstore.example.com'],
+    ['PRODUCTION_BASE_URL', 'https://petstore.example.com'],
+    ['PRODUCTION_BASE_URL', 'http://petstore.example.com/v1'],
+    ['PRODUCTION_BASE_URL', 'https://petstore.example.com/v1?x=1'],
+    ['PRODUCTION_BASE_URL', 'https://user:secret@petstore.example.com/v1'],
+    ['STAGING_BASE_URL', 'https://staging.petstore.example.com/v2'],
+    ['STAGING_BASE_URL', 'staging.petstore.example.com/v1'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'INFO'],
     ['REDIS_URL', 'http://cache.internal:6379'],
@@ -266,6 +381,32 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['IDEMPOTENCY_LEASE_SECONDS', '3601'],
     ['METRICS_TOKEN', 'short-token'],
     ['METRICS_TOKEN', 'token with spaces 0123456789'],
+    ['EVENT_RETENTION_DAYS', '0'],
+    ['EVENT_RETENTION_DAYS', '1.5'],
+    ['EVENT_WAIT_MAX_SECONDS', '31'],
+    ['EVENT_STREAMS_PER_KEY', '0'],
+    ['EVENT_HEARTBEAT_SECONDS', '0'],
+    ['EVENT_HEARTBEAT_SECONDS', '301'],
+    ['EVENT_POLL_INTERVAL_MS', '9'],
+    ['WEBHOOK_SECRET_KEY', 'too-short'],
+    ['WEBHOOK_SECRET_KEY', 'ab'.repeat(31)],
+    ['WEBHOOK_SECRET_KEY', Buffer.alloc(31).toString('base64')],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1s,,2s'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1.5s'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0s'],
+    ['WEBHOOK_RETRY_SCHEDULE', '8d'],
+    ['WEBHOOK_RETRY_SCHEDULE', Array(21).fill('1s').join(',')],
+    ['WEBHOOK_ATTEMPT_TIMEOUT_MS', '99'],
+    ['WEBHOOK_LEASE_MS', '999'],
+    ['WEBHOOK_LEASE_MS', '11000'],
+    ['WEBHOOK_POLL_INTERVAL_MS', '9'],
+    ['WEBHOOK_CONCURRENCY', '0'],
+    ['WEBHOOK_CONCURRENCY_PER_ENDPOINT', '0'],
+    ['WEBHOOK_SHUTDOWN_WAIT_MS', '8001'],
+    ['WEBHOOK_SECRET_OVERLAP_SECONDS', '2592001'],
+    ['WEBHOOK_DELIVERY_RETENTION_DAYS', '0'],
   ]
 
   for (const [variable, value] of invalid) {

@@ -1,4 +1,4 @@
-// The interactive reference at /docs, opened in a real headless Chromium: it must render the eight operations
+// The interactive reference at /docs, opened in a real headless Chromium: it must render the ten operations
 // from the served document, with the beta ones visibly marked, using only the service's own files (no CDN, no validator, no telemetry).
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
@@ -46,7 +46,12 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
   let pageHeaders: Record<string, string> = {}
 
   before(async () => {
-    server = await startTestServer()
+    server = await startTestServer({
+      env: {
+        PRODUCTION_BASE_URL: 'https://petstore.example.com/v1',
+        STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
+      },
+    })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
     page.on('request', (request) => requests.push(request.url()))
@@ -68,7 +73,7 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
     await server?.close()
   })
 
-  it('shows the API title, version and the ten operations with their operationIds, the beta ones marked [beta]', async () => {
+  it('shows the API title, version and the eighteen operations with their operationIds, the beta ones marked [beta]', async () => {
     assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
     const operations = await page.$$eval('.opblock', (blocks) =>
       blocks.map((block) => ({
@@ -132,6 +137,76 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
         summary: '[beta] Complete an order',
         deprecated: false,
       },
+      {
+        method: 'GET',
+        path: '/events',
+        operationId: 'listEvents',
+        summary: '[beta] List events (feed, long poll)',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/events/stream',
+        operationId: 'streamEvents',
+        summary: '[beta] Stream events (Server-Sent Events)',
+        deprecated: false,
+      },
+      {
+        method: 'POST',
+        path: '/webhooks',
+        operationId: 'createWebhook',
+        summary: '[beta] Register a webhook endpoint',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/webhooks',
+        operationId: 'listWebhooks',
+        summary: '[beta] List webhook endpoints',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/webhooks/{webhookId}',
+        operationId: 'getWebhook',
+        summary: '[beta] Get a webhook endpoint',
+        deprecated: false,
+      },
+      {
+        method: 'PATCH',
+        path: '/webhooks/{webhookId}',
+        operationId: 'updateWebhook',
+        summary: '[beta] Change a webhook endpoint',
+        deprecated: false,
+      },
+      {
+        method: 'DELETE',
+        path: '/webhooks/{webhookId}',
+        operationId: 'deleteWebhook',
+        summary: '[beta] Delete a webhook endpoint',
+        deprecated: false,
+      },
+      {
+        method: 'POST',
+        path: '/webhooks/{webhookId}/rotate-secret',
+        operationId: 'rotateWebhookSecret',
+        summary: "[beta] Rotate a webhook endpoint's secret",
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/webhooks/{webhookId}/deliveries',
+        operationId: 'listWebhookDeliveries',
+        summary: "[beta] List an endpoint's deliveries",
+        deprecated: false,
+      },
+      {
+        method: 'POST',
+        path: '/webhooks/{webhookId}/deliveries/{deliveryId}/retry',
+        operationId: 'retryWebhookDelivery',
+        summary: '[beta] Retry a delivery now',
+        deprecated: false,
+      },
     ] satisfies RenderedOperation[])
     // Deprecated operations are drawn with their path struck through.
     assert.equal(await page.locator('.opblock-deprecated .opblock-summary-path__deprecated').count(), 1)
@@ -149,14 +224,14 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
     assert.equal(await description.locator('strong', { hasText: 'Beta:' }).count(), 1)
   })
 
-  it('offers this instance first, then production and staging, as servers', async () => {
+  it('offers production and staging, then this instance, as servers', async () => {
     const servers = await page.$$eval('.servers select option', (options) =>
       options.map((option) => option.getAttribute('value')),
     )
     assert.deepEqual(servers, [
-      `${server.baseUrl}/v1`,
       'https://petstore.example.com/v1',
       'https://staging.petstore.example.com/v1',
+      `${server.baseUrl}/v1`,
     ])
   })
 

@@ -1,4 +1,4 @@
-// Idempotency-Key on the order POSTs (placeOrder, completeOrder): replays of successes and of client errors,
+// Idempotency-Key on the order writes (placeOrder, cancelOrder, completeOrder): replays of successes and of client errors,
 // a path that names another order being another request, concurrent duplicates, and server errors not stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -13,7 +13,7 @@ const REUSED = {
     'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
 }
 
-describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{orderId}/complete', () => {
+describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{orderId} and POST …/complete', () => {
   let server: TestServer
   before(async () => {
     server = await startTestServer()
@@ -24,6 +24,8 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     server.request('/v1/store/orders', { json: body, headers: { 'idempotency-key': key } })
   const complete = (key: string, orderId: number) =>
     server.request(`/v1/store/orders/${orderId}/complete`, { method: 'POST', headers: { 'idempotency-key': key } })
+  const cancel = (key: string, orderId: number) =>
+    server.request(`/v1/store/orders/${orderId}`, { method: 'DELETE', headers: { 'idempotency-key': key } })
 
   it('places an order once and replays the 201 with its Location', async () => {
     const pet = await addPet(server)
@@ -89,6 +91,45 @@ describe('Idempotency-Key on POST /v1/store/orders and POST /v1/store/orders/{or
     const other = await (await place('place-3b', { petId: (await addPet(server)).id })).json()
     await assertError(await complete('complete-3', other.id), REUSED)
     assert.deepEqual(await storedOrdersOf(server, other.petId), [{ id: other.id, status: 'placed' }])
+  })
+
+  it('cancels an order once and replays the 200 (not a 409 for the now cancelled order); another order is 422', async () => {
+    const pet = await addPet(server)
+    const order = await (await place('place-6', { petId: pet.id })).json()
+    const first = await cancel('cancel-6', order.id)
+    assert.equal(first.status, 200)
+    assert.equal(first.headers.get('idempotent-replayed'), null)
+    const text = await first.text()
+    assert.deepEqual(JSON.parse(text), { ...order, status: 'cancelled' })
+
+    // Without the key this retry would be 409 (already cancelled); with it, the first response again.
+    const replay = await cancel('cancel-6', order.id)
+    assert.equal(replay.status, 200)
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true')
+    assert.equal(await replay.text(), text)
+    assert.equal((await readPet(server, pet.id)).status, 'available')
+    assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'cancelled' }])
+
+    const other = await (await place('place-6b', { petId: (await addPet(server)).id })).json()
+    await assertError(await cancel('cancel-6', other.id), REUSED)
+    assert.deepEqual(await storedOrdersOf(server, other.petId), [{ id: other.id, status: 'placed' }])
+    // The same key on completeOrder for the same order is another operation: 422 too, and nothing changes.
+    await assertError(await complete('cancel-6', order.id), REUSED)
+  })
+
+  it('replays a cancel refused 409 (the order is completed) with Idempotent-Replayed', async () => {
+    const pet = await addPet(server)
+    const order = await (await place('place-7', { petId: pet.id })).json()
+    assert.equal((await complete('complete-7', order.id)).status, 200)
+    const refused = await cancel('cancel-7', order.id)
+    assert.equal(refused.status, 409)
+    const refusedBody = await refused.text()
+    assert.equal(JSON.parse(refusedBody).code, 'conflict')
+    const again = await cancel('cancel-7', order.id)
+    assert.equal(again.status, 409)
+    assert.equal(again.headers.get('idempotent-replayed'), 'true')
+    assert.equal(await again.text(), refusedBody)
+    assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'completed' }])
   })
 
   it('runs 20 concurrent duplicate orders once: the others are 409 in flight or replays, never a conflict', async () => {

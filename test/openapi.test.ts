@@ -5,7 +5,9 @@ import { after, before, describe, it } from 'node:test'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { ENTITY_TAG_LIST_PATTERN } from '../src/http/entity-tag.js'
 import { ERROR_CODES } from '../src/http/errors.js'
+import { dereference } from './helpers/fuzz-document.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { NO_NETWORK } from './helpers/webhooks.js'
 
 interface Schema {
   [key: string]: unknown
@@ -42,9 +44,11 @@ interface OpenApiDocument {
   security: Record<string, string[]>[]
 }
 
+/** The schema without its annotations (description, examples), which may differ between uses of one shape. */
 function withoutDescription(schema: Schema): Schema {
   const copy = { ...schema }
   delete copy.description
+  delete copy.examples
   return copy
 }
 
@@ -124,7 +128,7 @@ const EXPECTED_OPERATIONS = {
     method: 'delete',
     tag: 'Store',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
     scope: 'orders:write',
   },
   completeOrder: {
@@ -134,6 +138,86 @@ const EXPECTED_OPERATIONS = {
     beta: true,
     statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
     scope: 'orders:write',
+  },
+  listEvents: {
+    path: '/events',
+    method: 'get',
+    tag: 'Events',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '410', '429', '500', '503'],
+    scope: 'events:read',
+  },
+  streamEvents: {
+    path: '/events/stream',
+    method: 'get',
+    tag: 'Events',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '410', '429', '500', '503'],
+    scope: 'events:read',
+  },
+  createWebhook: {
+    path: '/webhooks',
+    method: 'post',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  listWebhooks: {
+    path: '/webhooks',
+    method: 'get',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  getWebhook: {
+    path: '/webhooks/{webhookId}',
+    method: 'get',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  updateWebhook: {
+    path: '/webhooks/{webhookId}',
+    method: 'patch',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  deleteWebhook: {
+    path: '/webhooks/{webhookId}',
+    method: 'delete',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['204', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  rotateWebhookSecret: {
+    path: '/webhooks/{webhookId}/rotate-secret',
+    method: 'post',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  listWebhookDeliveries: {
+    path: '/webhooks/{webhookId}/deliveries',
+    method: 'get',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    scope: 'webhooks:manage',
+  },
+  retryWebhookDelivery: {
+    path: '/webhooks/{webhookId}/deliveries/{deliveryId}/retry',
+    method: 'post',
+    tag: 'Webhooks',
+    beta: true,
+    statuses: ['202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    scope: 'webhooks:manage',
   },
 } as const
 type OperationName = keyof typeof EXPECTED_OPERATIONS
@@ -149,17 +233,43 @@ function createAjv(): Ajv {
   return ajv
 }
 
+/** The production and staging addresses, configured as an operator would. */
+const SERVERS_ENV = {
+  PRODUCTION_BASE_URL: 'https://petstore.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
+}
+const PUBLISHED_SERVERS = [
+  { url: 'https://petstore.example.com/v1', description: 'Production', 'x-internal': false },
+  { url: 'https://staging.petstore.example.com/v1', description: 'Staging', 'x-internal': false },
+]
+const INSTANCE =
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
+
+/** The headers every response under /v1 declares (and carries). */
+const EVERY_RESPONSE = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'Access-Control-Allow-Origin',
+  'Access-Control-Expose-Headers',
+  'X-Request-Id',
+]
+
 describe('GET /v1/openapi.json', () => {
   let server: TestServer
+  /** The document with its references resolved: what each operation says, wherever it is written. */
   let document: OpenApiDocument
+  /** The document as served. */
+  let raw: unknown
   const ajv = createAjv()
 
   before(async () => {
-    server = await startTestServer()
+    // The webhook checks register a host out there: nothing may ever be sent to it.
+    server = await startTestServer({ env: SERVERS_ENV, webhookNetwork: NO_NETWORK })
     const response = await server.request('/v1/openapi.json', { auth: false })
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
-    document = (await response.json()) as OpenApiDocument
+    raw = await response.json()
+    document = dereference(raw as OpenApiDocument)
   })
   after(() => server.close())
 
@@ -194,22 +304,41 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(document.info.title, 'Petstore API')
   })
 
-  it('lists the running instance first (so "Try it out" stays local), then production and staging', () => {
+  it('lists the configured production and staging servers, then the running instance last (so generated clients take production)', () => {
     assert.deepEqual(document.servers, [
-      { url: `${server.baseUrl}/v1`, description: 'This instance' },
-      { url: 'https://petstore.example.com/v1', description: 'Production' },
-      { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
+      ...PUBLISHED_SERVERS,
+      { url: `${server.baseUrl}/v1`, description: INSTANCE, 'x-internal': true },
     ])
   })
 
-  it('documents exactly the five API paths, relative to the servers, and no hidden route', () => {
+  it('documents exactly the twelve API paths, relative to the servers, and no hidden route', () => {
+    // Besides its operations, each path names the 405 its other methods get.
+    for (const item of Object.values(document.paths))
+      assert.equal(
+        (item['x-other-methods'] as unknown as Response | undefined)?.description?.startsWith(
+          'The path exists but does not support this method',
+        ),
+        true,
+      )
+    for (const item of Object.values(document.paths)) delete item['x-other-methods']
     assert.deepEqual(Object.keys(document.paths).sort(), [
+      '/events',
+      '/events/stream',
       '/pets',
       '/pets/{petId}',
       '/store/orders',
       '/store/orders/{orderId}',
       '/store/orders/{orderId}/complete',
+      '/webhooks',
+      '/webhooks/{webhookId}',
+      '/webhooks/{webhookId}/deliveries',
+      '/webhooks/{webhookId}/deliveries/{deliveryId}/retry',
+      '/webhooks/{webhookId}/rotate-secret',
     ])
+    assert.deepEqual(Object.keys(document.paths['/webhooks'] ?? {}).sort(), ['get', 'post'])
+    assert.deepEqual(Object.keys(document.paths['/webhooks/{webhookId}'] ?? {}).sort(), ['delete', 'get', 'patch'])
+    assert.deepEqual(Object.keys(document.paths['/events'] ?? {}), ['get'])
+    assert.deepEqual(Object.keys(document.paths['/events/stream'] ?? {}), ['get'])
     // The 405 catch-all routes must not add methods to the documented paths.
     assert.deepEqual(Object.keys(document.paths['/pets'] ?? {}).sort(), ['get', 'post'])
     assert.deepEqual(Object.keys(document.paths['/pets/{petId}'] ?? {}).sort(), ['delete', 'get', 'patch'])
@@ -218,7 +347,7 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}/complete'] ?? {}), ['post'])
   })
 
-  it('names the ten operations, the pet ones tagged Pets and the order ones Store', () => {
+  it('names the twenty operations, the pet ones tagged Pets, the order ones Store, the event ones Events and the webhook ones Webhooks', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
       OperationName,
       (typeof EXPECTED_OPERATIONS)[OperationName],
@@ -229,7 +358,7 @@ describe('GET /v1/openapi.json', () => {
     }
   })
 
-  it('marks exactly updatePet, deletePet, placeOrder, getOrder, cancelOrder and completeOrder x-stability: beta, visibly in their summary too', () => {
+  it('marks exactly updatePet, deletePet, the order, event and webhook operations but listOrders x-stability: beta, visibly in their summary too', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
       OperationName,
       (typeof EXPECTED_OPERATIONS)[OperationName],
@@ -251,10 +380,10 @@ describe('GET /v1/openapi.json', () => {
     assert.match(operation('cancelOrder').description ?? '', /returns its animal to `available`.*409/s)
   })
 
-  it('declares the tags Pets and Store globally', () => {
+  it('declares the tags Pets, Store, Events and Webhooks globally', () => {
     assert.deepEqual(
       document.tags.map((tag) => tag.name),
-      ['Pets', 'Store'],
+      ['Pets', 'Store', 'Events', 'Webhooks'],
     )
     for (const tag of document.tags) assert.ok(tag.description, `tag ${tag.name} has a description`)
   })
@@ -283,20 +412,16 @@ describe('GET /v1/openapi.json', () => {
         `${name}: ${operation(name).description}`,
       )
     }
-    for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write'])
+    for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'events:read', 'webhooks:manage'])
       assert.ok(document.info.description.includes(`\`${scope}\``), scope)
   })
 
   it('documents the challenge of 401 and 403, and Retry-After and the RateLimit headers of 429', () => {
     for (const name of Object.keys(EXPECTED_OPERATIONS) as OperationName[]) {
       const { responses } = operation(name)
-      assert.deepEqual(Object.keys(responses['401']?.headers ?? {}), ['WWW-Authenticate'], name)
-      assert.deepEqual(Object.keys(responses['403']?.headers ?? {}), ['WWW-Authenticate'], name)
-      assert.deepEqual(
-        Object.keys(responses['429']?.headers ?? {}),
-        ['Retry-After', 'RateLimit-Policy', 'RateLimit'],
-        name,
-      )
+      assert.deepEqual(Object.keys(responses['401']?.headers ?? {}), ['WWW-Authenticate', ...EVERY_RESPONSE], name)
+      assert.deepEqual(Object.keys(responses['403']?.headers ?? {}), ['WWW-Authenticate', ...EVERY_RESPONSE], name)
+      assert.deepEqual(Object.keys(responses['429']?.headers ?? {}), ['Retry-After', ...EVERY_RESPONSE], name)
     }
   })
 
@@ -312,13 +437,11 @@ describe('GET /v1/openapi.json', () => {
   })
 
   it('documents the parameters and the request body of the specification', () => {
+    // The schemas without their annotations (a named schema's description and examples).
     const parameters = (name: OperationName) =>
-      (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => ({
-        location,
-        parameter,
-        required,
-        schema,
-      }))
+      (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => {
+        return { location, parameter, required, schema: withoutDescription(schema ?? {}) }
+      })
     const [limit, status, cursor] = parameters('listPets')
     assert.deepEqual(limit, {
       location: 'query',
@@ -336,7 +459,7 @@ describe('GET /v1/openapi.json', () => {
       location: 'query',
       parameter: 'cursor',
       required: false,
-      schema: { type: 'string', minLength: 1, maxLength: 256 },
+      schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]{2,64}\\.[A-Za-z0-9_-]{22}$' },
     })
     assert.equal(parameters('listPets').length, 3)
     const petIdParameter = {
@@ -393,7 +516,7 @@ describe('GET /v1/openapi.json', () => {
             required: true,
             schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
           },
-          ...(name === 'completeOrder' ? [idempotencyKey] : []),
+          ...(name === 'getOrder' ? [] : [idempotencyKey]),
         ],
         name,
       )
@@ -411,7 +534,7 @@ describe('GET /v1/openapi.json', () => {
       {
         petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 1 },
-        shipDate: { type: 'string', format: 'date-time' },
+        shipDate: { type: 'string', format: 'date-time', maxLength: 29 },
       },
     )
     assert.deepEqual(Object.keys(newOrder?.properties ?? {}), ['petId', 'quantity', 'shipDate'])
@@ -435,6 +558,10 @@ describe('GET /v1/openapi.json', () => {
       assert.deepEqual(Object.keys(responses), expected.statuses, name)
       for (const status of expected.statuses) {
         assert.ok(responses[status]?.description, `${name} ${status} has a description`)
+        if (name === 'streamEvents' && status === '200') {
+          assert.deepEqual(Object.keys(responses[status]?.content ?? {}), ['text/event-stream'], `${name} ${status}`)
+          continue
+        }
         // 204 and 304 have no body, so no content.
         assert.deepEqual(
           Object.keys(responses[status]?.content ?? {}),
@@ -455,33 +582,40 @@ describe('GET /v1/openapi.json', () => {
       'Location',
       'ETag',
       'Idempotent-Replayed',
+      ...EVERY_RESPONSE,
     ])
     assert.deepEqual(Object.keys(operation('getPet').responses['200']?.headers ?? {}), [
       'ETag',
       'Deprecation',
       'Sunset',
       'Link',
+      ...EVERY_RESPONSE,
     ])
     assert.deepEqual(Object.keys(operation('getPet').responses['304']?.headers ?? {}), [
       'ETag',
       'Deprecation',
       'Sunset',
       'Link',
+      ...EVERY_RESPONSE,
     ])
     for (const status of ['400', '404'])
       assert.deepEqual(
         Object.keys(operation('getPet').responses[status]?.headers ?? {}),
-        ['Deprecation', 'Sunset', 'Link'],
+        ['Deprecation', 'Sunset', 'Link', ...EVERY_RESPONSE],
         status,
       )
     assert.deepEqual(Object.keys(operation('updatePet').responses['200']?.headers ?? {}), [
       'ETag',
       'Idempotent-Replayed',
+      ...EVERY_RESPONSE,
     ])
-    assert.deepEqual(Object.keys(operation('deletePet').responses['204']?.headers ?? {}), ['Idempotent-Replayed'])
+    assert.deepEqual(Object.keys(operation('deletePet').responses['204']?.headers ?? {}), [
+      'Idempotent-Replayed',
+      ...EVERY_RESPONSE,
+    ])
     for (const name of ['updatePet', 'deletePet'] as const)
-      assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag'], name)
-    assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link'])
+      assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag', ...EVERY_RESPONSE], name)
+    assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link', ...EVERY_RESPONSE])
 
     const order = withoutDescription(responseSchema('getOrder', '200'))
     for (const [name, status] of [
@@ -493,16 +627,23 @@ describe('GET /v1/openapi.json', () => {
     }
     assert.deepEqual(withoutDescription(responseSchema('listOrders', '200').items as Schema), order)
     assert.deepEqual(order.required, ['id', 'petId', 'quantity', 'shipDate', 'complete', 'status'])
-    assert.equal(order.additionalProperties, false)
+    // Responses are open to additive change.
+    assert.equal(order.additionalProperties, undefined)
     const { shipDate, status } = withoutDescriptions(order.properties as Record<string, Schema>)
-    assert.deepEqual(shipDate, { type: ['string', 'null'], format: 'date-time' })
+    assert.deepEqual(shipDate, { type: ['string', 'null'], format: 'date-time', maxLength: 24 })
     assert.deepEqual(status, { type: 'string', enum: ['placed', 'completed', 'cancelled'] })
     assert.deepEqual(Object.keys(operation('placeOrder').responses['201']?.headers ?? {}), [
       'Location',
       'Idempotent-Replayed',
+      ...EVERY_RESPONSE,
     ])
-    assert.deepEqual(Object.keys(operation('completeOrder').responses['200']?.headers ?? {}), ['Idempotent-Replayed'])
-    assert.deepEqual(Object.keys(operation('listOrders').responses['200']?.headers ?? {}), ['Link'])
+    for (const name of ['cancelOrder', 'completeOrder'] as const)
+      assert.deepEqual(
+        Object.keys(operation(name).responses['200']?.headers ?? {}),
+        ['Idempotent-Replayed', ...EVERY_RESPONSE],
+        name,
+      )
+    assert.deepEqual(Object.keys(operation('listOrders').responses['200']?.headers ?? {}), ['Link', ...EVERY_RESPONSE])
   })
 
   it('documents every error with the Error body, whose code lists every code the service uses', () => {
@@ -530,7 +671,7 @@ describe('GET /v1/openapi.json', () => {
   it('serves the same document to the interactive reference at /docs/json', async () => {
     const response = await server.request('/docs/json', { auth: false })
     assert.equal(response.status, 200)
-    assert.deepEqual(await response.json(), document)
+    assert.deepEqual(await response.json(), raw)
   })
 
   describe('real responses match the documented schema for their status', () => {
@@ -550,6 +691,48 @@ describe('GET /v1/openapi.json', () => {
       assert.equal(validatorFor('getOrder', '200')({ ...order, status: 'shipped' }), false)
       assert.equal(validatorFor('listOrders', '200')([{ ...order, complete: undefined }]), false)
       assert.equal(validatorFor('cancelOrder', '409')({ code: 'conflict', message: 'No.', status: 409 }), true)
+      const webhook = {
+        id: 3,
+        url: 'https://hooks.example.com/x',
+        types: ['pet.created'],
+        description: null,
+        status: 'enabled',
+        createdAt: '2026-05-01T08:00:00.000Z',
+        updatedAt: '2026-05-01T08:00:00.000Z',
+        previousSecretExpiresAt: null,
+      }
+      const secret = 'whsec_Yjpj6MLCUlX3XjlDX5IcJu3zNv+ttetN2/iAIC/U5OQ='
+      assert.equal(validatorFor('getWebhook', '200')(webhook), true)
+      assert.equal(validatorFor('getWebhook', '200')({ ...webhook, status: 'paused' }), false)
+      assert.equal(validatorFor('getWebhook', '200')({ ...webhook, types: ['pet.sold'] }), false)
+      assert.equal(validatorFor('createWebhook', '201')({ ...webhook, secret }), true)
+      assert.equal(validatorFor('createWebhook', '201')(webhook), false)
+      assert.equal(validatorFor('rotateWebhookSecret', '200')({ ...webhook, secret: 'hunter2' }), false)
+      const attempt = {
+        attempt: 1,
+        startedAt: '2026-05-01T08:00:00.120Z',
+        durationMs: 96,
+        outcome: 'succeeded',
+        responseStatus: 204,
+        error: null,
+        responseBody: null,
+      }
+      const delivery = {
+        id: 88,
+        eventId: 4711,
+        webhookId: 'evt_4711',
+        status: 'succeeded',
+        nextAttemptAt: null,
+        createdAt: '2026-05-01T08:00:00.000Z',
+        finishedAt: '2026-05-01T08:00:00.216Z',
+        attempts: [attempt],
+      }
+      assert.equal(validatorFor('listWebhookDeliveries', '200')([delivery]), true)
+      assert.equal(validatorFor('listWebhookDeliveries', '200')([{ ...delivery, status: 'sent' }]), false)
+      assert.equal(
+        validatorFor('retryWebhookDelivery', '202')({ ...delivery, attempts: [{ ...attempt, outcome: 'lost' }] }),
+        false,
+      )
     })
 
     it('201 from createPet and 200 from listPets', async () => {
@@ -673,24 +856,61 @@ describe('GET /v1/openapi.json', () => {
       })
       assertValid(validatorFor('placeOrder', '404'), notFound)
     })
+
+    it('every webhook operation, and a delivery with its failed attempt', async () => {
+      const created = await server.request('/v1/webhooks', {
+        json: { url: 'https://hooks.example.com/schema', types: ['pet.created'], description: 'Schema' },
+      })
+      assert.equal(created.status, 201)
+      const webhook = await created.json()
+      assertValid(validatorFor('createWebhook', '201'), webhook)
+      assertValid(validatorFor('getWebhook', '200'), await (await server.request(`/v1/webhooks/${webhook.id}`)).json())
+      assertValid(validatorFor('listWebhooks', '200'), await (await server.request('/v1/webhooks')).json())
+      const patched = await server.request(`/v1/webhooks/${webhook.id}`, { method: 'PATCH', json: { types: null } })
+      assertValid(validatorFor('updateWebhook', '200'), await patched.json())
+      const rotated = await server.request(`/v1/webhooks/${webhook.id}/rotate-secret`, { method: 'POST' })
+      assertValid(validatorFor('rotateWebhookSecret', '200'), await rotated.json())
+      assert.equal((await server.request('/v1/pets', { json: { name: 'Delivered', categoryId: 5 } })).status, 201)
+      let deliveries: { id: number; attempts: unknown[] }[] = []
+      while (deliveries[0]?.attempts.length !== 1)
+        deliveries = await (await server.request(`/v1/webhooks/${webhook.id}/deliveries`)).json()
+      assertValid(validatorFor('listWebhookDeliveries', '200'), deliveries)
+      const [delivery] = deliveries
+      const retried = await server.request(`/v1/webhooks/${webhook.id}/deliveries/${delivery?.id}/retry`, {
+        method: 'POST',
+      })
+      if (retried.status === 409) assertValid(validatorFor('retryWebhookDelivery', '409'), await retried.json())
+      else assertValid(validatorFor('retryWebhookDelivery', '202'), await retried.json())
+      const refused = await server.request('/v1/webhooks', { json: { url: 'http://[::1]/' } })
+      assert.equal(refused.status, 400)
+      assertValid(validatorFor('createWebhook', '400'), await refused.json())
+      assert.equal((await server.request(`/v1/webhooks/${webhook.id}`, { method: 'DELETE' })).status, 204)
+    })
   })
 })
 
 describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
-  let server: TestServer
-  before(async () => {
-    server = await startTestServer({ env: { PUBLIC_BASE_URL: 'https://pets.internal.example' } })
+  it('names the configured origin, not the Host header, as the running instance (the only server when none is configured)', async () => {
+    const server = await startTestServer({ env: { PUBLIC_BASE_URL: 'https://pets.internal.example' } })
+    try {
+      const response = await server.request('/v1/openapi.json', { auth: false })
+      assert.equal(response.status, 200)
+      const { servers } = (await response.json()) as OpenApiDocument
+      assert.deepEqual(servers, [
+        { url: 'https://pets.internal.example/v1', description: INSTANCE, 'x-internal': true },
+      ])
+    } finally {
+      await server.close()
+    }
   })
-  after(() => server.close())
 
-  it('names the configured origin, not the Host header, as the running instance', async () => {
-    const response = await server.request('/v1/openapi.json', { auth: false })
-    assert.equal(response.status, 200)
-    const { servers } = (await response.json()) as OpenApiDocument
-    assert.deepEqual(servers, [
-      { url: 'https://pets.internal.example/v1', description: 'This instance' },
-      { url: 'https://petstore.example.com/v1', description: 'Production' },
-      { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
-    ])
+  it('lists an instance that is the production server once, as Production', async () => {
+    const server = await startTestServer({ env: { ...SERVERS_ENV, PUBLIC_BASE_URL: 'https://petstore.example.com' } })
+    try {
+      const { servers } = (await (await server.request('/v1/openapi.json', { auth: false })).json()) as OpenApiDocument
+      assert.deepEqual(servers, PUBLISHED_SERVERS)
+    } finally {
+      await server.close()
+    }
   })
 })

@@ -37,15 +37,21 @@ const DOCUMENTS = [
 ]
 
 const OTHER_SERVERS = [
-  { url: 'https://petstore.example.com/v1', description: 'Production' },
-  { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
+  { url: 'https://petstore.example.com/v1', description: 'Production', 'x-internal': false },
+  { url: 'https://staging.petstore.example.com/v1', description: 'Staging', 'x-internal': false },
 ]
+const SERVERS_ENV = {
+  PRODUCTION_BASE_URL: 'https://petstore.example.com/v1',
+  STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
+}
+const INSTANCE =
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
 
 describe('the OpenAPI document, prepared once', () => {
   let server: TestServer
   const builds = { object: 0, yaml: 0 }
   before(async () => {
-    server = await startTestServer()
+    server = await startTestServer({ env: SERVERS_ENV })
     // Counts how often the document is generated (a call of app.swagger), whoever asks for it.
     const swagger = server.app.swagger.bind(server.app)
     server.app.swagger = ((options?: { yaml?: boolean }) => {
@@ -56,7 +62,7 @@ describe('the OpenAPI document, prepared once', () => {
   })
   after(() => server.close())
 
-  it('serves each format as the same bytes for an origin, with that origin first among the servers, and builds it once', async () => {
+  it('serves each format as the same bytes for an origin, with that origin last among the servers, and builds it once', async () => {
     const port = new URL(server.baseUrl).port
     const origins = [`127.0.0.1:${port}`, `localhost:${port}`, 'docs.example:8443']
     const bodies = new Map<string, Buffer>()
@@ -83,23 +89,29 @@ describe('the OpenAPI document, prepared once', () => {
         'the reference loads the same document',
       )
       const document = JSON.parse(json.toString()) as { servers: unknown; [key: string]: unknown }
-      assert.deepEqual(document.servers, [{ url: `http://${host}/v1`, description: 'This instance' }, ...OTHER_SERVERS])
+      assert.deepEqual(document.servers, [
+        ...OTHER_SERVERS,
+        { url: `http://${host}/v1`, description: INSTANCE, 'x-internal': true },
+      ])
       const yaml = bodies.get(`/docs/yaml ${host}`)?.toString() ?? ''
       // The whole top-level block: the next line is the next top-level key.
       assert.ok(
         yaml.includes(
           `\n${[
             'servers:',
-            `  - url: "http://${host}/v1"`,
-            '    description: "This instance"',
             '  - url: "https://petstore.example.com/v1"',
             '    description: "Production"',
+            '    x-internal: false',
             '  - url: "https://staging.petstore.example.com/v1"',
             '    description: "Staging"',
+            '    x-internal: false',
+            `  - url: "http://${host}/v1"`,
+            `    description: ${JSON.stringify(INSTANCE)}`,
+            '    x-internal: true',
             'security:',
           ].join('\n')}\n`,
         ),
-        'the YAML names this origin first',
+        'the YAML names this origin last',
       )
       assert.match(yaml, /^openapi: 3\.1\.0\n/)
       return { ...document, servers: undefined }
@@ -150,7 +162,7 @@ describe('GET /', () => {
 describe('GET /docs', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer()
+    server = await startTestServer({ env: SERVERS_ENV })
   })
   after(() => server.close())
 

@@ -199,7 +199,7 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PATCH, DELETE')
     assert.equal(
       response.headers.get('access-control-allow-headers'),
-      'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match',
+      'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID',
     )
     assert.equal(response.headers.get('access-control-max-age'), '600')
     assert.equal(response.headers.get('www-authenticate'), null)

@@ -93,6 +93,45 @@ describe('API key scopes, expiry and revocation', () => {
       request: () => ['/v1/store/orders/999999/complete', { method: 'POST' }],
       allowed: 404,
     },
+    { name: 'listEvents', scope: 'events:read', request: () => ['/v1/events?limit=1', {}], allowed: 200 },
+    { name: 'listWebhooks', scope: 'webhooks:manage', request: () => ['/v1/webhooks', {}], allowed: 200 },
+    {
+      name: 'createWebhook',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks', { json: { url: 'http://127.0.0.1/refused' } }],
+      allowed: 400,
+    },
+    { name: 'getWebhook', scope: 'webhooks:manage', request: () => ['/v1/webhooks/999999', {}], allowed: 404 },
+    {
+      name: 'updateWebhook',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks/999999', { method: 'PATCH', json: { status: 'disabled' } }],
+      allowed: 404,
+    },
+    {
+      name: 'deleteWebhook',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks/999999', { method: 'DELETE' }],
+      allowed: 404,
+    },
+    {
+      name: 'rotateWebhookSecret',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks/999999/rotate-secret', { method: 'POST' }],
+      allowed: 404,
+    },
+    {
+      name: 'listWebhookDeliveries',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks/999999/deliveries', {}],
+      allowed: 404,
+    },
+    {
+      name: 'retryWebhookDelivery',
+      scope: 'webhooks:manage',
+      request: () => ['/v1/webhooks/999999/deliveries/1/retry', { method: 'POST' }],
+      allowed: 404,
+    },
   ]
 
   for (const { name, scope, request, allowed } of operations) {

@@ -77,17 +77,19 @@ describe('validation errors are bounded', () => {
   it('documents the bound in the Error schema of the OpenAPI document', async () => {
     type Details = { maxItems: number; description: string }
     const document = (await (await server.request('/v1/openapi.json', { auth: false })).json()) as {
-      paths: Record<
-        string,
-        {
-          get: {
-            responses: Record<string, { content: Record<string, { schema: { properties: { details: Details } } }> }>
-          }
-        }
-      >
+      paths: Record<string, { get: { responses: Record<string, { $ref?: string }> } }>
+      components: {
+        responses: Record<string, { content: Record<string, { schema: { $ref: string } }> }>
+        schemas: Record<string, { properties: { details: Details } }>
+      }
     }
-    const details =
-      document.paths['/pets']?.get.responses['400']?.content['application/json']?.schema.properties.details
+    // 400 is the shared InvalidRequest response, whose body is the Error schema.
+    assert.equal(document.paths['/pets']?.get.responses['400']?.$ref, '#/components/responses/InvalidRequest')
+    assert.equal(
+      document.components.responses.InvalidRequest?.content['application/json']?.schema.$ref,
+      '#/components/schemas/Error',
+    )
+    const details = document.components.schemas.Error?.properties.details
     assert.ok(details)
     assert.equal(details.maxItems, 21)
     assert.match(details.description, /At most 20 problems are listed; when more were found, one last entry/)

@@ -69,12 +69,100 @@ export interface IdempotencyKeyTable {
   expires_at: string
 }
 
+export type EventType =
+  'pet.created' | 'pet.updated' | 'pet.deleted' | 'order.placed' | 'order.cancelled' | 'order.completed'
+
+/** One change, written in the change's own transaction (events/). */
+export interface EventTable {
+  /** Ascending in the order readers may see events; assigned by the database (SQLite) or by appendEvent (PostgreSQL), see events/event.repository.ts. */
+  id: ColumnType<number, number | undefined, never>
+  type: EventType
+  /** RFC 3339 UTC instant with milliseconds. */
+  occurred_at: string
+  /** The event's `data` (`{"pet": …}` or `{"order": …}`) as JSON text, exactly as the feed sends it. */
+  data: string
+}
+
+/** One row: every event with an id up to `purged_through` has been deleted by the retention purge. */
+export interface EventRetentionTable {
+  purged_through: number
+}
+
+export type WebhookStatus = 'enabled' | 'disabled'
+
+/** A receiver of webhooks (webhooks/): where to POST which events, and the secrets that sign them. */
+export interface WebhookEndpointTable {
+  id: Generated<number>
+  /** An http(s) URL, as normalised by the WHATWG URL parser. */
+  url: string
+  /** The subscribed event types as `,pet.created,order.placed,` (the fan-out trigger matches `,type,`), or null: every type. */
+  types: string | null
+  description: string | null
+  status: WebhookStatus
+  /** The signing secret (`whsec_…`), encrypted (webhooks/secret-box.ts): never stored in clear. */
+  secret: string
+  /** After a rotation: the previous secret, encrypted, which keeps signing beside the new one until it expires. */
+  previous_secret: string | null
+  previous_secret_expires_at: string | null
+  created_at: string
+  updated_at: string
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+/** One event to one endpoint: created by a trigger in the event's own transaction (migration 0008). */
+export interface WebhookDeliveryTable {
+  id: Generated<number>
+  endpoint_id: number
+  event_id: number
+  status: DeliveryStatus
+  /** Attempts begun, the one in progress included. */
+  attempts: ColumnType<number, number | undefined, number>
+  /**
+   * Epoch milliseconds, while pending: when the next attempt is due, or, while an attempt holds the lease,
+   * when the lease ends (and another instance may retry). Null once finished.
+   */
+  due_at: number | null
+  /** The holder of the lease while an attempt is in progress; null otherwise. */
+  lease_token: string | null
+  created_at: string
+  finished_at: string | null
+}
+
+export type AttemptOutcome =
+  | 'succeeded'
+  | 'unexpected_status'
+  | 'timed_out'
+  | 'network_error'
+  | 'destination_refused'
+  | 'interrupted'
+  | 'event_gone'
+  | 'internal_error'
+
+/** One attempt of a delivery, once it has ended: the delivery log. */
+export interface WebhookAttemptTable {
+  delivery_id: number
+  attempt: number
+  started_at: string
+  duration_ms: number
+  outcome: AttemptOutcome
+  response_status: number | null
+  error: string | null
+  /** The start of the response body (at most 4 KiB), as text. */
+  response_body: string | null
+}
+
 export interface Database {
   pets: PetTable
   orders: OrderTable
   api_keys: ApiKeyTable
   service_secrets: ServiceSecretTable
   idempotency_keys: IdempotencyKeyTable
+  events: EventTable
+  event_retention: EventRetentionTable
+  webhook_endpoints: WebhookEndpointTable
+  webhook_deliveries: WebhookDeliveryTable
+  webhook_attempts: WebhookAttemptTable
 }
 
 /**

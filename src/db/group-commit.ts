@@ -42,7 +42,8 @@ export class GroupCommit {
   readonly stats: GroupCommitStats = { commits: 0, transactions: 0 }
   #batch: Batch | undefined
   #batchSize = 0
-  #flushScheduled = false
+  /** The flush scheduled for the next turn, until it has run. */
+  #scheduledFlush: Promise<void> | undefined
   #db: Kysely<Database> | undefined
 
   readonly #lockTimeoutMs: number
@@ -115,12 +116,20 @@ export class GroupCommit {
     this.#scheduleFlush()
   }
 
+  /**
+   * Resolves once the flush scheduled so far has run: the store closes only after it, or a flush scheduled by a
+   * transaction that rolled back (which nobody awaits) would run on a destroyed connection.
+   */
+  async settle(): Promise<void> {
+    await this.#scheduledFlush
+  }
+
   #scheduleFlush(): void {
-    if (this.#flushScheduled) return
-    this.#flushScheduled = true
-    setImmediate(() => {
-      this.#flushScheduled = false
-      void this.#flush()
+    this.#scheduledFlush ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.#scheduledFlush = undefined
+        resolve(this.#flush())
+      })
     })
   }
 

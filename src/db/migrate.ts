@@ -7,6 +7,8 @@ import * as apiKeyScopes from './migrations/0003_api_key_scopes.js'
 import * as idempotencyKeys from './migrations/0004_idempotency_keys.js'
 import * as petVersions from './migrations/0005_pet_versions.js'
 import * as dataVersion from './migrations/0006_data_version.js'
+import * as events from './migrations/0007_events.js'
+import * as webhooks from './migrations/0008_webhooks.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -18,6 +20,8 @@ const migrations: Record<string, Migration> = {
   '0004_idempotency_keys': idempotencyKeys,
   '0005_pet_versions': petVersions,
   '0006_data_version': dataVersion,
+  '0007_events': events,
+  '0008_webhooks': webhooks,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
@@ -39,9 +43,32 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
     try {
       return await migrateOnce(db)
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isDatabaseUnavailable(error)) throw error
+      if (attempt >= ATTEMPTS || !(isDatabaseUnavailable(error) || isOtherSchemaDropped(error))) throw error
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
     }
+  }
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema it may use (pg_catalog, with has_schema_privilege per
+ * schema): a schema that another client drops during that look fails it with 3F000, naming that schema. Nothing
+ * of ours is wrong then, and the next look does not see the schema any more.
+ */
+function isOtherSchemaDropped(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined
+  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== '3F000') return false
+  const dropped = /^schema "(.+)" does not exist$/.exec(cause.message)?.[1]
+  return dropped !== undefined && !(error as MigrationFailed).schema?.includes(dropped)
+}
+
+class MigrationFailed extends Error {
+  constructor(
+    message: string,
+    options: { cause: unknown },
+    /** The schema the migrations ran in (PostgreSQL). */
+    readonly schema: string | undefined,
+  ) {
+    super(message, options)
   }
 }
 
@@ -61,7 +88,11 @@ async function migrateOnce(db: Kysely<Database>): Promise<MigrationReport> {
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')
-    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, { cause: error })
+    throw new MigrationFailed(
+      `migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`,
+      { cause: error },
+      schema,
+    )
   }
   return { applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName) }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { DataAccess } from './database.js'
+import type { DataAccess, Reader } from './database.js'
 
 /**
  * A random secret shared by every instance on the same database: created once by whichever instance
@@ -15,4 +15,10 @@ export async function loadOrCreateSecret(data: DataAccess, name: string): Promis
     return trx.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow()
   })
   return Buffer.from(row.value, 'hex')
+}
+
+/** A shared secret, if one was created under this name; never creates one. */
+export async function findSecret(db: Reader, name: string): Promise<Buffer | undefined> {
+  const row = await db.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirst()
+  return row && Buffer.from(row.value, 'hex')
 }

@@ -87,6 +87,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
       return result
     },
     async close() {
+      await groupCommit.settle()
       if (read !== db) await read.destroy()
       await db.destroy()
     },

@@ -4,7 +4,7 @@
 /** The resource does not exist (or no longer does). */
 export class NotFound extends Error {
   constructor(
-    readonly resource: 'pet' | 'order',
+    readonly resource: 'pet' | 'order' | 'webhook' | 'delivery',
     readonly id: number,
     /** The input field that named it, when it is not the addressed resource (an order's `petId`). */
     readonly referencedBy?: string,
@@ -41,4 +41,38 @@ export class PreconditionFailed extends Error {
   }
 }
 
-export type DomainError = NotFound | Conflict | PreconditionFailed
+/** What was asked for existed but is no longer kept (events older than the retention period). */
+export class Gone extends Error {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'Gone'
+  }
+}
+
+/** The caller already holds as many long-lived reads (event streams and long polls) as it may; none was opened. */
+export class TooManyOpenReads extends Error {
+  constructor(
+    reason: string,
+    /** When trying again may succeed, in seconds. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(reason)
+    this.name = 'TooManyOpenReads'
+  }
+}
+
+/** A value of the input breaks a domain rule the contract cannot state (a webhook URL aimed at a private address). */
+export class InvalidInput extends Error {
+  constructor(
+    /** The input field at fault. */
+    readonly field: string,
+    /** What is wrong with it, in a few words. */
+    readonly problem: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'InvalidInput'
+  }
+}
+
+export type DomainError = NotFound | Conflict | PreconditionFailed | Gone | TooManyOpenReads | InvalidInput

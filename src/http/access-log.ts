@@ -14,6 +14,15 @@ export class AccessLog extends LogController {
     request.log.debug({ req: request }, 'incoming request')
   }
 
+  /**
+   * A streamed response (an event stream) usually ends when its client goes away: Node then never finishes the
+   * response, Fastify reports a premature close instead of completing it, and the request would have no line.
+   */
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') this.requestCompleted(undefined, request, reply)
+    else super.streamError(error, request, reply)
+  }
+
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
       method: request.method,

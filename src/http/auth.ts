@@ -14,6 +14,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a key needs for this route; checked once the key is authenticated and counted. */
     scope?: Scope
+    /**
+     * The key may come as the `access_token` query parameter (RFC 6750 section 2.3) instead of the header: only
+     * for a route a browser must open with an API that cannot send headers (EventSource).
+     */
+    acceptsAccessTokenQuery?: boolean
   }
 }
 
@@ -33,9 +38,29 @@ const REALM = 'Bearer realm="petstore"'
 // the digest comparison, not by the grammar.
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 
+/** `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent. */
+function queryToken(request: FastifyRequest): string | ApiError | undefined {
+  if (!request.routeOptions.config.acceptsAccessTokenQuery) return undefined
+  const token = (request.query as Record<string, unknown> | undefined)?.access_token
+  if (token === undefined) return undefined
+  // RFC 6750 section 2: a client must not send the token in more than one way.
+  if (request.headers.authorization !== undefined || typeof token !== 'string') {
+    return new ApiError(
+      'invalid_request',
+      'Send the API key once: in Authorization or as access_token, not both, and access_token at most once.',
+      {
+        details: [{ path: 'query/access_token', message: 'must be the only credential' }],
+      },
+    )
+  }
+  return `Bearer ${token}`
+}
+
 /** Sets request.principal for a valid key; otherwise returns the 401 to answer. A database failure throws (503). */
 async function identify(request: FastifyRequest, authenticator: Authenticator): Promise<ApiError | undefined> {
-  const header = request.headers.authorization
+  const fromQuery = queryToken(request)
+  if (fromQuery instanceof ApiError) return fromQuery
+  const header = fromQuery ?? request.headers.authorization
   if (header === undefined || header === '') {
     return new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', {
       headers: { 'www-authenticate': REALM },

@@ -4,21 +4,87 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestAsyncHookHandler } from 'fastify'
 import type { Scope } from '../keys/scopes.js'
-import { openapiBase } from './openapi-info.js'
+import { ErrorSchema, forbiddenResponse } from './error.schema.js'
+import { ERROR_CODES } from './errors.js'
+import { markNames, useComponents } from './openapi-components.js'
+import { openapiBase, type ApiServers } from './openapi-info.js'
 import { API_PREFIX } from './paths.js'
 import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './prepared-documents.js'
 import { publicOrigin } from './public-origin.js'
+import { AllowHeader, EVERY_RESPONSE_HEADERS } from './response-headers.js'
 
 /** Must be registered before the routes it documents. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, servers: ApiServers): Promise<void> {
   await app.register(swagger, {
-    openapi: openapiBase,
+    openapi: openapiBase(servers),
     // Paths are written relative to the servers, which end in /v1, as in the specification.
     transform: ({ schema, url, route }) => ({
-      schema: withRequiredScope(schema, route.config?.scope),
+      schema: schema === undefined ? schema : documentedSchema(schema, route.config?.scope),
       url: url.startsWith(`${API_PREFIX}/`) ? url.slice(API_PREFIX.length) : url,
     }),
+    transformObject: (documentObject) => {
+      const generated = (documentObject as unknown as { openapiObject: Record<string, unknown> }).openapiObject
+      return withMethodNotAllowed(useComponents(generated, { responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } }))
+    },
   })
+}
+
+/**
+ * A route's schema as the document shows it: its required scope stated, its 403 naming that scope, the headers
+ * every API response carries declared on each response, and its named parts marked for `components`.
+ */
+function documentedSchema(schema: FastifySchema, scope: Scope | undefined): FastifySchema {
+  const responses = Object.fromEntries(
+    Object.entries((schema.response ?? {}) as Record<string, Record<string, unknown>>).map(([status, response]) => {
+      const shown =
+        status === '403' && scope !== undefined
+          ? (forbiddenResponse(scope) as unknown as Record<string, unknown>)
+          : response
+      return [status, { ...shown, headers: { ...(shown.headers as object | undefined), ...EVERY_RESPONSE_HEADERS } }]
+    }),
+  )
+  return markNames({
+    ...withRequiredScope(schema, scope),
+    ...(schema.response ? { response: responses } : {}),
+  }) as FastifySchema
+}
+
+const descriptionOf = (schema: object) => (schema as { description?: string }).description
+
+/** The answer to a method a documented path does not support: it belongs to no operation, so it is listed on its own. */
+const METHOD_NOT_ALLOWED = {
+  description:
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+  headers: {
+    Allow: { description: descriptionOf(AllowHeader), schema: AllowHeader },
+    ...Object.fromEntries(
+      Object.entries(EVERY_RESPONSE_HEADERS).map(([name, header]) => [
+        name,
+        { description: descriptionOf(header), schema: header },
+      ]),
+    ),
+  },
+  content: {
+    'application/json': {
+      schema: ErrorSchema,
+      example: {
+        code: 'method_not_allowed',
+        message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.',
+        status: ERROR_CODES.method_not_allowed.status,
+      },
+    },
+  },
+}
+
+/** Each path names the 405 its other methods get (OpenAPI has no place for the responses of undocumented methods). */
+function withMethodNotAllowed(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = Object.fromEntries(
+    Object.entries(document.paths as Record<string, Record<string, unknown>>).map(([path, item]) => [
+      path,
+      { ...item, 'x-other-methods': { $ref: '#/components/responses/MethodNotAllowed' } },
+    ]),
+  )
+  return { ...document, paths }
 }
 
 /**
@@ -48,9 +114,9 @@ const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=
  * Swagger UI needs nothing but its own scripts, styles and images (and data: images); "Try it out" may call
  * this instance and the documented servers. No page may frame the reference (clickjacking).
  */
-function contentSecurityPolicy(publicBaseUrl: string | undefined): string {
+function contentSecurityPolicy(publicBaseUrl: string | undefined, apiServers: ApiServers): string {
   const servers = new Set(
-    [publicBaseUrl, ...openapiBase.servers.map((server) => new URL(server.url).origin)].filter(
+    [publicBaseUrl, ...openapiBase(apiServers).servers.map((server) => new URL(server.url).origin)].filter(
       (origin) => origin !== undefined,
     ),
   )
@@ -69,13 +135,14 @@ function contentSecurityPolicy(publicBaseUrl: string | undefined): string {
 
 export interface DocsOptions {
   publicBaseUrl: string | undefined
+  servers: ApiServers
   /** The public routes' rate limit. */
   limitPublicRoute: onRequestAsyncHookHandler
 }
 
 export async function registerDocs(
   app: FastifyInstance,
-  { publicBaseUrl, limitPublicRoute }: DocsOptions,
+  { publicBaseUrl, servers, limitPublicRoute }: DocsOptions,
 ): Promise<void> {
   const documents = new PreparedDocuments(
     { object: () => app.swagger() as OpenApiDocument, yaml: () => app.swagger({ yaml: true }) },
@@ -86,7 +153,7 @@ export async function registerDocs(
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, onRequest: limitPublicRoute }, send('json'))
 
-  const csp = contentSecurityPolicy(publicBaseUrl)
+  const csp = contentSecurityPolicy(publicBaseUrl, servers)
   await app.register(async (docs) => {
     // Every route of the reference, its static files included.
     docs.addHook('onRequest', limitPublicRoute)

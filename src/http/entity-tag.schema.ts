@@ -2,6 +2,7 @@
 // the OpenAPI document. A value that breaks the pattern is refused with 400 (`details` path `header/if-match`).
 import { Type } from 'typebox'
 import { ENTITY_TAG_LIST_PATTERN } from './entity-tag.js'
+import { ETagHeader } from './response-headers.js'
 
 const LIST_SYNTAX =
   '`*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it'
@@ -12,6 +13,7 @@ export const IfMatchHeader = Type.Optional(
     maxLength: 1024,
     pattern: ENTITY_TAG_LIST_PATTERN,
     description: `Makes the change conditional: it is made only if the animal's current ETag is one of those listed (strong comparison), or, with \`*\`, if the animal exists. Otherwise 412 \`precondition_failed\`, with the current \`ETag\` when the animal still exists, and nothing changes. ${LIST_SYNTAX}. Without the header the change is unconditional.`,
+    examples: ['"12.3"'],
   }),
 )
 
@@ -21,12 +23,8 @@ export const IfNoneMatchHeader = Type.Optional(
     maxLength: 1024,
     pattern: ENTITY_TAG_LIST_PATTERN,
     description: `Answers 304 Not Modified, without a body, when the animal's current ETag is one of those listed (weak comparison) or the value is \`*\`; otherwise the animal as usual. ${LIST_SYNTAX}.`,
+    examples: ['"12.3"'],
   }),
 )
 
-export const ETagHeaderSchema = {
-  ETag: Type.String({
-    description:
-      'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes (an order moving its status included). Send it back in `If-Match` to change the animal only if nobody changed it meanwhile. Opaque: compare it, do not parse it.',
-  }),
-}
+export const ETagHeaderSchema = { ETag: ETagHeader }

@@ -1,6 +1,6 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
-import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
+import { Conflict, Gone, InvalidInput, NotFound, PreconditionFailed, TooManyOpenReads } from '../domain/errors.js'
 import { entityTag } from './entity-tag.js'
 import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
@@ -37,6 +37,11 @@ export const ERROR_CODES = {
     meaning:
       'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it no longer exists; nothing was changed.',
   },
+  gone: {
+    status: 410,
+    meaning:
+      'What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).',
+  },
   payload_too_large: { status: 413, meaning: `The request body is larger than ${inKiB(BODY_LIMIT_BYTES)}.` },
   unsupported_media_type: {
     status: 415,
@@ -52,7 +57,7 @@ export const ERROR_CODES = {
   rate_limited: {
     status: 429,
     meaning:
-      'The API key (or, without a valid key, the client address) has used up its request quota for the current window; retry after the time given in Retry-After.',
+      'The API key (or, without a valid key, the client address) has used up its request quota for the current window, or the key already holds as many open event streams and long polls as it may; retry after the time given in Retry-After.',
   },
   internal_error: {
     status: 500,
@@ -115,6 +120,13 @@ export function knownApiError(error: unknown): ApiError | undefined {
   }
   if (error instanceof Conflict) return new ApiError('conflict', error.message)
   if (error instanceof PreconditionFailed) return preconditionFailed(error)
+  if (error instanceof InvalidInput)
+    return new ApiError('invalid_request', error.message, {
+      details: [{ path: `body/${error.field}`, message: error.problem }],
+    })
+  if (error instanceof Gone) return new ApiError('gone', error.message)
+  if (error instanceof TooManyOpenReads)
+    return new ApiError('rate_limited', error.message, { headers: { 'retry-after': String(error.retryAfterSeconds) } })
   return undefined
 }
 

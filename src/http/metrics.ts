@@ -1,6 +1,7 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
+import type { EventStats } from '../events/event.service.js'
 import type { GroupCommitStats } from '../db/group-commit.js'
 import { requireMetricsToken } from './metrics-token.js'
 
@@ -39,10 +40,54 @@ function countedElsewhere(registry: Registry, name: string, help: string, read: 
   })
 }
 
-export function createMetrics(groupCommit?: GroupCommitStats): Metrics {
+export interface MetricSources {
+  /** SQLite's group commit, where the store has one. */
+  groupCommit?: GroupCommitStats | undefined
+  /** The event feed's counts. */
+  events?: () => EventStats
+  /** Metrics made elsewhere, unregistered (the webhook deliverer's). */
+  others?: readonly Metric[]
+}
+
+/** The event feed's counts, read at scrape time. */
+function eventMetrics(registry: Registry, read: () => EventStats): void {
+  const reported = new Map<string, number>()
+  new Counter({
+    name: 'petstore_events_written_total',
+    help: 'Events written (committed) by this instance, by type.',
+    labelNames: ['type'] as const,
+    registers: [registry],
+    collect() {
+      for (const [type, count] of Object.entries(read().written)) {
+        this.inc({ type }, count - (reported.get(type) ?? 0))
+        reported.set(type, count)
+      }
+    },
+  })
+  new Gauge({
+    name: 'petstore_event_streams_open',
+    help: 'Event streams (GET /v1/events/stream) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(read().openStreams)
+    },
+  })
+  new Gauge({
+    name: 'petstore_event_long_polls_waiting',
+    help: 'Long polls (GET /v1/events with wait) in progress on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(read().waitingLongPolls)
+    },
+  })
+}
+
+export function createMetrics({ groupCommit, events, others = [] }: MetricSources = {}): Metrics {
   const processRegistry = new Registry()
   collectDefaultMetrics({ register: processRegistry })
   const registry = new Registry()
+  for (const metric of others) registry.registerMetric(metric)
+  if (events) eventMetrics(registry, events)
   if (groupCommit) {
     countedElsewhere(
       registry,

@@ -24,7 +24,8 @@ and changes nothing; when clients race for the same animal or order, exactly one
 \`placed\` order (409 otherwise), and \`DELETE /pets/{petId}\` is refused (409) while it has one.
 
 **Stability.** Operations marked \`x-stability: beta\` (and \`[beta]\` in their summary) are new and may still
-change: updating and deleting animals; placing, reading, cancelling and completing orders. Everything else is stable
+change: updating and deleting animals; placing, reading, cancelling and completing orders; the event feed and stream;
+webhooks. Everything else is stable
 for version 1.
 
 **Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered
@@ -32,10 +33,11 @@ with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the requ
 revoked key is invalid from that moment on, on every instance (keys are checked on every request).
 
 **Scopes.** A key carries scopes: \`pets:read\` (\`listPets\`, \`getPet\`), \`pets:write\` (\`createPet\`,
-\`updatePet\`, \`deletePet\`), \`orders:read\` (\`listOrders\`, \`getOrder\`) and \`orders:write\` (\`placeOrder\`,
-\`cancelOrder\`, \`completeOrder\`); all four unless it was created with fewer. Each operation names the scope it
-needs in \`x-required-scope\` and in its description. A valid key without it gets 403 \`forbidden\` with
-\`WWW-Authenticate: Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750).
+\`updatePet\`, \`deletePet\`), \`orders:read\` (\`listOrders\`, \`getOrder\`), \`orders:write\` (\`placeOrder\`,
+\`cancelOrder\`, \`completeOrder\`), \`events:read\` (\`listEvents\`, \`streamEvents\`) and \`webhooks:manage\` (the
+\`Webhooks\` operations); all of them unless it was created with fewer. Each operation names the scope it needs in
+\`x-required-scope\` and in its description. A valid key without it gets 403 \`forbidden\` with \`WWW-Authenticate:
+Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750).
 
 **Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures
 otherwise), shared by every instance of the service; requests without a valid key are counted against the client's
@@ -51,6 +53,23 @@ left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default"
 /store/orders\` pages the same way (\`limit\` and \`cursor\`); a cursor of one collection is not accepted by the
 other.
 
+**Events.** Every change (\`pet.created\`, \`pet.updated\`, \`pet.deleted\`, \`order.placed\`, \`order.cancelled\`,
+\`order.completed\`) is written as an event in the same transaction as the change; an order that moves its animal's
+status writes \`pet.updated\` too. \`GET /events\` lists them after \`after\` (with \`wait\`, a long poll), and
+\`GET /events/stream\` sends them as Server-Sent Events. A reader that keeps following \`after\` (the \`Link\` header, or
+the last event id) never skips an event. Events are kept for a limited time (30 days unless the operator configures
+otherwise); a position older than that is 410 \`gone\`. Each key may hold a limited number of streams and waiting long
+polls at once (10 unless configured otherwise; 429 beyond).
+
+**Webhooks.** \`POST /webhooks\` registers an endpoint; from then on every event of its types is POSTed to it as the
+same JSON as in the feed, signed as Standard Webhooks prescribes (\`webhook-id: evt_<event id>\`, the same on every
+retry; \`webhook-timestamp\`; \`webhook-signature\`), so that any Standard Webhooks library verifies it with the
+endpoint's \`secret\`. A 2xx within 10 s (unless the operator configures otherwise) is success; anything else (a redirect included) is retried on a schedule,
+then the delivery is marked \`failed\`; \`GET /webhooks/{webhookId}/deliveries\` shows every attempt. Delivery is at
+least once and not ordered: de-duplicate by \`webhook-id\`, order by the event id. Endpoints must be public
+addresses: a URL naming a loopback, private or link-local address is refused, and a host name is checked again at
+every attempt.
+
 **Numbers.** Ids, \`categoryId\` and \`petId\` are integers from 1 to 2^53−1 (9007199254740991), the range every
 JSON client reads exactly. A number the service could not read exactly (larger, or with a fraction or exponent where
 an integer is expected) is refused with 400, never rounded.
@@ -61,7 +80,8 @@ an integer is expected) is refused with 400, never rounded.
 **Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and
 will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
 
-**Idempotent retries.** \`createPet\`, \`updatePet\`, \`deletePet\`, \`placeOrder\` and \`completeOrder\` take an
+**Idempotent retries.** \`createPet\`, \`updatePet\`, \`deletePet\`, \`placeOrder\`, \`cancelOrder\`, \`completeOrder\`,
+\`createWebhook\`, \`updateWebhook\`, \`deleteWebhook\`, \`rotateWebhookSecret\` and \`retryWebhookDelivery\` take an
 optional \`Idempotency-Key\` header (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters,
 new for each request (a random UUID, say). The response (status, body, \`Location\` and \`ETag\`) is stored in the
 same database transaction as the request's effect. A retry with the same key and the same request (operation, path,
@@ -79,6 +99,22 @@ the animal is gone, the answer is 412 \`precondition_failed\` (with the current 
 nothing changes, so two clerks editing the same animal cannot overwrite each other unknowingly. \`GET
 /pets/{petId}\` takes \`If-None-Match\`: while it names the current ETag, the answer is 304 without a body.
 
+**Servers.** \`servers\` lists the production and staging base addresses the operator configured (\`PRODUCTION_BASE_URL\`,
+\`STAGING_BASE_URL\`), then the instance that served this document, last and marked as such, so that a client
+generated from it talks to production unless told otherwise. The committed copy of this document names the instance
+as \`http://localhost:8080/v1\`.
+
+**Compatibility.** Requests are closed: a property or query parameter not documented is refused (400). Responses are
+open to additive change: a later 1.x version may add properties to response bodies (and new headers, codes and
+operations), so clients must ignore what they do not know; schemas of responses therefore do not say
+\`additionalProperties: false\`. Removing or renaming anything, or narrowing what a request accepts, needs a new major
+version.
+
+**Headers.** Every response under \`/v1\` carries \`X-Request-Id\` and (while the rate-limit store answers) \`RateLimit\`
+and \`RateLimit-Policy\`, \`Access-Control-Allow-Origin\` and \`Access-Control-Expose-Headers\` (CORS), \`Cache-Control: no-store\`
+and \`X-Content-Type-Options: nosniff\`; each response lists the headers it may carry (all but the last two). A method a documented path does not support
+is answered 405 \`method_not_allowed\` with \`Allow\` (\`components.responses.MethodNotAllowed\`).
+
 **Errors.** Every error has the body \`{code, message, status}\` (plus \`details\` for invalid requests):
 
 | code | status | meaning |
@@ -86,25 +122,48 @@ nothing changes, so two clerks editing the same animal cannot overwrite each oth
 ${errorTable}
 `
 
-export const openapiBase = {
+export interface ApiServers {
+  productionBaseUrl: string | undefined
+  stagingBaseUrl: string | undefined
+}
+
+/** The configured servers, production first (a generator takes the first). */
+export function configuredServers({
+  productionBaseUrl,
+  stagingBaseUrl,
+}: ApiServers): { url: string; description: string; 'x-internal': boolean }[] {
+  return [
+    ...(productionBaseUrl ? [{ url: productionBaseUrl, description: 'Production', 'x-internal': false }] : []),
+    ...(stagingBaseUrl ? [{ url: stagingBaseUrl, description: 'Staging', 'x-internal': false }] : []),
+  ]
+}
+
+export const API_INFO = { title: 'Petstore API', version: '1.0.0' }
+
+export const openapiBase = (servers: ApiServers) => ({
   openapi: '3.1.0',
   info: {
-    title: 'Petstore API',
-    version: '1.0.0',
+    ...API_INFO,
     description,
     contact: { name: 'Petstore API team', url: 'https://petstore.example.com/support' },
     license: { name: 'MIT', identifier: 'MIT' },
   },
-  servers: [
-    { url: 'https://petstore.example.com/v1', description: 'Production' },
-    { url: 'https://staging.petstore.example.com/v1', description: 'Staging' },
-  ],
+  servers: configuredServers(servers),
   tags: [
     { name: 'Pets', description: 'The animals in the catalogue.' },
     {
       name: 'Store',
       description:
         'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.',
+    },
+    {
+      name: 'Events',
+      description: 'Every change as an event: a feed (with long polling) and a Server-Sent Events stream. Beta.',
+    },
+    {
+      name: 'Webhooks',
+      description:
+        'Endpoints that receive every event as a signed POST (Standard Webhooks), their secrets and their delivery logs. Beta.',
     },
   ],
   components: {
@@ -117,4 +176,4 @@ export const openapiBase = {
     },
   },
   security: [{ bearerAuth: [] }],
-}
+})

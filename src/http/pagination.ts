@@ -1,9 +1,29 @@
 // Keyset pagination, the same for every collection: the page size, the extra row that tells whether more
 // follow, and the `Link: rel="next"` header (RFC 8288) carrying the signed cursor (cursor.ts).
 import { Type } from 'typebox'
+import { documentedAs } from './openapi-names.js'
 
 export const DEFAULT_PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 100
+
+/** What a cursor looks like (for the document's examples): the signed position after id 20, without a filter. */
+export const CURSOR_EXAMPLE = 'MjAu.Yq3v8c0nXb2tq1Jp4k5mWg'
+
+/**
+ * The `cursor` query parameter. The service checks a cursor by its signature (cursor.ts), which also refuses
+ * anything not of this shape; the document states the shape as a pattern so that clients and tools know it.
+ */
+export const CursorParameter = (note: string) => {
+  const description = `Opaque position from a previous page's \`Link: rel="next"\`. ${note}`
+  return documentedAs(Type.String({ minLength: 1, maxLength: 256, description, examples: [CURSOR_EXAMPLE] }), {
+    type: 'string',
+    minLength: 1,
+    maxLength: 256,
+    pattern: '^[A-Za-z0-9_-]{2,64}\\.[A-Za-z0-9_-]{22}$',
+    description,
+    examples: [CURSOR_EXAMPLE],
+  })
+}
 
 /** The `limit` query parameter of a collection of `things`. */
 export const pageLimit = (things: string) =>
@@ -14,6 +34,7 @@ export const pageLimit = (things: string) =>
       maximum: MAX_PAGE_SIZE,
       default: DEFAULT_PAGE_SIZE,
       description: `Maximum number of ${things} returned (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}).`,
+      examples: [DEFAULT_PAGE_SIZE],
     }),
   )
 

@@ -1,12 +1,12 @@
 // The OpenAPI document as bytes, in JSON and YAML. Serialising it costs milliseconds (YAML about 30 ms), and
 // it is public: built per request, a few anonymous clients could keep the CPU busy. So each format is
 // serialised once, around a placeholder for `servers`, the one part that depends on the request (the
-// instance's own origin comes first, so that "Try it out" stays local); an origin's bytes are then the two
-// prepared halves around its servers, kept for the last few origins.
+// instance's own origin, listed after the configured production and staging servers); an origin's bytes are
+// then the two prepared halves around its servers, kept for the last few origins.
 import { randomBytes } from 'node:crypto'
 
 export interface OpenApiDocument {
-  servers?: { url: string; description?: string }[]
+  servers?: { url: string; description?: string; 'x-internal'?: boolean }[]
   [key: string]: unknown
 }
 
@@ -20,6 +20,9 @@ export interface DocumentSource {
   /** The same document as YAML. */
   yaml(): string
 }
+
+export const INSTANCE_DESCRIPTION =
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
 
 /** Without PUBLIC_BASE_URL the origin comes from the Host header, which any client chooses: the cache is bounded. */
 const MAX_CACHED = 16
@@ -52,8 +55,12 @@ export class PreparedDocuments {
       return cached
     }
     const prepared = this.#prepare()
-    const self = { url: `${origin}${this.#pathPrefix}`, description: 'This instance' }
-    const servers = [self, ...prepared.servers.filter((server) => server.url !== self.url)]
+    // Last, so that a generator (which takes the first server) is not bound to whichever instance served the
+    // document; left out when it is one of the configured servers already.
+    const self = { url: `${origin}${this.#pathPrefix}`, description: INSTANCE_DESCRIPTION, 'x-internal': true }
+    const servers = prepared.servers.some((server) => server.url === self.url)
+      ? prepared.servers
+      : [...prepared.servers, self]
     const halves = prepared[format]
     const bytes = Buffer.concat([
       halves.before,
@@ -96,7 +103,8 @@ function splitAround(text: string, placeholder: string): Halves {
 function yamlServers(servers: Server[]): string {
   const items = servers.map(
     (server) =>
-      `  - url: ${JSON.stringify(server.url)}\n${server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`}`,
+      `  - url: ${JSON.stringify(server.url)}\n${server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`}` +
+      (server['x-internal'] === undefined ? '' : `    x-internal: ${String(server['x-internal'])}\n`),
   )
   return `servers:\n${items.join('')}`
 }

@@ -2,15 +2,15 @@
 // routes are. Not in the OpenAPI document, which describes the API under /v1 (its paths are relative to the
 // servers, which end in /v1).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
-import { openapiBase } from './openapi-info.js'
+import { API_INFO } from './openapi-info.js'
 import { noRouteError } from './no-route.js'
 import { API_PREFIX, requestPath } from './paths.js'
 
 export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
   // Relative links: right behind any proxy, whatever Host the request carried.
   const body = JSON.stringify({
-    name: openapiBase.info.title,
-    version: openapiBase.info.version,
+    name: API_INFO.title,
+    version: API_INFO.version,
     links: { docs: '/docs', openapi: `${API_PREFIX}/openapi.json`, health: '/healthz', ready: '/readyz' },
   })
   app.get('/', { schema: { hide: true }, onRequest: limitPublicRoute }, async (request, reply) => {

@@ -25,6 +25,9 @@ export function createAjv(): Ajv {
   })
   // RFC 3339, strictly: a real date (no 2026-02-30) and time with an explicit offset, at most milliseconds.
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime })
+  // An absolute URL as the WHATWG parser reads it (what fetch and the webhook sender call); what a URL may
+  // point at (scheme, credentials, address) is the domain's rule, checked after the schema.
+  ajv.addFormat('uri', { type: 'string', validate: (text: string) => URL.canParse(text) })
   return ajv
 }
 

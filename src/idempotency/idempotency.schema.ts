@@ -1,6 +1,7 @@
 // The Idempotency-Key request header (draft-ietf-httpapi-idempotency-key-header) and the header that marks a
 // replayed response, as they appear in the route schemas and so in the OpenAPI document.
 import { Type } from 'typebox'
+import { IdempotentReplayedHeader } from '../http/response-headers.js'
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
 export const REPLAYED_HEADER = 'idempotent-replayed'
@@ -19,14 +20,10 @@ export const IdempotencyHeaders = Type.Object({
         "A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; " +
         'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. ' +
         'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.',
+      examples: ['5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c'],
     }),
   ),
 })
 
 /** The response header a replay carries, for the documented success responses. */
-export const ReplayedHeaderSchema = {
-  'Idempotent-Replayed': Type.Literal('true', {
-    description:
-      'Present (`true`) only on a replay: the stored response of an earlier request with the same Idempotency-Key; nothing was done again.',
-  }),
-}
+export const ReplayedHeaderSchema = { 'Idempotent-Replayed': IdempotentReplayedHeader }

@@ -43,6 +43,19 @@ export type { InTransaction }
 /** The service call; it runs `inTransaction` (when given) inside its own transaction. */
 export type ServiceCall<Result> = (inTransaction: InTransaction<Result> | undefined) => Promise<Result>
 
+/**
+ * How a route's stored response bodies are kept: a response that shows a secret (a webhook's signing secret) is
+ * stored encrypted, so that the idempotency records do not hand out in clear what the service keeps encrypted.
+ */
+export interface StoredBodyCodec {
+  seal(body: string): Promise<string>
+  open(stored: string): Promise<string>
+}
+
+export interface RunOptions {
+  storedBody?: StoredBodyCodec
+}
+
 export interface IdempotencySettings {
   data: DataAccess
   /** How long a key is remembered after its response was stored. */
@@ -61,6 +74,7 @@ export interface Idempotency {
     reply: FastifyReply,
     call: ServiceCall<Result>,
     answer: (result: Result) => Answer<Body>,
+    options?: RunOptions,
   ): Promise<Body>
 }
 
@@ -159,13 +173,17 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     leaseToken: string,
     call: ServiceCall<Result>,
     answer: (result: Result) => Answer<Body>,
+    storedBody: StoredBodyCodec | undefined,
   ): Promise<Body> {
+    const sealed = async (stored: StoredResponse) =>
+      storedBody ? { ...stored, body: await storedBody.seal(stored.body) } : stored
     let response: StoredResponse | undefined
     try {
       await call(async (trx, result) => {
         const { status, body, headers = {} } = answer(result)
         response = { status, body: body === undefined ? '' : serialise(reply, status, body), headers }
-        if (!(await completeKey(trx, id, leaseToken, response, iso(Date.now() + ttlMs)))) throw new KeyLost()
+        if (!(await completeKey(trx, id, leaseToken, await sealed(response), iso(Date.now() + ttlMs))))
+          throw new KeyLost()
       })
     } catch (error) {
       if (error instanceof KeyLost) throw inFlight()
@@ -175,8 +193,8 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
         // retry gets the same answer rather than a second chance at the effect.
         const body = serialise(reply, apiError.statusCode, errorBody(apiError.code, apiError.message, apiError.details))
         const stored = { status: apiError.statusCode, body, headers: apiError.headers }
-        await bestEffort(request, 'store the response of', (trx) =>
-          completeKey(trx, id, leaseToken, stored, iso(Date.now() + ttlMs)),
+        await bestEffort(request, 'store the response of', async (trx) =>
+          completeKey(trx, id, leaseToken, await sealed(stored), iso(Date.now() + ttlMs)),
         )
       } else {
         await bestEffort(request, 'release', (trx) => releaseKey(trx, id, leaseToken))
@@ -188,7 +206,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
   }
 
   return {
-    async run(request, reply, call, answer) {
+    async run(request, reply, call, answer, { storedBody } = {}) {
       const key = request.headers[IDEMPOTENCY_KEY_HEADER]
       if (typeof key !== 'string') {
         const { status, body, headers = {} } = answer(await call(undefined))
@@ -207,13 +225,15 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {
         case 'acquired':
-          return execute(request, reply, id, claimed.leaseToken, call, answer)
-        case 'replay':
+          return execute(request, reply, id, claimed.leaseToken, call, answer, storedBody)
+        case 'replay': {
           request.log.info(
             { idempotencyKey: key, status: claimed.response.status },
             'replayed the stored response of an idempotent request',
           )
-          return send(reply, claimed.response, true)
+          const { response } = claimed
+          return send(reply, storedBody ? { ...response, body: await storedBody.open(response.body) } : response, true)
+        }
         case 'mismatch':
           throw new ApiError(
             'idempotency_key_reused',

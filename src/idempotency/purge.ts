@@ -1,6 +1,7 @@
 // Expired idempotency keys are deleted in the background, a bounded batch at a time, never on a request's
 // path. Correctness does not depend on it (an expired key is treated as absent whether or not it is still
 // stored); it only keeps the table from growing. Every instance purges; they delete the same rows harmlessly.
+import { startBackgroundTimer, type BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess } from '../db/database.js'
 import { deleteExpiredKeys } from './idempotency.repository.js'
 
@@ -25,27 +26,6 @@ export async function purgeExpiredKeys(
   return total
 }
 
-export interface PurgeTimer {
-  /** Stops the timer and waits for a purge in progress, so the database can be closed after it. */
-  stop(): Promise<void>
-}
-
-export function startPurgeTimer(data: DataAccess, onError: (error: unknown) => void): PurgeTimer {
-  let running: Promise<void> | undefined
-  // Jittered, so that instances started together do not purge in step.
-  const timer = setInterval(
-    () => {
-      running ??= purgeExpiredKeys(data)
-        .then(() => undefined, onError)
-        .finally(() => (running = undefined))
-    },
-    PURGE_INTERVAL_MS * (0.9 + Math.random() * 0.2),
-  )
-  timer.unref()
-  return {
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
-  }
+export function startPurgeTimer(data: DataAccess, onError: (error: unknown) => void): BackgroundTimer {
+  return startBackgroundTimer(() => purgeExpiredKeys(data), PURGE_INTERVAL_MS, onError)
 }

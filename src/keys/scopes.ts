@@ -1,6 +1,13 @@
 // What a key may do. Every operation needs one scope; a key carries any subset of them (all by default).
 
-export const SCOPES = ['pets:read', 'pets:write', 'orders:read', 'orders:write'] as const
+export const SCOPES = [
+  'pets:read',
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'events:read',
+  'webhooks:manage',
+] as const
 export type Scope = (typeof SCOPES)[number]
 
 export function isScope(text: string): text is Scope {

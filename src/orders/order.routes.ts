@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { normaliseDateTime } from '../http/date-time.js'
-import { errorResponses } from '../http/error.schema.js'
+import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/error.schema.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
+import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { refuseBody } from '../http/refuse-body.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
@@ -50,20 +50,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
           200: {
             ...OrdersSchema,
             description: 'A page of orders.',
-            headers: {
-              Link: Type.String({
-                description: 'RFC 8288 link to the next page (`rel="next"`), present only when more orders exist.',
-              }),
-            },
+            headers: { Link: NextPageLinkHeader },
           },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS),
         },
       },
     },
@@ -101,25 +90,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
           201: {
             ...OrderSchema,
             description: 'The order as stored: `placed`, not complete.',
-            headers: {
-              Location: Type.String({ description: 'Absolute URL of the new order.' }),
-              ...ReplayedHeaderSchema,
-            },
+            headers: { Location: LocationHeader, ...ReplayedHeaderSchema },
           },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'idempotency_key_in_flight',
-            'idempotency_key_reused',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
         },
       },
     },
@@ -155,15 +128,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order.' },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found'),
         },
       },
     },
@@ -182,25 +147,21 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         description: `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already cancelled order answers 409 and nothing changes. No request body.`,
         ...BETA,
         querystring: NoQuery,
+        headers: IdempotencyHeaders,
         params: OrderIdParams,
         response: {
-          200: { ...OrderSchema, description: 'The order, now `cancelled`.' },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          200: { ...OrderSchema, description: 'The order, now `cancelled`.', headers: ReplayedHeaderSchema },
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
         },
       },
     },
-    async (request) => orders.cancel(request.params.orderId),
+    async (request, reply) =>
+      idempotency.run(
+        request,
+        reply,
+        (inTransaction?: InTransaction<Order>) => orders.cancel(request.params.orderId, inTransaction),
+        (order) => ({ status: 200, body: order }),
+      ),
   )
 
   app.post(
@@ -219,20 +180,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'idempotency_key_in_flight',
-            'idempotency_key_reused',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
         },
       },
     },

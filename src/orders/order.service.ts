@@ -6,7 +6,9 @@
 import type { DataAccess, InTransaction, Writer } from '../db/database.js'
 import { writeWith } from '../db/write.js'
 import { Conflict, NotFound } from '../domain/errors.js'
+import { recordOrderChange, recordPetChange, type OrderEventType } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
+import { toPet } from '../pets/pet.mapper.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
 import { toOrder } from './order.mapper.js'
 import {
@@ -39,19 +41,25 @@ export interface OrderService {
 }
 
 const FINISHES = {
-  cancel: { order: 'cancelled', pet: 'available', done: 'cancelled' },
-  complete: { order: 'completed', pet: 'sold', done: 'completed' },
-} as const satisfies Record<string, { order: OrderStatus; pet: PetStatus; done: string }>
+  cancel: { order: 'cancelled', pet: 'available', done: 'cancelled', event: 'order.cancelled' },
+  complete: { order: 'completed', pet: 'sold', done: 'completed', event: 'order.completed' },
+} as const satisfies Record<string, { order: OrderStatus; pet: PetStatus; done: string; event: OrderEventType }>
 
 async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
-  if (!(await transitionPetStatus(trx, input.petId, 'available', 'pending'))) {
-    const pet = await findPetById(trx, input.petId)
-    if (!pet) throw new NotFound('pet', input.petId, 'petId')
-    throw new Conflict(`Pet ${input.petId} is ${pet.status}; only an available pet can be ordered.`)
+  const pet = await transitionPetStatus(trx, input.petId, 'available', 'pending')
+  if (!pet) {
+    const current = await findPetById(trx, input.petId)
+    if (!current) throw new NotFound('pet', input.petId, 'petId')
+    throw new Conflict(`Pet ${input.petId} is ${current.status}; only an available pet can be ordered.`)
   }
   // The HTTP contract fills the default quantity before this; other callers get the same one.
   const quantity = input.quantity ?? DEFAULT_ORDER_QUANTITY
-  return toOrder(await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }))
+  const order = toOrder(
+    await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }),
+  )
+  await recordOrderChange(trx, 'order.placed', order)
+  await recordPetChange(trx, 'pet.updated', toPet(pet))
+  return order
 }
 
 async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINISHES): Promise<Order> {
@@ -64,10 +72,12 @@ async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINIS
   }
   // A placed order always has a pending pet; if not, the data was changed outside the service, and the
   // transaction is rolled back (500) rather than making the inconsistency worse.
-  if (!(await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet))) {
-    throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
-  }
-  return toOrder(row)
+  const pet = await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet)
+  if (!pet) throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
+  const order = toOrder(row)
+  await recordOrderChange(trx, finish.event, order)
+  await recordPetChange(trx, 'pet.updated', toPet(pet))
+  return order
 }
 
 export function createOrderService(data: DataAccess): OrderService {

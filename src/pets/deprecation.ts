@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { Type } from 'typebox'
+import { namedHeader } from '../http/openapi-names.js'
 import type { Metrics } from '../http/metrics.js'
 
 // RFC 9745: deprecated since 2026-01-01T00:00:00Z (version 1.0.0), as an epoch-seconds Structured Field Date.
@@ -27,9 +28,22 @@ export function markDeprecated(options: {
 
 /** The headers markDeprecated adds, as documented on each response that carries them. */
 export const DeprecationHeadersSchema = {
-  Deprecation: Type.String({ description: `RFC 9745: deprecated since 2026-01-01 (\`${DEPRECATION}\`).` }),
-  Sunset: Type.String({ description: `RFC 8594: removed on \`${SUNSET}\`.` }),
-  Link: Type.String({
-    description: 'RFC 8288 link to the operation to use instead: `<…/v1/pets>; rel="successor-version"`.',
-  }),
+  Deprecation: namedHeader(
+    'Deprecation',
+    Type.String({
+      description: `RFC 9745: deprecated since 2026-01-01 (\`${DEPRECATION}\`).`,
+      examples: [DEPRECATION],
+    }),
+  ),
+  Sunset: namedHeader(
+    'Sunset',
+    Type.String({ description: `RFC 8594: removed on \`${SUNSET}\`.`, examples: [SUNSET] }),
+  ),
+  Link: namedHeader(
+    'SuccessorLink',
+    Type.String({
+      description: 'RFC 8288 link to the operation to use instead: `<…/v1/pets>; rel="successor-version"`.',
+      examples: ['<https://petstore.example.com/v1/pets>; rel="successor-version"'],
+    }),
+  ),
 }

@@ -4,7 +4,7 @@ import type { onResponseHookHandler } from 'fastify'
 import { Type } from 'typebox'
 import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
 import { ETagHeaderSchema, IfMatchHeader } from '../http/entity-tag.schema.js'
-import { errorResponses } from '../http/error.schema.js'
+import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/error.schema.js'
 import { addJsonBodyParser } from '../http/json-body.js'
 import type { Metrics } from '../http/metrics.js'
 import { refuseBody } from '../http/refuse-body.js'
@@ -20,6 +20,16 @@ export interface PetMaintenanceRoutesOptions {
   metrics: Metrics
   idempotency: Idempotency
 }
+
+/** What a conditional write to one animal (updatePet, deletePet) may answer besides its success. */
+const CONDITIONAL_WRITE_ERRORS = errorResponses(
+  ...EVERY_OPERATION_ERRORS,
+  'not_found',
+  'conflict',
+  'precondition_failed',
+  ...IDEMPOTENCY_ERRORS,
+  ...BODY_ERRORS,
+)
 
 /** RFC 7396's own media type. Read only in this scope: no other operation takes a merge patch. */
 const MERGE_PATCH = 'application/merge-patch+json'
@@ -73,21 +83,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
             description: 'The animal as stored now, with its new `ETag`.',
             headers: { ...ETagHeaderSchema, ...ReplayedHeaderSchema },
           },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'idempotency_key_in_flight',
-            'precondition_failed',
-            'idempotency_key_reused',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...CONDITIONAL_WRITE_ERRORS,
         },
       },
     },
@@ -126,21 +122,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
         headers: ConditionalWriteHeaders,
         response: {
           204: Type.Null({ description: 'The animal is deleted. No body.', headers: ReplayedHeaderSchema }),
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'not_found',
-            'conflict',
-            'idempotency_key_in_flight',
-            'precondition_failed',
-            'idempotency_key_reused',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...CONDITIONAL_WRITE_ERRORS,
         },
       },
     },

@@ -7,6 +7,7 @@
 import type { Writer } from '../db/database.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
+import { recordPetChange } from '../events/event-log.js'
 import { findPlacedOrderIdOfPet } from '../orders/order.repository.js'
 import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import { deletePetAtVersion, findPetById, updatePetAtVersion, type PetChanges, type PetRow } from './pet.repository.js'
@@ -67,7 +68,11 @@ export async function updatePetIn(
       )
     }
     const updated = await updatePetAtVersion(trx, id, Number(row.version), changes)
-    if (updated) return toVersionedPet(updated)
+    if (updated) {
+      const pet = toVersionedPet(updated)
+      await recordPetChange(trx, 'pet.updated', pet.pet)
+      return pet
+    }
   }
   throw tooBusy(id)
 }
@@ -86,7 +91,12 @@ export async function deletePetIn(
       (orderId) =>
         `Pet ${id} has a placed order (${orderId}); complete or cancel it before deleting the pet. Nothing was changed.`,
     )
-    if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) return toVersionedPet(row)
+    if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) {
+      // The event carries the pet's last state; a patch that changed nothing (above) writes no event.
+      const last = toVersionedPet(row)
+      await recordPetChange(trx, 'pet.deleted', last.pet)
+      return last
+    }
   }
   throw tooBusy(id)
 }

@@ -50,20 +50,25 @@ export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[
 }
 
 /**
- * Moves a pet from one status to another, only if it is still in `from`: true when it moved. The condition is
- * part of the update, so of several concurrent callers (processes included) exactly one succeeds: PostgreSQL
- * re-checks it after waiting for the row lock, and SQLite runs one write transaction at a time. The version
- * moves with it: a status moved by an order is a change of the pet like any other.
+ * Moves a pet from one status to another, only if it is still in `from`: the pet as it now is, or undefined when
+ * it did not move. The condition is part of the update, so of several concurrent callers (processes included)
+ * exactly one succeeds: PostgreSQL re-checks it after waiting for the row lock, and SQLite runs one write
+ * transaction at a time. The version moves with it: a status moved by an order is a change of the pet like any other.
  */
-export async function transitionPetStatus(trx: Writer, id: number, from: PetStatus, to: PetStatus): Promise<boolean> {
-  const result = await trx
+export async function transitionPetStatus(
+  trx: Writer,
+  id: number,
+  from: PetStatus,
+  to: PetStatus,
+): Promise<PetRow | undefined> {
+  return trx
     .updateTable('pets')
     .set((eb) => ({ status: to, version: eb('version', '+', 1) }))
     .where('id', '=', id)
     .where('status', '=', from)
     .where('deleted_at', 'is', null)
+    .returningAll()
     .executeTakeFirst()
-  return result.numUpdatedRows === 1n
 }
 
 /**

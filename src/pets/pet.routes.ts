@@ -3,12 +3,19 @@ import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { entityTag, noneMatchFails } from '../http/entity-tag.js'
 import { ETagHeaderSchema, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
-import { errorResponses, withHeaders } from '../http/error.schema.js'
+import {
+  BODY_ERRORS,
+  errorResponses,
+  EVERY_OPERATION_ERRORS,
+  IDEMPOTENCY_ERRORS,
+  withHeaders,
+} from '../http/error.schema.js'
 import type { Metrics } from '../http/metrics.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
+import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
@@ -44,20 +51,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
           200: {
             ...PetsSchema,
             description: 'A page of animals.',
-            headers: {
-              Link: Type.String({
-                description: 'RFC 8288 link to the next page (`rel="next"`), present only when more animals exist.',
-              }),
-            },
+            headers: { Link: NextPageLinkHeader },
           },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS),
         },
       },
     },
@@ -92,24 +88,9 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
           201: {
             ...PetSchema,
             description: 'The animal as stored, with its assigned id.',
-            headers: {
-              Location: Type.String({ description: 'Absolute URL of the new animal.' }),
-              ...ETagHeaderSchema,
-              ...ReplayedHeaderSchema,
-            },
+            headers: { Location: LocationHeader, ...ETagHeaderSchema, ...ReplayedHeaderSchema },
           },
-          ...errorResponses(
-            'invalid_request',
-            'unauthorized',
-            'forbidden',
-            'idempotency_key_in_flight',
-            'idempotency_key_reused',
-            'payload_too_large',
-            'unsupported_media_type',
-            'rate_limited',
-            'internal_error',
-            'unavailable',
-          ),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
         },
       },
     },

@@ -3,6 +3,7 @@ import type { DataAccess, InTransaction, Writer } from '../db/database.js'
 import { writeWith } from '../db/write.js'
 import { NotFound } from '../domain/errors.js'
 import type { VersionCondition } from '../domain/version-condition.js'
+import { recordPetChange } from '../events/event-log.js'
 import type { Page } from '../http/pagination.js'
 import { deletePetIn, updatePetIn } from './pet-maintenance.js'
 import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
@@ -56,17 +57,18 @@ export function createPetService({ data, reads }: PetServiceDependencies): PetSe
     },
     // The HTTP contract fills the default status before this; other callers get the same one.
     create: (input, inTransaction) =>
-      write(
-        async (trx) =>
-          toVersionedPet(
-            await insertPet(trx, {
-              name: input.name,
-              category_id: input.categoryId,
-              status: input.status ?? DEFAULT_PET_STATUS,
-            }),
-          ),
-        inTransaction,
-      ),
+      write(async (trx) => {
+        const created = toVersionedPet(
+          await insertPet(trx, {
+            name: input.name,
+            category_id: input.categoryId,
+            status: input.status ?? DEFAULT_PET_STATUS,
+          }),
+        )
+        await recordPetChange(trx, 'pet.created', created.pet)
+        return created
+      }, inTransaction),
+    // Each writes its event (pet.updated, pet.deleted) in the same transaction as its change.
     update: (id, patch, condition, inTransaction) =>
       write((trx) => updatePetIn(trx, id, patch, condition), inTransaction),
     delete: (id, condition, inTransaction) => write((trx) => deletePetIn(trx, id, condition), inTransaction),

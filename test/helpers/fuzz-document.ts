@@ -144,6 +144,13 @@ export function operationsOf(rawDocument: OpenApiDocument): Operation[] {
   return operations
 }
 
+/** True for an operation whose success is a stream (Server-Sent Events): its response never ends. */
+export function isStream(operation: Operation): boolean {
+  return Object.entries(operation.responses).some(
+    ([status, response]) => status.startsWith('2') && response.contentTypes.includes('text/event-stream'),
+  )
+}
+
 /** The shared Error body schema: the schema of the first documented 4xx JSON response. */
 export function errorSchemaOf(operations: Operation[]): JsonSchema {
   for (const operation of operations) {

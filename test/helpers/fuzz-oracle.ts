@@ -8,7 +8,7 @@ import type { JsonSchema, Operation } from './fuzz-document.js'
 const RFC3339 =
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/
 
-export const ORACLE_FORMATS = ['int64', 'int32', 'date-time']
+export const ORACLE_FORMATS = ['int64', 'int32', 'date-time', 'uri']
 
 export function addOracleFormats(ajv: Ajv): Ajv {
   ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) })
@@ -19,6 +19,11 @@ export function addOracleFormats(ajv: Ajv): Ajv {
   ajv.addFormat('date-time', {
     type: 'string',
     validate: (value: string) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
+  })
+  // RFC 3986's absolute URI, by its generic syntax: a scheme, then no white space or control characters.
+  ajv.addFormat('uri', {
+    type: 'string',
+    validate: (value: string) => /^[A-Za-z][A-Za-z0-9+.-]*:[^\s\p{Cc}]*$/u.test(value),
   })
   return ajv
 }

@@ -156,7 +156,8 @@ const RAW_MUTATIONS: RawMutation[] = [
       .map((rewrite) => ({
         raw: { ...raw, target: rewrite(raw.target) },
         name: 'raw: request target',
-        unrouted: ROUTE_CHANGED,
+        // A target no route takes (`*`, another path) may read the body first, as a 405 route does.
+        unrouted: [...ROUTE_CHANGED, 413, 415],
       })),
   (raw) =>
     fc

@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict'
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
-import { apiPrefix, errorSchemaOf, operationsOf, type OpenApiDocument, type Operation } from './fuzz-document.js'
+import {
+  apiPrefix,
+  errorSchemaOf,
+  isStream,
+  operationsOf,
+  type OpenApiDocument,
+  type Operation,
+} from './fuzz-document.js'
 import { ResponseOracle, type ObservedResponse } from './fuzz-oracle.js'
 import {
   describeRequest,
@@ -39,7 +46,9 @@ export async function loadFuzzTarget(server: TestServer): Promise<FuzzTarget> {
   const response = await server.request('/v1/openapi.json', { auth: false })
   assert.equal(response.status, 200)
   const document = (await response.json()) as OpenApiDocument
-  const operations = operationsOf(document)
+  // A stream's response never ends, and the fuzzers wait for the end of each: streams have tests of their own
+  // (events-stream.test.ts).
+  const operations = operationsOf(document).filter((operation) => !isStream(operation))
   assert.ok(operations.length > 0, 'the document has operations')
   const prefix = apiPrefix(document)
   return {
@@ -93,7 +102,10 @@ async function roundTripProblems(
   if (!reader) return [`no documented GET operation reads ${path}`]
   const readBack = await send('GET', path)
   const problems = target.oracle.check(reader, 'GET', readBack).map((problem) => `reading back ${path}: ${problem}`)
-  if (readBack.status !== 200 || !isDeepStrictEqual(JSON.parse(readBack.body), created)) {
+  // What only the 201 shows (a webhook's secret, shown once) is not read back.
+  const readable = reader.responses['200']?.schema?.properties ?? {}
+  const createdReadable = Object.fromEntries(Object.entries(created).filter(([name]) => name in readable))
+  if (readBack.status !== 200 || !isDeepStrictEqual(JSON.parse(readBack.body), createdReadable)) {
     problems.push(`GET ${path} answered ${readBack.status} ${readBack.body}, not the created ${response.body}`)
   }
   let sent: unknown
@@ -112,7 +124,9 @@ async function roundTripProblems(
     const same =
       schema.format === 'date-time'
         ? Date.parse(String(given)) === Date.parse(String(created[name]))
-        : isDeepStrictEqual(given, created[name])
+        : schema.format === 'uri'
+          ? new URL(String(given)).href === created[name] // stored as the WHATWG parser normalises it
+          : isDeepStrictEqual(given, created[name])
     if (!same)
       problems.push(
         `created ${name} is ${JSON.stringify(created[name])}, but the request sent ${JSON.stringify(given)}`,

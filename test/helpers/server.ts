@@ -7,7 +7,9 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { openStore, type Store } from '../../src/db/store.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
+import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
 import { createTestDatabase, type TestDatabase } from './store.js'
+import { NO_NETWORK } from './webhooks.js'
 
 export { makeTempDir } from './temp.js'
 
@@ -38,6 +40,11 @@ export interface TestServerOptions {
   beforeListen?: (app: FastifyInstance) => void | Promise<void>
   /** Use this database (e.g. to restart on the same data); it is then the caller's to drop. */
   database?: TestDatabase
+  /**
+   * Where webhooks go (a resolver stub; connections led to loopback). When absent, no host name resolves: the
+   * system's resolver is not on loopback, and tests send nothing beyond it (address literals are not resolved).
+   */
+  webhookNetwork?: WebhookNetwork
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -59,7 +66,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   })
   const store = openStore(config)
   await migrateToLatest(store.admin)
-  const app = await buildApp(config, { store, logStream })
+  const app = await buildApp(config, {
+    store,
+    logStream,
+    webhookNetwork: options.webhookNetwork ?? NO_NETWORK,
+  })
   await options.beforeListen?.(app)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()

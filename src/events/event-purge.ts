@@ -1,0 +1,47 @@
+// Events older than the retention period are deleted in the background, a bounded batch at a time, oldest id
+// first, and the purged range is recorded (event_retention), so that a reader whose position fell into it learns
+// it (410) instead of silently missing events. Every instance purges; they delete the same rows harmlessly.
+import { startBackgroundTimer, type BackgroundTimer } from '../db/background-timer.js'
+import type { DataAccess } from '../db/database.js'
+import { oldestEvents, purgeEventsThrough, type EventVisibility } from './event.repository.js'
+
+const PURGE_INTERVAL_MS = 5 * 60_000
+/** Small enough that one purge transaction never holds the write lock for long. */
+const PURGE_BATCH_SIZE = 500
+/** Batches per run: a backlog is worked off over several runs rather than in one long burst. */
+const PURGE_MAX_BATCHES = 20
+
+export interface EventPurgeSettings {
+  data: DataAccess
+  visibility: EventVisibility
+  retentionDays: number
+}
+
+/**
+ * Deletes the events that are older than the retention period at `now`, up to `maxBatches` batches; returns how
+ * many it deleted. Only a run of old events from the oldest on is deleted (ids ascend with time, roughly): the
+ * purged range is always "every id up to N".
+ */
+export async function purgeOldEvents(
+  { data, visibility, retentionDays }: EventPurgeSettings,
+  now = new Date(),
+  maxBatches = PURGE_MAX_BATCHES,
+): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000).toISOString()
+  let total = 0
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const deleted = await data.transaction(async (trx) => {
+      const candidates = await oldestEvents(trx, visibility, PURGE_BATCH_SIZE)
+      const firstKept = candidates.findIndex((event) => !(event.occurred_at < cutoff))
+      const last = candidates[(firstKept === -1 ? candidates.length : firstKept) - 1]
+      return last ? purgeEventsThrough(trx, Number(last.id)) : 0
+    })
+    total += deleted
+    if (deleted < PURGE_BATCH_SIZE) break
+  }
+  return total
+}
+
+export function startEventPurge(settings: EventPurgeSettings, onError: (error: unknown) => void): BackgroundTimer {
+  return startBackgroundTimer(() => purgeOldEvents(settings), PURGE_INTERVAL_MS, onError)
+}

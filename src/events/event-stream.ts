@@ -1,0 +1,69 @@
+// The body of an event stream: Server-Sent Events (HTML Living Standard, section 9.2), written as the
+// subscription yields events, with a comment line whenever it has been quiet for the heartbeat interval. It
+// respects backpressure (a slow client is not buffered for), and ends (a complete response, never an aborted
+// one) when the subscription ends: the client went away, or the service shuts down.
+import { Readable } from 'node:stream'
+import type { FeedEvent } from './event.mapper.js'
+import type { EventSubscription } from './event.service.js'
+
+export interface EventStreamOptions {
+  /** Where the stream starts, named in its first line. */
+  after: number
+  heartbeatMs: number
+  onError: (error: unknown) => void
+}
+
+/** One event: its id (what an EventSource sends back as Last-Event-ID), its type, and its JSON on one line. */
+export function serverSentEvent(event: FeedEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`
+}
+
+export const HEARTBEAT = ': heartbeat\n\n'
+
+function delay(milliseconds: number): { elapsed: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, milliseconds)))
+  return { elapsed, cancel: () => clearTimeout(timer) }
+}
+
+export function eventStreamBody(
+  subscription: EventSubscription,
+  { after, heartbeatMs, onError }: EventStreamOptions,
+): Readable {
+  let drained: (() => void) | undefined
+  const body = new Readable({
+    read() {
+      drained?.()
+      drained = undefined
+    },
+  })
+  // The client went away (or the response was destroyed): the subscription gives its place back at once.
+  body.once('close', () => {
+    subscription.close()
+    drained?.()
+  })
+
+  const write = async (text: string) => {
+    if (!body.push(text)) await new Promise<void>((resolve) => (drained = resolve))
+  }
+
+  const pump = async () => {
+    // A first line at once, so that the client sees the stream open before the first event.
+    await write(`: events after ${after}\n\n${subscription.initial.map(serverSentEvent).join('')}`)
+    while (!subscription.ended) {
+      const quiet = delay(heartbeatMs)
+      const events = await subscription.next(quiet.elapsed)
+      quiet.cancel()
+      if (subscription.ended) break
+      await write(events.length > 0 ? events.map(serverSentEvent).join('') : HEARTBEAT)
+    }
+  }
+
+  pump()
+    .catch(onError)
+    .finally(() => {
+      subscription.close()
+      if (!body.destroyed) body.push(null)
+    })
+  return body
+}

@@ -1,0 +1,193 @@
+import { Type, type Static } from 'typebox'
+import type { EventType } from '../db/database.js'
+import { documentedAs, named } from '../http/openapi-names.js'
+import { MAX_INT64_ID } from '../http/schema-primitives.js'
+import { OrderSchema } from '../orders/order.schema.js'
+import { PetSchema } from '../pets/pet.schema.js'
+
+export type { EventType }
+
+export const EVENT_TYPES = [
+  'pet.created',
+  'pet.updated',
+  'pet.deleted',
+  'order.placed',
+  'order.cancelled',
+  'order.completed',
+] as const satisfies readonly EventType[]
+
+export const DEFAULT_EVENT_PAGE_SIZE = 100
+export const MAX_EVENT_PAGE_SIZE = 1000
+export const MAX_WAIT_SECONDS = 30
+
+export function isEventType(text: string): text is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(text)
+}
+
+const TYPE_LIST = EVENT_TYPES.map((type) => `\`${type}\``).join(', ')
+
+const PET_EVENT_EXAMPLE = {
+  id: 4711,
+  type: 'pet.created',
+  timestamp: '2026-05-01T08:00:00.000Z',
+  data: { pet: { id: 12, name: 'Rex', categoryId: 3, status: 'available' } },
+}
+const ORDER_EVENT_EXAMPLE = {
+  id: 4712,
+  type: 'order.placed',
+  timestamp: '2026-05-01T08:00:01.250Z',
+  data: { order: { id: 7, petId: 12, quantity: 1, shipDate: null, complete: false, status: 'placed' } },
+}
+
+export const EventTypeSchema = named(
+  'EventType',
+  Type.Unsafe<EventType>({
+    type: 'string',
+    enum: [...EVENT_TYPES],
+    description: `What happened: ${TYPE_LIST}.`,
+    examples: ['pet.created'],
+  }),
+)
+
+/** Responses, so open to additive change; the serialiser still sends exactly these properties. */
+export const PetEventDataSchema = named(
+  'PetEventData',
+  Type.Object(
+    { pet: PetSchema },
+    {
+      description: 'For `pet.*`: the animal after the change (for `pet.deleted`, its last state).',
+      examples: [PET_EVENT_EXAMPLE.data],
+    },
+  ),
+)
+export const OrderEventDataSchema = named(
+  'OrderEventData',
+  Type.Object(
+    { order: OrderSchema },
+    { description: 'For `order.*`: the order after the change.', examples: [ORDER_EVENT_EXAMPLE.data] },
+  ),
+)
+
+export const EventSchema = named(
+  'Event',
+  Type.Object(
+    {
+      id: Type.Integer({
+        format: 'int64',
+        minimum: 1,
+        maximum: MAX_INT64_ID,
+        description:
+          "The event's position in the feed: ascending in the order events become visible, never reused. Not consecutive: numbers may be skipped.",
+        examples: [4711],
+      }),
+      type: EventTypeSchema,
+      timestamp: Type.String({
+        format: 'date-time',
+        maxLength: 24,
+        description: 'When the change was made: RFC 3339, UTC, with milliseconds.',
+        examples: ['2026-05-01T08:00:00.000Z'],
+      }),
+      data: Type.Union([PetEventDataSchema, OrderEventDataSchema], {
+        description: 'The changed resource as it was right after the change.',
+      }),
+    },
+    {
+      description:
+        'One committed change. Written in the same transaction as the change: a committed change always has its event, a refused or rolled-back one never does. ' +
+        "An order that moves its animal's status also writes a `pet.updated` event, in the same transaction.",
+      examples: [PET_EVENT_EXAMPLE],
+    },
+  ),
+)
+
+export const EventsSchema = named(
+  'Events',
+  Type.Array(EventSchema, {
+    maxItems: MAX_EVENT_PAGE_SIZE,
+    description: 'Events in ascending id order.',
+    examples: [[PET_EVENT_EXAMPLE, ORDER_EVENT_EXAMPLE]],
+  }),
+)
+
+export type Event = Static<typeof EventSchema>
+
+const After = Type.Integer({
+  format: 'int64',
+  minimum: 0,
+  maximum: MAX_INT64_ID,
+  description:
+    'Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). ' +
+    'Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see retention) is 410 `gone`: resynchronise and start again at 0.',
+  examples: [4711],
+})
+
+// One type, escaped for a regular expression; the list is one or more of them, comma-separated.
+const TYPE_PATTERN = `(?:${EVENT_TYPES.map((type) => type.replace('.', '\\.')).join('|')})`
+
+const Types = Type.String({
+  maxLength: 256,
+  pattern: `^${TYPE_PATTERN}(?:,${TYPE_PATTERN})*$`,
+  description: `Only events of these types: a comma-separated list of ${TYPE_LIST}. An unknown type is 400.`,
+  examples: ['pet.created,order.placed'],
+})
+
+export const ListEventsQuery = Type.Object(
+  {
+    after: Type.Optional(After),
+    limit: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 1,
+        maximum: MAX_EVENT_PAGE_SIZE,
+        default: DEFAULT_EVENT_PAGE_SIZE,
+        description: `Maximum number of events returned (1 to ${MAX_EVENT_PAGE_SIZE}, default ${DEFAULT_EVENT_PAGE_SIZE}).`,
+        examples: [DEFAULT_EVENT_PAGE_SIZE],
+      }),
+    ),
+    types: Type.Optional(Types),
+    wait: Type.Optional(
+      Type.Integer({
+        format: 'int32',
+        minimum: 0,
+        maximum: MAX_WAIT_SECONDS,
+        default: 0,
+        description: `Long poll: when no event after \`after\` exists yet, wait up to this many seconds (0 to ${MAX_WAIT_SECONDS}; the operator may allow less) and answer as soon as one is committed; \`[]\` when the wait ends without one.`,
+        examples: [25],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const AccessToken = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description:
+    "The API key, for clients that cannot send `Authorization` (a browser's `EventSource`): accepted on this operation only, never together with the header. " +
+    "It is redacted from the service's logs, but a URL may be kept by proxies and browser history: prefer the header wherever the client can send it. " +
+    'Only visible ASCII can be a key: anything else is refused as an invalid key (401).',
+  examples: ['pst_4dGz0pQk8sT2vW6yB1cE3fH5jL7nR9uX'],
+})
+
+export const StreamEventsQuery = Type.Object(
+  {
+    after: Type.Optional(After),
+    types: Type.Optional(Types),
+    access_token: Type.Optional(documentedAs(AccessToken, { ...AccessToken, pattern: '^[\\x21-\\x7E]+$' })),
+  },
+  { additionalProperties: false },
+)
+
+export const LAST_EVENT_ID_HEADER = 'last-event-id'
+
+const LastEventId = Type.String({
+  pattern: '^(0|[1-9][0-9]{0,15})$',
+  description:
+    'Sent by an `EventSource` when it reconnects: the id of the last event it received. The stream resumes after it; it takes precedence over `after`.',
+  examples: ['4711'],
+})
+
+export const StreamEventsHeaders = Type.Object({
+  // The pattern bounds the length; the document says so outright too.
+  'Last-Event-ID': Type.Optional(documentedAs(LastEventId, { ...LastEventId, maxLength: 16 })),
+})

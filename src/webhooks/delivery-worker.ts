@@ -1,0 +1,393 @@
+// Each instance's deliverer. It takes due deliveries from the database by lease (delivery.repository.ts), makes
+// their attempts concurrently, and records the outcomes in batches. Attempts in progress are bounded in total
+// and per endpoint: a receiver that hangs holds at most its own share of places, so the others' deliveries go on.
+// A claim is a durable transaction, so it costs a commit's wait; the worker therefore claims ahead, a few
+// attempts' worth per endpoint, and starts each held delivery as a place frees, only while its lease still
+// outlasts an attempt (else it gives the delivery back for anyone to retry).
+// It looks for due work when this instance commits events, when an attempt ends, when a retry it scheduled
+// falls due, and otherwise every poll interval (for work that other instances created or left behind).
+// On stop it lets attempts in progress finish for a while, then abandons the rest and gives their leases back.
+import { randomUUID } from 'node:crypto'
+import type { AttemptOutcome, DataAccess } from '../db/database.js'
+import { toFeedEvent } from '../events/event.mapper.js'
+import {
+  claimDueDeliveries,
+  dueState,
+  recordAttempts,
+  releaseDeliveries,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from './delivery.repository.js'
+import { AttemptAbandoned, type OutboundResult } from './outbound-http.js'
+import { retryDelayMs } from './retry-schedule.js'
+import type { SecretBox } from './secret-box.js'
+import type { Sender } from './sender.js'
+import type { DeliveryGauges, DeliveryObserver } from './webhook-metrics.js'
+
+export interface DeliveryWorkerSettings {
+  data: DataAccess
+  /** Signs and makes the requests (on a thread of its own, in production). */
+  sender: Sender
+  /** Opens the endpoints' sealed secrets (once the key is at hand). */
+  secrets: () => Promise<SecretBox>
+  retryScheduleMs: readonly number[]
+  leaseMs: number
+  attemptTimeoutMs: number
+  pollIntervalMs: number
+  concurrency: number
+  concurrencyPerEndpoint: number
+  shutdownWaitMs: number
+  observer: DeliveryObserver
+  onError: (error: unknown, what: string) => void
+}
+
+interface Held extends ClaimedDelivery {
+  /** Epoch milliseconds. */
+  leaseEndsAt: number
+}
+
+interface InProgress {
+  abandon: AbortController
+  ended: Promise<void>
+}
+
+type Outcome = Pick<OutboundResult, 'responseStatus' | 'error' | 'responseBody'> & {
+  outcome: AttemptOutcome
+  final?: boolean
+}
+
+/** Deliveries held per place (claimed ahead of their attempt), so that places need not wait for a claim's commit. */
+const CLAIM_AHEAD = 8
+/**
+ * A held delivery starts only if its lease outlasts an attempt by this much (the outcome must be recorded in time),
+ * or by half the lease's excess over the attempt time-out, when that is less.
+ */
+const LEASE_MARGIN_MS = 2000
+/** Opened secrets kept, at most, so that each attempt does not decrypt again. */
+const MAX_OPENED_SECRETS = 1000
+
+export class DeliveryWorker implements DeliveryGauges {
+  readonly #settings: DeliveryWorkerSettings
+  /** This instance's lease token: what it records is conditional on still holding the lease under it. */
+  readonly #token = randomUUID()
+  /** Claimed deliveries waiting for a place, per endpoint. */
+  readonly #queued = new Map<number, Held[]>()
+  /** Deliveries held (queued or in progress), per endpoint: what a claim may add to. */
+  readonly #held = new Map<number, number>()
+  readonly #runningPerEndpoint = new Map<number, number>()
+  readonly #inProgress = new Map<number, InProgress>()
+  readonly #opened = new Map<string, string>()
+  #heldTotal = 0
+  #records: AttemptRecord[] = []
+  #released: { deliveryId: number; attempt: number }[] = []
+  #flushScheduled: Promise<void> | undefined
+  #flushing: Promise<void> = Promise.resolve()
+  #running: Promise<void> | undefined
+  #runAgain = false
+  #pollTimer: NodeJS.Timeout | undefined
+  #dueTimer: NodeJS.Timeout | undefined
+  #dueTimerAt = Number.POSITIVE_INFINITY
+  #earliestDue: number | undefined
+  /** Whether the last look saw an enabled endpoint; until a look says otherwise, assume one. */
+  #endpointsEnabled = true
+  #failing = false
+  #stopping = false
+
+  constructor(settings: DeliveryWorkerSettings) {
+    this.#settings = settings
+  }
+
+  start(): void {
+    this.#pollTimer = setInterval(() => this.wake(), this.#settings.pollIntervalMs)
+    this.#pollTimer.unref()
+    this.wake()
+  }
+
+  /** Something may be due: look (at most one look at a time; a wake during one makes it look again). */
+  wake(): void {
+    if (this.#stopping || this.#heldTotal >= this.#settings.concurrency * CLAIM_AHEAD) return
+    if (this.#running) {
+      this.#runAgain = true
+      return
+    }
+    this.#running = this.#run().finally(() => (this.#running = undefined))
+  }
+
+  /**
+   * A transaction that wrote events has committed here: its deliveries, if it made any, are due now. Without an
+   * enabled endpoint it made none, and a look per commit would only cost the writers (a create flood would keep
+   * the worker looking back to back); an endpoint enabled elsewhere is seen by the next poll, which also finds the
+   * deliveries made meanwhile, and one enabled here wakes the worker itself.
+   */
+  committed(): void {
+    if (this.#endpointsEnabled) this.wake()
+  }
+
+  oldestDueAgeSeconds(): number {
+    return this.#earliestDue === undefined ? 0 : Math.max(0, Date.now() - this.#earliestDue) / 1000
+  }
+
+  attemptsInProgress(): number {
+    return this.#inProgress.size
+  }
+
+  /**
+   * Stops taking work and gives back what waits for a place; attempts in progress get shutdownWaitMs to end,
+   * the others are abandoned and their leases given back (due at once, for any instance). Resolves once
+   * everything is recorded.
+   */
+  async stop(): Promise<void> {
+    this.#stopping = true
+    clearInterval(this.#pollTimer)
+    clearTimeout(this.#dueTimer)
+    await this.#running
+    for (const queue of this.#queued.values()) for (const delivery of queue.splice(0)) this.#giveBack(delivery)
+    const ended = Promise.all([...this.#inProgress.values()].map((attempt) => attempt.ended))
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, this.#settings.shutdownWaitMs)))])
+    clearTimeout(timer)
+    for (const attempt of this.#inProgress.values()) attempt.abandon.abort()
+    await ended
+    await this.#flush()
+    await this.#settings.sender.close()
+  }
+
+  async #run(): Promise<void> {
+    const { data, concurrency, concurrencyPerEndpoint } = this.#settings
+    try {
+      // `continue` re-checks the loop's condition: a wake that came during an await (a commit, say, after the
+      // look found nothing due) makes the worker look once more.
+      do {
+        this.#runAgain = false
+        const room = concurrency * CLAIM_AHEAD - this.#heldTotal
+        if (room <= 0) continue
+        const state = await dueState(data.read)
+        this.#endpointsEnabled = state.endpointsEnabled
+        this.#earliestDue = state.earliestDue
+        const now = Date.now()
+        if (this.#earliestDue === undefined) continue
+        if (this.#earliestDue > now) {
+          this.#wakeAt(this.#earliestDue)
+          continue
+        }
+        const claimed = await data.transaction((trx) =>
+          claimDueDeliveries(trx, {
+            now,
+            leaseMs: this.#settings.leaseMs,
+            leaseToken: this.#token,
+            total: room,
+            perEndpoint: concurrencyPerEndpoint * CLAIM_AHEAD,
+            inProgress: this.#held,
+          }),
+        )
+        for (const delivery of claimed) this.#hold({ ...delivery, leaseEndsAt: now + this.#settings.leaseMs })
+        this.#startWaiting()
+        // A full batch may have left more behind. A short one took all that was due where there was room; the
+        // rest waits for an attempt to end (which wakes the worker) or for its time.
+        if (claimed.length === room) this.#runAgain = true
+      } while (this.#runAgain && !this.#stopping)
+      this.#failing = false
+    } catch (error) {
+      // Reported once per outage; the next wake or poll tries again, and leases taken meanwhile simply run out.
+      if (!this.#failing) this.#settings.onError(error, 'could not look for due webhook deliveries')
+      this.#failing = true
+    }
+  }
+
+  /** Wakes the worker at `at` (a retry this or another instance scheduled), unless it will look sooner anyway. */
+  #wakeAt(at: number): void {
+    const delay = at - Date.now()
+    if (delay >= this.#settings.pollIntervalMs || at >= this.#dueTimerAt) return
+    clearTimeout(this.#dueTimer)
+    this.#dueTimerAt = at
+    this.#dueTimer = setTimeout(
+      () => {
+        this.#dueTimerAt = Number.POSITIVE_INFINITY
+        this.wake()
+      },
+      Math.max(0, delay),
+    )
+    this.#dueTimer.unref()
+  }
+
+  #hold(delivery: Held): void {
+    const queue = this.#queued.get(delivery.endpointId)
+    if (queue) queue.push(delivery)
+    else this.#queued.set(delivery.endpointId, [delivery])
+    this.#held.set(delivery.endpointId, (this.#held.get(delivery.endpointId) ?? 0) + 1)
+    this.#heldTotal++
+  }
+
+  #unhold(endpointId: number): void {
+    const left = (this.#held.get(endpointId) ?? 1) - 1
+    if (left > 0) this.#held.set(endpointId, left)
+    else this.#held.delete(endpointId)
+    this.#heldTotal--
+  }
+
+  /** Starts held deliveries where there are places: per endpoint, and in total. */
+  #startWaiting(): void {
+    const { concurrency, concurrencyPerEndpoint, attemptTimeoutMs, leaseMs } = this.#settings
+    const needed = attemptTimeoutMs + Math.min(LEASE_MARGIN_MS, (leaseMs - attemptTimeoutMs) / 2)
+    for (const [endpointId, queue] of this.#queued) {
+      while (
+        queue.length > 0 &&
+        this.#inProgress.size < concurrency &&
+        (this.#runningPerEndpoint.get(endpointId) ?? 0) < concurrencyPerEndpoint
+      ) {
+        const delivery = queue.shift() as Held
+        // Too late to attempt and record within the lease: another holder could take it meanwhile.
+        if (delivery.leaseEndsAt - Date.now() < needed) this.#giveBack(delivery)
+        else this.#begin(delivery)
+      }
+      if (queue.length === 0) this.#queued.delete(endpointId)
+    }
+  }
+
+  #giveBack(delivery: Held): void {
+    this.#unhold(delivery.endpointId)
+    this.#released.push({ deliveryId: delivery.id, attempt: delivery.attempt })
+    this.#scheduleFlush()
+  }
+
+  #begin(delivery: Held): void {
+    const abandon = new AbortController()
+    const { endpointId } = delivery
+    this.#runningPerEndpoint.set(endpointId, (this.#runningPerEndpoint.get(endpointId) ?? 0) + 1)
+    const ended = this.#attempt(delivery, abandon.signal).finally(() => {
+      this.#inProgress.delete(delivery.id)
+      const left = (this.#runningPerEndpoint.get(endpointId) ?? 1) - 1
+      if (left > 0) this.#runningPerEndpoint.set(endpointId, left)
+      else this.#runningPerEndpoint.delete(endpointId)
+      this.#unhold(endpointId)
+      if (!this.#stopping) this.#startWaiting()
+      // Claims cost a commit's wait: an endpoint that still holds plenty waits for more to end before claiming again.
+      if ((this.#held.get(endpointId) ?? 0) <= (this.#settings.concurrencyPerEndpoint * CLAIM_AHEAD) / 2) this.wake()
+    })
+    this.#inProgress.set(delivery.id, { abandon, ended })
+  }
+
+  async #attempt(delivery: Held, abandoned: AbortSignal): Promise<void> {
+    const started = new Date()
+    let result: Outcome
+    try {
+      result = await this.#send(delivery, started, abandoned)
+    } catch (error) {
+      if (error instanceof AttemptAbandoned) {
+        this.#released.push({ deliveryId: delivery.id, attempt: delivery.attempt })
+        this.#scheduleFlush()
+        return
+      }
+      this.#settings.onError(error, `could not make webhook delivery ${delivery.id}`)
+      result = {
+        outcome: 'internal_error',
+        responseStatus: null,
+        error: 'the service could not make the request (see its logs)',
+        responseBody: null,
+      }
+    }
+    const ended = Date.now()
+    this.#settings.observer.attempted(result.outcome, (ended - started.getTime()) / 1000)
+    const delay =
+      result.outcome === 'succeeded' || result.final
+        ? undefined
+        : retryDelayMs(this.#settings.retryScheduleMs, delivery.attempt)
+    const finishedAt = new Date(ended).toISOString()
+    this.#records.push({
+      deliveryId: delivery.id,
+      attempt: delivery.attempt,
+      startedAt: started.toISOString(),
+      durationMs: ended - started.getTime(),
+      outcome: result.outcome,
+      responseStatus: result.responseStatus,
+      error: result.error,
+      responseBody: result.responseBody,
+      next:
+        result.outcome === 'succeeded'
+          ? { status: 'succeeded' }
+          : delay === undefined
+            ? { status: 'failed', finishedAt }
+            : { status: 'pending', dueAt: ended + delay },
+    })
+    this.#scheduleFlush()
+    if (delay !== undefined) this.#wakeAt(ended + delay)
+  }
+
+  async #send(delivery: ClaimedDelivery, now: Date, abandoned: AbortSignal): Promise<Outcome> {
+    if (!delivery.event) {
+      return {
+        outcome: 'event_gone',
+        responseStatus: null,
+        error: 'the event is no longer kept (purged by retention), so it cannot be delivered',
+        responseBody: null,
+        final: true,
+      }
+    }
+    const overlapping =
+      delivery.previousSecret !== null &&
+      delivery.previousSecretExpiresAt !== null &&
+      delivery.previousSecretExpiresAt > now.toISOString()
+    return this.#settings.sender.send(
+      {
+        url: delivery.url,
+        eventId: delivery.eventId,
+        // The same bytes as the feed and the stream send.
+        body: toFeedEvent(delivery.event).json,
+        current: await this.#open(delivery.secret),
+        previous:
+          overlapping && delivery.previousSecret !== null ? await this.#open(delivery.previousSecret) : undefined,
+        startedAt: now.getTime(),
+      },
+      abandoned,
+    )
+  }
+
+  async #open(sealed: string): Promise<string> {
+    let secret = this.#opened.get(sealed)
+    if (secret === undefined) {
+      if (this.#opened.size >= MAX_OPENED_SECRETS) this.#opened.clear()
+      secret = (await this.#settings.secrets()).open(sealed)
+      this.#opened.set(sealed, secret)
+    }
+    return secret
+  }
+
+  /** Outcomes are written together, once per turn of the event loop, in one transaction. */
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return
+    this.#flushScheduled = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.#flushScheduled = undefined
+      return this.#flush()
+    })
+  }
+
+  #flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#flushOnce())
+    return this.#flushing
+  }
+
+  async #flushOnce(): Promise<void> {
+    const records = this.#records
+    const released = this.#released
+    if (records.length === 0 && released.length === 0) return
+    this.#records = []
+    this.#released = []
+    try {
+      const recorded = await this.#settings.data.transaction(async (trx) => {
+        await releaseDeliveries(trx, this.#token, released, Date.now())
+        return recordAttempts(trx, this.#token, records, new Date().toISOString())
+      })
+      const ids = new Set(recorded)
+      for (const record of records) {
+        if (ids.has(record.deliveryId) && record.next.status !== 'pending')
+          this.#settings.observer.finished(record.next.status)
+      }
+    } catch (error) {
+      // Kept for the next flush; should the outage outlast the leases, the deliveries are simply attempted again.
+      this.#records.unshift(...records)
+      this.#released.unshift(...released)
+      this.#settings.onError(error, 'could not record webhook delivery attempts')
+      if (!this.#stopping) setTimeout(() => this.#scheduleFlush(), this.#settings.pollIntervalMs).unref()
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// A webhook URL, as registered: an http(s) URL without credentials or fragment, and, while private networks are
+// refused, not naming a refused address outright. Host names are not resolved here: what a name resolves to can
+// change at any time, so it is checked (and pinned) at each delivery attempt instead (outbound-http.ts).
+import { isIP } from 'node:net'
+import { InvalidInput } from '../domain/errors.js'
+import { classifyAddress, isLoopbackName, KIND_NAMES } from './address-policy.js'
+
+export const MAX_URL_LENGTH = 2048
+
+const refuse = (problem: string, message: string) =>
+  new InvalidInput('url', problem, `Invalid request: url ${message}.`)
+
+/** The host of a URL as an address literal (brackets of IPv6 removed), or undefined for a name. */
+export function addressLiteral(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  return isIP(host) === 0 ? undefined : host
+}
+
+/**
+ * The URL as it will be stored and called (normalised by the WHATWG parser, which also reads `http://2130706433/`
+ * as `http://127.0.0.1/`), or an InvalidInput saying what is wrong with it.
+ */
+export function checkDestination(text: string, allowPrivateNetworks: boolean): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw refuse('is not a URL', 'is not an absolute URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw refuse('must be http or https', `must use http or https, not ${url.protocol.slice(0, -1)}`)
+  // Credentials in the URL would be sent to the receiver and shown to every holder of webhooks:manage.
+  if (url.username !== '' || url.password !== '')
+    throw refuse('must not contain credentials', 'must not contain a user name or password')
+  if (url.hash !== '') throw refuse('must not have a fragment', 'must not have a fragment (#…), which is never sent')
+  if (url.href.length > MAX_URL_LENGTH)
+    throw refuse(
+      `must be at most ${MAX_URL_LENGTH} characters`,
+      `must be at most ${MAX_URL_LENGTH} characters once normalised`,
+    )
+  if (!allowPrivateNetworks) {
+    const literal = addressLiteral(url)
+    const kind =
+      literal === undefined ? (isLoopbackName(url.hostname) ? 'loopback' : 'public') : classifyAddress(literal)
+    if (kind !== 'public') {
+      throw refuse(
+        `is ${KIND_NAMES[kind]}`,
+        `points at ${url.hostname}, ${KIND_NAMES[kind]}; webhooks are delivered only to public addresses`,
+      )
+    }
+  }
+  return url.href
+}

@@ -1,0 +1,249 @@
+// One delivery attempt on the wire: resolve the host, refuse it unless every address is public (the check is
+// made at each attempt, so a name that resolves somewhere else tomorrow, DNS rebinding, is caught), and connect
+// to exactly the addresses checked (the request's lookup returns them; Node never resolves the name again).
+// Redirects are not followed: a 3xx is an answer like any other non-2xx. At most 4 KiB of the response body are
+// read; the whole attempt, resolution included, has one time-out.
+import { lookup as dnsLookup } from 'node:dns/promises'
+import http from 'node:http'
+import https from 'node:https'
+import { isIP, type LookupFunction, type Socket } from 'node:net'
+import type { AttemptOutcome } from '../db/database.js'
+import { classifyAddress, isLoopbackName, KIND_NAMES } from './address-policy.js'
+import { addressLiteral } from './destination.js'
+
+export const RESPONSE_BODY_LIMIT_BYTES = 4096
+const USER_AGENT = 'Petstore-Webhooks/1'
+/** Longest error text kept in the delivery log. */
+const MAX_ERROR_LENGTH = 500
+
+export interface ResolvedAddress {
+  address: string
+  family: number
+}
+
+/** The outside world as deliveries see it. Tests replace it (a resolver stub; a connection to a loopback listener). */
+export interface WebhookNetwork {
+  /** Every address a host name resolves to. */
+  resolve(hostname: string): Promise<ResolvedAddress[]>
+  /** Opens the TCP connection of a plain-HTTP request to the host (as named in the URL) and port; net.connect when absent. */
+  connect?: (target: { host: string; port: number }) => Socket
+}
+
+export const systemNetwork: WebhookNetwork = {
+  resolve: (hostname) => dnsLookup(hostname, { all: true, verbatim: true }),
+}
+
+export interface OutboundRequest {
+  url: string
+  headers: Record<string, string>
+  body: string
+  /** Aborted when the attempt must be given up (shutdown): the post then rejects with AttemptAbandoned. */
+  signal: AbortSignal
+}
+
+export interface OutboundResult {
+  outcome: Extract<
+    AttemptOutcome,
+    'succeeded' | 'unexpected_status' | 'timed_out' | 'network_error' | 'destination_refused'
+  >
+  responseStatus: number | null
+  error: string | null
+  /** The start of the response body as text, or null when there was none. */
+  responseBody: string | null
+}
+
+/** The attempt was given up before it ended (shutdown): it has no outcome. */
+export class AttemptAbandoned extends Error {}
+class DestinationRefused extends Error {}
+class TimedOut extends Error {}
+
+export interface OutboundSettings {
+  network: WebhookNetwork
+  allowPrivateNetworks: boolean
+  timeoutMs: number
+  /** Connections to one host, and in all, at most (attempts beyond wait for one). */
+  socketsPerHost: number
+  sockets: number
+}
+
+export interface Outbound {
+  post(request: OutboundRequest): Promise<OutboundResult>
+  /** Closes idle kept-alive connections. */
+  close(): void
+}
+
+/** A lookup that answers with the addresses already checked, whatever it is asked. */
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const [first] = addresses
+    if (options.all)
+      callback(
+        null,
+        addresses.map(({ address, family }) => ({ address, family })),
+      )
+    else if (first) callback(null, first.address, first.family)
+  }
+}
+
+const shorten = (text: string) => (text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text)
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  const message = error instanceof Error ? error.message : String(error)
+  return shorten(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
+}
+
+interface RawResponse {
+  status: number
+  body: Buffer
+}
+
+export function createOutbound(settings: OutboundSettings): Outbound {
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: settings.socketsPerHost,
+    maxTotalSockets: settings.sockets,
+    scheduling: 'lifo' as const,
+  }
+  const httpAgent = new http.Agent(agentOptions)
+  const httpsAgent = new https.Agent(agentOptions)
+  const { connect } = settings.network
+  const createConnection =
+    connect &&
+    ((options: http.ClientRequestArgs) => connect({ host: String(options.host), port: Number(options.port) }))
+  // The Agent's own hook for opening connections (not in @types/node).
+  if (createConnection) Object.assign(httpAgent, { createConnection })
+
+  async function checkedAddresses(target: URL): Promise<ResolvedAddress[]> {
+    const literal = addressLiteral(target)
+    if (!settings.allowPrivateNetworks && literal === undefined && isLoopbackName(target.hostname)) {
+      throw new DestinationRefused(
+        `${target.hostname} is ${KIND_NAMES.loopback}; webhooks are delivered only to public addresses`,
+      )
+    }
+    const addresses =
+      literal === undefined
+        ? await settings.network.resolve(target.hostname)
+        : [{ address: literal, family: isIP(literal) }]
+    if (addresses.length === 0) throw new Error(`${target.hostname} has no address`)
+    if (settings.allowPrivateNetworks) return addresses
+    for (const { address } of addresses) {
+      const kind = classifyAddress(address)
+      const named = literal === undefined ? `${target.hostname} resolves to ${address},` : `${target.hostname} is`
+      if (kind !== 'public')
+        throw new DestinationRefused(`${named} ${KIND_NAMES[kind]}; webhooks are delivered only to public addresses`)
+    }
+    return addresses
+  }
+
+  function send(
+    target: URL,
+    addresses: readonly ResolvedAddress[],
+    request: OutboundRequest,
+    signal: AbortSignal,
+    fresh = false,
+  ): Promise<RawResponse> {
+    const secure = target.protocol === 'https:'
+    return new Promise((resolve, reject) => {
+      const outgoing = (secure ? https : http).request(
+        {
+          protocol: target.protocol,
+          hostname: addressLiteral(target) ?? target.hostname,
+          port: target.port || (secure ? 443 : 80),
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': USER_AGENT,
+            'content-length': String(Buffer.byteLength(request.body)),
+            ...request.headers,
+          },
+          agent: fresh ? false : secure ? httpsAgent : httpAgent,
+          ...(fresh && createConnection && !secure ? { createConnection } : {}),
+          lookup: pinnedLookup(addresses),
+          signal,
+        },
+        (response) => {
+          const chunks: Buffer[] = []
+          let size = 0
+          const done = () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES),
+            })
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk)
+            size += chunk.length
+            if (size < RESPONSE_BODY_LIMIT_BYTES) return
+            // Enough for the log: the rest is not read (the connection is closed rather than drained).
+            response.destroy()
+            done()
+          })
+          response.on('end', done)
+          response.on('error', reject)
+        },
+      )
+      outgoing.on('error', (error) => {
+        // A kept-alive connection the receiver closed just as it was reused: the request never reached it, so
+        // it is sent once more on a new connection (Node's documented remedy).
+        if (outgoing.reusedSocket && !fresh && (error as { code?: string }).code === 'ECONNRESET' && !signal.aborted) {
+          send(target, addresses, request, signal, true).then(resolve, reject)
+        } else reject(error)
+      })
+      outgoing.end(request.body)
+    })
+  }
+
+  return {
+    async post(request) {
+      const deadline = new AbortController()
+      const timer = setTimeout(
+        () => deadline.abort(new TimedOut(`no answer within ${settings.timeoutMs} ms`)),
+        settings.timeoutMs,
+      )
+      const abandon = () => deadline.abort(new AttemptAbandoned('the attempt was given up'))
+      request.signal.addEventListener('abort', abandon)
+      if (request.signal.aborted) abandon()
+      try {
+        const target = new URL(request.url)
+        // Resolution cannot be cancelled; the attempt stops waiting for it at the deadline all the same.
+        const aborted = new Promise<never>((_resolve, reject) =>
+          deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason as Error)),
+        )
+        aborted.catch(() => {})
+        const addresses = await Promise.race([checkedAddresses(target), aborted])
+        const response = await send(target, addresses, request, deadline.signal)
+        const responseBody = response.body.length > 0 ? new TextDecoder().decode(response.body) : null
+        if (response.status >= 200 && response.status <= 299)
+          return { outcome: 'succeeded', responseStatus: response.status, error: null, responseBody }
+        const redirect = response.status >= 300 && response.status <= 399 ? ' (a redirect, which is not followed)' : ''
+        return {
+          outcome: 'unexpected_status',
+          responseStatus: response.status,
+          error: `the receiver answered ${response.status}${redirect}; only 2xx is success`,
+          responseBody,
+        }
+      } catch (error) {
+        const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : error
+        if (reason instanceof AttemptAbandoned) throw reason
+        if (reason instanceof TimedOut)
+          return { outcome: 'timed_out', responseStatus: null, error: reason.message, responseBody: null }
+        if (reason instanceof DestinationRefused)
+          return { outcome: 'destination_refused', responseStatus: null, error: reason.message, responseBody: null }
+        return {
+          outcome: 'network_error',
+          responseStatus: null,
+          error: describeNetworkError(reason),
+          responseBody: null,
+        }
+      } finally {
+        clearTimeout(timer)
+        request.signal.removeEventListener('abort', abandon)
+      }
+    },
+    close() {
+      httpAgent.destroy()
+      httpsAgent.destroy()
+    },
+  }
+}

@@ -1,0 +1,58 @@
+// The key that encrypts webhook secrets at rest: WEBHOOK_SECRET_KEY, or else one generated once and kept in the
+// database (shared by every instance, like the cursor secret). The latter protects nothing against a copy of
+// the database, hence the warning, given once webhooks are in use (at start-up when endpoints exist, or when the
+// first one is registered), so that a service that never uses them says nothing about them. A key kept in the
+// database before WEBHOOK_SECRET_KEY was set still opens the secrets it sealed; new ones are sealed with the
+// configured key.
+import { findSecret, loadOrCreateSecret } from '../db/secret.repository.js'
+import type { DataAccess } from '../db/database.js'
+import { createSecretBox, type SecretBox } from './secret-box.js'
+
+const STORED_KEY = 'webhook-secret-key'
+
+export interface WebhookSecretBoxes {
+  /** Signing secrets in webhook_endpoints. */
+  signingSecrets: SecretBox
+  /** Stored idempotent responses that show a signing secret. */
+  storedResponses: SecretBox
+}
+
+export interface WebhookKeyRing {
+  /** The boxes, once the key is at hand (the first call may create the database-kept key). */
+  boxes(): Promise<WebhookSecretBoxes>
+}
+
+export function webhookKeyRing(
+  data: DataAccess,
+  configured: Buffer | undefined,
+  warn: (message: string) => void,
+): WebhookKeyRing {
+  async function load(): Promise<WebhookSecretBoxes> {
+    let key: Buffer
+    let older: Buffer[] = []
+    if (configured) {
+      key = configured
+      const stored = await findSecret(data.read, STORED_KEY)
+      if (stored) older = [stored]
+    } else {
+      warn(
+        'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same database, so a copy of the database alone reveals them. ' +
+          'Set WEBHOOK_SECRET_KEY to 32 random bytes (e.g. openssl rand -hex 32), the same on every instance.',
+      )
+      key = await loadOrCreateSecret(data, STORED_KEY)
+    }
+    return {
+      signingSecrets: createSecretBox(key, 'petstore webhook signing secret', older),
+      storedResponses: createSecretBox(key, 'petstore stored response', older),
+    }
+  }
+  let loading: Promise<WebhookSecretBoxes> | undefined
+  return {
+    // Tried again after a failure (the database was unreachable), not remembered as failed.
+    boxes: () =>
+      (loading ??= load().catch((error: unknown) => {
+        loading = undefined
+        throw error
+      })),
+  }
+}

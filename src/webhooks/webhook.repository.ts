@@ -1,0 +1,71 @@
+// Rows of webhook_endpoints. Secrets arrive here sealed (secret-box.ts) and leave sealed.
+import type { Selectable, Updateable } from 'kysely'
+import type { Reader, WebhookEndpointTable, Writer } from '../db/database.js'
+
+export type WebhookRow = Selectable<WebhookEndpointTable>
+export type NewWebhookRow = Omit<WebhookRow, 'id'>
+export type WebhookChanges = Pick<
+  Updateable<WebhookEndpointTable>,
+  'url' | 'types' | 'description' | 'status' | 'updated_at'
+>
+
+export async function insertWebhook(trx: Writer, row: NewWebhookRow): Promise<WebhookRow> {
+  return trx.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+/** True when at least one endpoint is registered. */
+export async function anyWebhook(db: Reader): Promise<boolean> {
+  return (await db.selectFrom('webhook_endpoints').select('id').limit(1).executeTakeFirst()) !== undefined
+}
+
+export async function findWebhook(db: Reader, id: number): Promise<WebhookRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** Endpoints in ascending id order, after `afterId` (the keyset cursor). */
+export async function listWebhooks(
+  db: Reader,
+  query: { afterId: number | undefined; limit: number },
+): Promise<WebhookRow[]> {
+  let select = db.selectFrom('webhook_endpoints').selectAll().orderBy('id').limit(query.limit)
+  if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
+  return select.execute()
+}
+
+export async function updateWebhook(trx: Writer, id: number, changes: WebhookChanges): Promise<WebhookRow | undefined> {
+  return trx.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+}
+
+/**
+ * Makes `secret` the endpoint's secret; the one it replaces keeps signing until `previousExpiresAt`. One
+ * statement (the right-hand sides read the row as it was), so two rotations at once cannot lose a secret.
+ */
+export async function rotateWebhookSecret(
+  trx: Writer,
+  id: number,
+  rotation: { secret: string; previousExpiresAt: string; now: string },
+): Promise<WebhookRow | undefined> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({
+      previous_secret: eb.ref('secret'),
+      secret: rotation.secret,
+      previous_secret_expires_at: rotation.previousExpiresAt,
+      updated_at: rotation.now,
+    }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Deletes the endpoint with its deliveries and their log; false when there was no such endpoint. */
+export async function deleteWebhook(trx: Writer, id: number): Promise<boolean> {
+  const deleted = await trx.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst()
+  if (deleted.numDeletedRows === 0n) return false
+  await trx
+    .deleteFrom('webhook_attempts')
+    .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id))
+    .execute()
+  await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute()
+  return true
+}

@@ -1,0 +1,166 @@
+// The webhook endpoints' use cases: registration (with the check of its URL), changes, secret rotation, and the
+// delivery log with its manual retry. Deliveries themselves are created by the database with each event
+// (migration 0008) and made by the delivery worker; this service only reads and reschedules them.
+import type { DataAccess, DeliveryStatus, InTransaction, Writer } from '../db/database.js'
+import { Conflict, NotFound } from '../domain/errors.js'
+import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
+import { findDelivery, listDeliveries, scheduleDeliveryNow } from './delivery.repository.js'
+import { checkDestination } from './destination.js'
+import { newSigningSecret, type SecretBox } from './secret-box.js'
+import { storedTypes, toDelivery, toWebhook } from './webhook.mapper.js'
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookChanges,
+} from './webhook.repository.js'
+import type { Delivery, NewWebhook, Webhook, WebhookPatch, WebhookWithSecret } from './webhook.schema.js'
+
+export interface DeliveryPageQuery {
+  /** Only deliveries older than this one (newest first). */
+  beforeId: number | undefined
+  status: DeliveryStatus | undefined
+  limit: number
+}
+
+export interface WebhookService {
+  /** Registers an endpoint, enabled, with a new secret (returned only here and by rotateSecret). */
+  create(input: NewWebhook, inTransaction?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret>
+  list(query: { afterId: number | undefined; limit: number }): Promise<Page<Webhook>>
+  get(id: number): Promise<Webhook>
+  update(id: number, patch: WebhookPatch, inTransaction?: InTransaction<Webhook>): Promise<Webhook>
+  /** Deletes the endpoint, its pending deliveries and its delivery log. */
+  remove(id: number, inTransaction?: InTransaction<undefined>): Promise<void>
+  /** A new secret; the previous one keeps signing beside it for the overlap period. */
+  rotateSecret(id: number, inTransaction?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret>
+  deliveries(id: number, query: DeliveryPageQuery): Promise<Page<Delivery>>
+  /** Makes a delivery due now (again, if it had finished). Conflict while one of its attempts is in progress. */
+  retry(id: number, deliveryId: number, inTransaction?: InTransaction<Delivery>): Promise<Delivery>
+}
+
+export interface WebhookServiceDependencies {
+  data: DataAccess
+  /** Seals the secrets stored (once the key is at hand). */
+  secrets: () => Promise<SecretBox>
+  allowPrivateNetworks: boolean
+  secretOverlapMs: number
+  /** A delivery was made due, or an endpoint enabled (so commits may make deliveries): the local worker looks at once. */
+  deliveryScheduled: () => void
+}
+
+export function createWebhookService({
+  data,
+  secrets,
+  allowPrivateNetworks,
+  secretOverlapMs,
+  deliveryScheduled,
+}: WebhookServiceDependencies): WebhookService {
+  /** `change` and the caller's `inTransaction` work, in one durable transaction. */
+  const write = <Result>(change: (trx: Writer) => Promise<Result>, inTransaction: InTransaction<Result> | undefined) =>
+    data.transaction(async (trx) => {
+      const result = await change(trx)
+      await inTransaction?.(trx, result)
+      return result
+    })
+
+  const existing = async (id: number) => {
+    const row = await findWebhook(data.read, id)
+    if (!row) throw new NotFound('webhook', id)
+    return row
+  }
+
+  return {
+    async create(input, inTransaction) {
+      const url = checkDestination(input.url, allowPrivateNetworks)
+      const secret = newSigningSecret()
+      const sealed = (await secrets()).seal(secret)
+      const now = new Date().toISOString()
+      return write(async (trx) => {
+        const row = await insertWebhook(trx, {
+          url,
+          types: storedTypes(input.types),
+          description: input.description ?? null,
+          status: 'enabled',
+          secret: sealed,
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        return { ...toWebhook(row), secret }
+      }, inTransaction).finally(deliveryScheduled)
+    },
+
+    async list(query) {
+      return pageOf(
+        await listWebhooks(data.read, { ...query, limit: rowsToFetch(query.limit) }),
+        query.limit,
+        toWebhook,
+      )
+    },
+
+    async get(id) {
+      return toWebhook(await existing(id))
+    },
+
+    update(id, patch, inTransaction) {
+      const changes: WebhookChanges = { updated_at: new Date().toISOString() }
+      if (patch.url !== undefined) changes.url = checkDestination(patch.url, allowPrivateNetworks)
+      if (patch.types !== undefined) changes.types = storedTypes(patch.types as NewWebhook['types'] | null)
+      if (patch.description !== undefined) changes.description = patch.description
+      if (patch.status !== undefined) changes.status = patch.status
+      return write(async (trx) => {
+        const row = await updateWebhook(trx, id, changes)
+        if (!row) throw new NotFound('webhook', id)
+        return toWebhook(row)
+      }, inTransaction).finally(deliveryScheduled)
+    },
+
+    async remove(id, inTransaction) {
+      await write(async (trx) => {
+        if (!(await deleteWebhook(trx, id))) throw new NotFound('webhook', id)
+        return undefined
+      }, inTransaction)
+    },
+
+    async rotateSecret(id, inTransaction) {
+      const secret = newSigningSecret()
+      const sealed = (await secrets()).seal(secret)
+      const now = Date.now()
+      return write(async (trx) => {
+        const row = await rotateWebhookSecret(trx, id, {
+          secret: sealed,
+          previousExpiresAt: new Date(now + secretOverlapMs).toISOString(),
+          now: new Date(now).toISOString(),
+        })
+        if (!row) throw new NotFound('webhook', id)
+        return { ...toWebhook(row), secret }
+      }, inTransaction)
+    },
+
+    async deliveries(id, query) {
+      await existing(id)
+      const rows = await listDeliveries(data.read, { endpointId: id, ...query, limit: rowsToFetch(query.limit) })
+      return pageOf(rows, query.limit, toDelivery)
+    },
+
+    async retry(id, deliveryId, inTransaction) {
+      const delivery = await write(async (trx) => {
+        const scheduled = await scheduleDeliveryNow(trx, id, deliveryId, Date.now())
+        if (!scheduled) {
+          if (!(await findWebhook(trx, id))) throw new NotFound('webhook', id)
+          if (!(await findDelivery(trx, id, deliveryId))) throw new NotFound('delivery', deliveryId)
+          throw new Conflict(`An attempt of delivery ${deliveryId} is in progress; retry once it has ended.`)
+        }
+        const found = await findDelivery(trx, id, deliveryId)
+        if (!found) throw new Error(`delivery ${deliveryId} vanished inside its transaction`)
+        return toDelivery(found)
+      }, inTransaction)
+      deliveryScheduled()
+      return delivery
+    },
+  }
+}

@@ -1,0 +1,229 @@
+// The feed's one guarantee: a reader that follows `after` never skips an event and never sees one twice, even when
+// transactions commit out of id order. First the interleavings that break a feed of sequence ids, made on purpose
+// (PostgreSQL: only there do writers run at once); then two instances on one database, 20 writers and 3 readers
+// following the feed with long polls through both instances, and every reader's list compared with the table.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { recordPetChange } from '../src/events/event-log.js'
+import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
+import { addPet, type Pet } from './helpers/orders.js'
+import { startInstances, stopInstances } from './helpers/instances.js'
+import type { ServerProcess } from './helpers/process.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+import { storedRows } from './helpers/stored-rows.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+
+function deferred() {
+  let resolve!: () => void
+  const promise = new Promise<void>((done) => (resolve = done))
+  return { promise, resolve }
+}
+
+describe(
+  'transactions that commit out of order (PostgreSQL)',
+  { skip: TEST_STORE === 'sqlite' ? 'SQLite runs one write transaction at a time' : false },
+  () => {
+    let server: TestServer
+    const get = (path: string, init?: RequestInit) => server.request(path, init)
+    /** Events from `after` until `pet`'s pet.updated is listed. */
+    const until = (after: number, pet: Pet) =>
+      followUntil(
+        get,
+        after,
+        (event: FeedEvent) => event.type === 'pet.updated' && 'pet' in event.data && event.data.pet.id === pet.id,
+      )
+    before(async () => {
+      server = await startTestServer()
+    })
+    after(() => server.close())
+
+    /**
+     * A transaction that takes its transaction id at once, then writes a pet.updated event for `pet` when told to,
+     * and commits when told to: the steps of concurrent writers, in any order a test chooses.
+     */
+    function openTransaction(pet: Pet) {
+      const hasId = deferred()
+      const write = deferred()
+      const written = deferred()
+      const commit = deferred()
+      const done = server.store.transaction(async (trx) => {
+        await sql`select pg_current_xact_id()`.execute(trx)
+        hasId.resolve()
+        await write.promise
+        await recordPetChange(trx, 'pet.updated', pet)
+        written.resolve()
+        await commit.promise
+      })
+      return {
+        hasId: hasId.promise,
+        async write() {
+          write.resolve()
+          await written.promise
+        },
+        async commit() {
+          write.resolve()
+          commit.resolve()
+          await done
+        },
+      }
+    }
+
+    /** Two pets and the id of the newest event once they exist. */
+    async function twoPets(): Promise<[Pet, Pet, number]> {
+      const first = await addPet(server, 'available', 'First')
+      const second = await addPet(server, 'available', 'Second')
+      return [first, second, await barrier(get)]
+    }
+
+    /** An older transaction (its id taken first) and a newer one, both open. */
+    async function olderAndNewer(first: Pet, second: Pet) {
+      const older = openTransaction(first)
+      await older.hasId
+      const newer = openTransaction(second)
+      await newer.hasId
+      return { older, newer }
+    }
+
+    it('lists nothing of a newer transaction while an older one is still open, then both, the older first', async () => {
+      const [first, second, start] = await twoPets()
+      const { older, newer } = await olderAndNewer(first, second)
+      await newer.commit()
+      const whileOpen = await readFeed(get, `after=${start}`)
+      assert.deepEqual(
+        whileOpen.events,
+        [],
+        'the newer event is not listed while the older transaction may still write one',
+      )
+      await older.commit()
+      const listed = await until(whileOpen.nextAfter, second)
+      assert.deepEqual(summarise(listed), [
+        `pet.updated pet ${first.id} available`,
+        `pet.updated pet ${second.id} available`,
+      ])
+    })
+
+    it('does not lose the event of a newer transaction that wrote it first and committed last', async () => {
+      // With ids from a sequence the newer transaction would take the smaller id; the older one would commit the
+      // larger first, and a reader past it would never see the smaller one.
+      const [first, second, start] = await twoPets()
+      const { older, newer } = await olderAndNewer(first, second)
+      await newer.write()
+      await older.write()
+      await older.commit()
+      const firstRead = await readFeed(get, `after=${start}`)
+      await newer.commit()
+      const seen = [...firstRead.events, ...(await until(firstRead.nextAfter, second))]
+      assert.deepEqual(summarise(seen), [
+        `pet.updated pet ${first.id} available`,
+        `pet.updated pet ${second.id} available`,
+      ])
+    })
+
+    it('answers a long poll waiting meanwhile once the older transaction commits, and the reader gets both in order', async () => {
+      const [first, second, start] = await twoPets()
+      const { older, newer } = await olderAndNewer(first, second)
+      await newer.commit()
+      const waiting = readFeed(get, `after=${start}&wait=30`)
+      await older.commit()
+      const answered = await waiting
+      const last = answered.events.at(-1)
+      const rest =
+        last && 'pet' in last.data && last.data.pet.id === second.id ? [] : await until(answered.nextAfter, second)
+      assert.deepEqual(summarise([...answered.events, ...rest]), [
+        `pet.updated pet ${first.id} available`,
+        `pet.updated pet ${second.id} available`,
+      ])
+    })
+  },
+)
+
+/** The load's length; PETSTORE_TEST_EVENT_LOAD_SECONDS overrides it. */
+const LOAD_SECONDS = Number(process.env.PETSTORE_TEST_EVENT_LOAD_SECONDS ?? (TEST_STORE === 'postgres' ? 20 : 10))
+const WRITERS = 20
+const READERS = 3
+const KEY = 'events-order-static-key-0123'
+
+async function storedEventIds(database: TestDatabase): Promise<number[]> {
+  return (await storedRows<{ id: number | string }>(database, 'select id from events order by id')).map((row) =>
+    Number(row.id),
+  )
+}
+
+describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${READERS} readers following the feed`, () => {
+  let database: TestDatabase
+  let instances: ServerProcess[] = []
+
+  before(async () => {
+    database = await createTestDatabase()
+    instances = await startInstances(database, { PETSTORE_API_KEYS: KEY })
+  })
+
+  after(async () => {
+    await stopInstances(instances)
+    await database?.drop()
+  })
+
+  it(`each reader sees every event exactly once, in ascending order, and the events are exactly the table's (${LOAD_SECONDS} s)`, async (t) => {
+    let turn = 0
+    /** Each request to the next instance in turn: a position read from one is used on the other. */
+    const call = (path: string, init: RequestInit = {}) => {
+      const instance = instances[turn++ % instances.length]
+      assert.ok(instance)
+      return fetch(instance.baseUrl + path, {
+        ...init,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...init.headers },
+      })
+    }
+    const post = async (path: string, body?: unknown) => {
+      const response = await call(path, {
+        method: body === undefined ? 'DELETE' : 'POST',
+        ...(body === undefined || body === null ? {} : { body: JSON.stringify(body) }),
+      })
+      const text = await response.text()
+      assert.ok(response.status === 200 || response.status === 201, `${path}: ${response.status} ${text}`)
+      return JSON.parse(text) as { id: number }
+    }
+
+    const deadline = Date.now() + LOAD_SECONDS * 1000
+    const acknowledged = { pets: 0, orders: 0, finished: 0 }
+    const writers = Array.from({ length: WRITERS }, async (_, writer) => {
+      for (let round = 0; Date.now() < deadline; round++) {
+        const pet = await post('/v1/pets', { name: `w${writer}-${round}`, categoryId: writer + 1 })
+        acknowledged.pets++
+        const order = await post('/v1/store/orders', { petId: pet.id })
+        acknowledged.orders++
+        if (round % 2 === 0) await post(`/v1/store/orders/${order.id}`)
+        else await post(`/v1/store/orders/${order.id}/complete`, null)
+        acknowledged.finished++
+      }
+    })
+    /** The last event id in the table once the writers are done: where the readers may stop. */
+    const end: { last?: number } = {}
+    const readers = Array.from({ length: READERS }, async () => {
+      const seen: number[] = []
+      let position = 0
+      while (end.last === undefined || position < end.last) {
+        const page = await readFeed(call, `after=${position}&limit=${1 + Math.floor(Math.random() * 200)}&wait=1`)
+        seen.push(...page.events.map((event) => event.id))
+        position = page.nextAfter
+      }
+      return seen
+    })
+    await Promise.all(writers)
+    const stored = await storedEventIds(database)
+    end.last = stored.at(-1) ?? 0
+    const seenByReaders = await Promise.all(readers)
+
+    // Every acknowledged change has its event: a pet.created per pet, order.placed and pet.updated per order,
+    // order.cancelled or completed and pet.updated per finished order.
+    assert.equal(stored.length, acknowledged.pets + 2 * acknowledged.orders + 2 * acknowledged.finished)
+    for (const [reader, seen] of seenByReaders.entries()) {
+      assert.equal(seen.length, stored.length, `reader ${reader} saw ${seen.length} events of ${stored.length}`)
+      assert.deepEqual(seen, stored, `reader ${reader} saw exactly the table's events, in ascending order`)
+    }
+    t.diagnostic(
+      `${stored.length} events from ${acknowledged.pets} pets, ${acknowledged.orders} orders, ${acknowledged.finished} finished orders in ${LOAD_SECONDS} s; ${READERS} readers saw each exactly once`,
+    )
+  })
+})

@@ -1,0 +1,23 @@
+// Several `petstore serve` processes on one database, migrated once before they start, as in production.
+import assert from 'node:assert/strict'
+import { runCli, spawnServer, type ServerProcess } from './process.js'
+import type { TestDatabase } from './store.js'
+
+export async function startInstances(
+  database: TestDatabase,
+  env: Record<string, string>,
+  count = 2,
+): Promise<ServerProcess[]> {
+  const shared = { DATABASE_URL: database.url, ...env }
+  const migrated = await runCli(['migrate'], shared)
+  assert.equal(migrated.code, 0, migrated.stderr)
+  return Promise.all(Array.from({ length: count }, () => spawnServer({ ...shared, MIGRATE_ON_START: 'false' })))
+}
+
+/** SIGTERM to each; each must exit 0. */
+export async function stopInstances(instances: readonly ServerProcess[]): Promise<void> {
+  for (const instance of instances) {
+    instance.child.kill('SIGTERM')
+    assert.equal(await instance.exited, 0, instance.output())
+  }
+}

@@ -1,0 +1,86 @@
+// Steps the webhook tests repeat: registering an endpoint (its secret handed to the receiver), reading its
+// delivery log until it shows what a test waits for.
+import assert from 'node:assert/strict'
+import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
+import { collectPages } from './link.js'
+import type { TestServer } from './server.js'
+import type { WebhookReceiver } from './webhook-receiver.js'
+
+export interface Webhook {
+  id: number
+  url: string
+  types: string[] | null
+  description: string | null
+  status: 'enabled' | 'disabled'
+  createdAt: string
+  updatedAt: string
+  previousSecretExpiresAt: string | null
+  secret?: string
+}
+
+export interface Attempt {
+  attempt: number
+  startedAt: string
+  durationMs: number
+  outcome: string
+  responseStatus: number | null
+  error: string | null
+  responseBody: string | null
+}
+
+export interface Delivery {
+  id: number
+  eventId: number
+  webhookId: string
+  status: 'pending' | 'succeeded' | 'failed'
+  nextAttemptAt: string | null
+  createdAt: string
+  finishedAt: string | null
+  attempts: Attempt[]
+}
+
+/** Environment for servers whose webhooks go to the tests' loopback receivers, with every wait shortened. */
+export const LOOPBACK_WEBHOOKS = {
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  WEBHOOK_SHUTDOWN_WAIT_MS: '100',
+}
+
+/** A network where no name resolves: for servers whose endpoints name hosts out there, so that no test ever reaches them. */
+export const NO_NETWORK: WebhookNetwork = {
+  resolve: async (hostname) => {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
+  },
+}
+
+/** Registers an endpoint that must be accepted (201); the receiver verifies with its secret, named `current`. */
+export async function registerWebhook(
+  server: Pick<TestServer, 'request'>,
+  receiver: WebhookReceiver | undefined,
+  body: Record<string, unknown>,
+): Promise<Webhook & { secret: string }> {
+  const response = await server.request('/v1/webhooks', { json: { url: receiver?.url, ...body } })
+  const text = await response.text()
+  assert.equal(response.status, 201, text)
+  const webhook = JSON.parse(text) as Webhook & { secret: string }
+  receiver?.secrets.set('current', webhook.secret)
+  return webhook
+}
+
+/** Every delivery of an endpoint, newest first (all pages). */
+export function readDeliveries(server: Pick<TestServer, 'request'>, webhookId: number): Promise<Delivery[]> {
+  return collectPages<Delivery>((path) => server.request(path), `/v1/webhooks/${webhookId}/deliveries?limit=100`)
+}
+
+/** Reads the delivery log until `done` holds for it (the test's time-out bounds the wait). */
+export async function deliveriesWhen(
+  server: Pick<TestServer, 'request'>,
+  webhookId: number,
+  done: (deliveries: Delivery[]) => boolean,
+): Promise<Delivery[]> {
+  for (;;) {
+    const deliveries = await readDeliveries(server, webhookId)
+    if (done(deliveries)) return deliveries
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
