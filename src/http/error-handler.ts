@@ -76,10 +76,14 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
     .send(errorBody(error.code, error.message, error.details))
 }
 
-/** A masked failure is logged in full, with the request id; a client error in one line. */
+/**
+ * A masked failure is logged in full, with the request id; so is a database error answered 503 (at warn: it is
+ * transient, but an operator must see which error it was); a client error in one line.
+ */
 function logError(request: FastifyRequest, error: FastifyError, apiError: ApiError): void {
   if (apiError.statusCode >= 500 && knownApiError(error) === undefined) {
-    request.log.error({ err: error }, 'request failed')
+    if (apiError.code === 'unavailable') request.log.warn({ err: error }, 'request failed: database unavailable')
+    else request.log.error({ err: error }, 'request failed')
   } else {
     const message = redactKeys(apiError.message)
     request.log.info(

@@ -1,5 +1,5 @@
-// Finished deliveries (and their attempts) older than the retention period are deleted in the background, a
-// bounded batch at a time. Every instance purges; they delete the same rows harmlessly.
+// Finished deliveries (and their attempts) older than the retention period, and those of deleted endpoints, are
+// deleted in the background, a bounded batch at a time. Every instance purges; they delete the same rows harmlessly.
 import { startBackgroundTimer, type BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess } from '../db/database.js'
 import { purgeDeliveries } from './delivery.repository.js'
@@ -10,11 +10,10 @@ const PURGE_BATCH_SIZE = 500
 const PURGE_MAX_BATCHES = 20
 
 export async function purgeOldDeliveries(data: DataAccess, retentionDays: number, now = Date.now()): Promise<number> {
-  const cutoffMs = now - retentionDays * 86_400_000
-  const cutoff = new Date(cutoffMs).toISOString()
+  const cutoff = new Date(now - retentionDays * 86_400_000).toISOString()
   let total = 0
   for (let batch = 0; batch < PURGE_MAX_BATCHES; batch++) {
-    const deleted = await data.transaction((trx) => purgeDeliveries(trx, cutoff, cutoffMs, PURGE_BATCH_SIZE))
+    const deleted = await data.transaction((trx) => purgeDeliveries(trx, cutoff, PURGE_BATCH_SIZE))
     total += deleted
     if (deleted < PURGE_BATCH_SIZE) break
   }

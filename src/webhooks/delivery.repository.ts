@@ -404,26 +404,29 @@ export async function scheduleDeliveryNow(
 }
 
 /**
- * Deletes, a bounded batch at a time, deliveries finished before `cutoff` with their attempts, and deliveries of
- * deleted endpoints due before it (left by a change that committed while its endpoint was being deleted).
+ * Deletes a bounded batch of deliveries finished before `cutoff`, and of deliveries whose endpoint was deleted
+ * (of any age: nothing will attempt or show them again), with their attempts. On PostgreSQL the batch is locked
+ * first, skipping rows another transaction holds (an attempt being recorded for a deleted endpoint): so the
+ * purge never waits on the worker, nor the worker on the purge while holding what the purge needs.
  */
-export async function purgeDeliveries(trx: Writer, cutoff: string, cutoffMs: number, limit: number): Promise<number> {
-  const finished = await trx
+export async function purgeDeliveries(trx: Writer, cutoff: string, limit: number): Promise<number> {
+  const onPostgres = trx.getExecutor().adapter instanceof PostgresAdapter
+  let finished = trx
     .selectFrom('webhook_deliveries')
     .select('id')
     .where('finished_at', 'is not', null)
     .where('finished_at', '<', cutoff)
     .limit(limit)
-    .execute()
-  const orphans = await trx
+  let orphans = trx
     .selectFrom('webhook_deliveries')
     .select('id')
-    .where('status', '=', PENDING)
-    .where('due_at', '<', cutoffMs)
     .where('endpoint_id', 'not in', (eb) => eb.selectFrom('webhook_endpoints').select('id'))
     .limit(limit)
-    .execute()
-  const ids = [...finished, ...orphans].map((row) => row.id)
+  if (onPostgres) {
+    finished = finished.forUpdate().skipLocked()
+    orphans = orphans.forUpdate().skipLocked()
+  }
+  const ids = [...new Set([...(await finished.execute()), ...(await orphans.execute())].map((row) => row.id))]
   if (ids.length === 0) return 0
   await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute()
   const deleted = await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()

@@ -192,7 +192,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'deleteWebhook',
         tags: TAGS,
         summary: '[beta] Delete a webhook endpoint',
-        description: `${BETA_NOTE}\n\nDeletes the endpoint with its pending deliveries and its delivery log; an attempt in progress may still arrive. From then on it is 404. No request body. Safe to retry with an \`Idempotency-Key\`.`,
+        description: `${BETA_NOTE}\n\nDeletes the endpoint with its pending deliveries and its delivery log: none is attempted again (an attempt in progress may still arrive), and the rows are removed from storage in the background. From then on it is 404. No request body. Safe to retry with an \`Idempotency-Key\`.`,
         ...BETA,
         ...ENDPOINT_WRITE,
         response: {
