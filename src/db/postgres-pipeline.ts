@@ -7,7 +7,7 @@ interface Slot {
 }
 
 /** The socket under a pg client; pg does not type it. Absent, nothing is corked (each query is its own write). */
-function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
+export function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
   const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
     ?.stream
   return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'

@@ -53,6 +53,12 @@ export function isStalePreparedStatement(error: unknown): boolean {
  * message. A statement found stale outside a transaction is retried once under its new name; inside one, the
  * transaction is already aborted, and the store runs it again (postgres.ts).
  */
+/**
+ * Clients with a transaction open (postgres-transactions.ts). In pipeline mode a client's transaction status is
+ * that of the last answer received, which may predate a BEGIN already sent, so it is not enough on its own.
+ */
+export const openTransactions = new WeakSet<pg.Client>()
+
 export function nameStatements(client: pg.Client, names: StatementNames): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown
   const named = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {
@@ -67,7 +73,7 @@ export function nameStatements(client: pg.Client, names: StatementNames): void {
   const withNames = (config: unknown, values?: unknown, callback?: unknown): unknown => {
     if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined)
       return query(config, values, callback)
-    const outsideTransaction = client.getTransactionStatus() === 'I'
+    const outsideTransaction = client.getTransactionStatus() === 'I' && !openTransactions.has(client)
     return named(config, values).catch((error: unknown) => {
       if (!outsideTransaction || !isStalePreparedStatement(error)) throw error
       return named(config, values)

@@ -4,6 +4,7 @@ import type { Database, Writer } from './database.js'
 import { readPostgresDataVersion } from './postgres-data-version.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
+import { pipelinedPostgresDialect } from './postgres-transactions.js'
 import type { Store } from './store.js'
 
 export interface PostgresOptions {
@@ -75,10 +76,17 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   }
-  const pool = new pg.Pool({ ...settings, Client, max: options.poolSize, idleTimeoutMillis: 30_000 })
+  // Pipeline mode: a transaction's statements are sent without waiting where nothing reads their answers
+  // (postgres-transactions.ts). pg's pipeline mode (8.23) is not in its type declarations yet.
+  const pool = new pg.Pool({
+    ...settings,
+    pipeline: true,
+    Client,
+    max: options.poolSize,
+    idleTimeoutMillis: 30_000,
+  } as pg.PoolConfig)
   pool.on('error', options.onIdleError)
   const reads = new ReadPipeline(async () => {
-    // pg's pipeline mode (8.23) is not in its type declarations yet.
     const client = new Client({ ...settings, pipeline: true } as pg.ClientConfig)
     await client.connect()
     return client
@@ -106,7 +114,7 @@ export type PostgresStore = Omit<Store, 'dialect' | 'ping'>
 export function openPostgres(options: PostgresOptions): PostgresStore {
   let connections: Promise<Connections> | undefined
   const shared = () => (connections ??= openConnections(options))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: async () => (await shared()).pool }) })
+  const db = new Kysely<Database>({ dialect: pipelinedPostgresDialect(async () => (await shared()).pool) })
   const read = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
   })

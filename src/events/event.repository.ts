@@ -15,6 +15,7 @@
 // that were running when it looked (all of them: a long transaction anywhere on the server holds back the feed).
 import { CompiledQuery, PostgresAdapter, sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely'
 import type { EventTable, EventType, Reader, Writer } from '../db/database.js'
+import { deferUntilCommit } from '../db/postgres-transactions.js'
 
 export type EventRow = Selectable<EventTable>
 
@@ -44,10 +45,11 @@ export interface NewEvent {
 export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
   // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
   // each time would cost more than the insert itself.
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  await trx.executeQuery(
-    CompiledQuery.raw(postgres ? POSTGRES_APPEND : SQLITE_APPEND, [event.type, event.occurredAt, event.data]),
-  )
+  // On PostgreSQL nothing reads the insert's answer: it is sent with the COMMIT (postgres-transactions.ts).
+  const parameters = [event.type, event.occurredAt, event.data]
+  if (trx.getExecutor().adapter instanceof PostgresAdapter)
+    await deferUntilCommit(trx, CompiledQuery.raw(POSTGRES_APPEND, parameters))
+  else await trx.executeQuery(CompiledQuery.raw(SQLITE_APPEND, parameters))
 }
 
 const SQLITE_APPEND = 'insert into events (type, occurred_at, data) values (?, ?, ?)'

@@ -1,0 +1,122 @@
+// Write transactions on PostgreSQL send BEGIN with their first statement and hold statements nobody reads back
+// (deferUntilCommit: an event's insert) until the next statement or the COMMIT (src/db/postgres-transactions.ts).
+// What must not change with the waiting dropped: order, atomicity, and which error the caller sees.
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, it } from 'node:test'
+import { setTimeout } from 'node:timers/promises'
+import { CompiledQuery, sql } from 'kysely'
+import type { Writer } from '../src/db/database.js'
+import { deferUntilCommit } from '../src/db/postgres-transactions.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+
+describe('PostgreSQL write transactions in pipeline mode', () => {
+  let server: TestServer
+
+  before(async () => {
+    server = await startTestServer()
+    await sql`create table scratch (id integer primary key)`.execute(server.store.admin)
+  })
+  after(() => server.close())
+  beforeEach(async () => {
+    await sql`delete from scratch`.execute(server.store.admin)
+    await sql`insert into scratch (id) values (1)`.execute(server.store.admin)
+  })
+
+  const insert = (id: number) => CompiledQuery.raw('insert into scratch (id) values ($1)', [id])
+  const stored = async () =>
+    (await sql<{ id: number }>`select id from scratch order by id`.execute(server.store.admin)).rows.map(
+      (row) => row.id,
+    )
+  const transaction = <T>(work: (trx: Writer) => Promise<T>) => server.store.transaction(work)
+
+  it('commits a deferred statement with its transaction', async () => {
+    await transaction(async (trx) => {
+      await trx.executeQuery(insert(2))
+      await deferUntilCommit(trx, insert(3))
+    })
+    assert.deepEqual(await stored(), [1, 2, 3])
+  })
+
+  it('does not wait for a deferred statement: it returns at once even when the statement would have to wait', async () => {
+    let locked!: () => void
+    let release!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    const released = new Promise<void>((resolve) => (release = resolve))
+    // Another transaction holds the table, so an insert into it waits until that one ends.
+    const holder = server.store.admin.transaction().execute(async (other) => {
+      await sql`lock table scratch in exclusive mode`.execute(other)
+      locked()
+      await released
+    })
+    await isLocked
+    const outcome = await transaction(async (trx) => {
+      const first = await Promise.race([
+        deferUntilCommit(trx, insert(7)).then(() => 'returned'),
+        setTimeout(2_000).then(() => 'waited for the lock'),
+      ])
+      release()
+      return first
+    })
+    await holder
+    assert.equal(outcome, 'returned')
+    assert.deepEqual(await stored(), [1, 7])
+  })
+
+  it('keeps the order statements were issued in: a statement after a deferred one sees its row', async () => {
+    const seen = await transaction(async (trx) => {
+      await deferUntilCommit(trx, insert(2))
+      return (await trx.executeQuery<{ count: number }>(CompiledQuery.raw('select count(*) from scratch'))).rows[0]
+    })
+    assert.deepEqual(seen, { count: 2 })
+  })
+
+  it('runs the first statement inside the transaction that BEGIN, sent with it, opened', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await trx.executeQuery(insert(2))
+        throw new Error('given up')
+      }),
+      /given up/,
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('fails the transaction with the error of a deferred statement that fails, at its commit; nothing is committed', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await trx.executeQuery(insert(2))
+        await deferUntilCommit(trx, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('reports the deferred failure, the cause, when a later statement then fails in the aborted transaction', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(1))
+        await trx.executeQuery(insert(4))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('drops what it held back when the work fails, and the connections stay usable', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(5))
+        throw new Error('given up')
+      }),
+      /given up/,
+    )
+    assert.deepEqual(await stored(), [1])
+    // More transactions than the pool has connections: every one of them was given back in a clean state.
+    for (let id = 10; id < 30; id++)
+      await transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(id))
+      })
+    assert.equal((await stored()).length, 21)
+  })
+})
