@@ -21,7 +21,17 @@ describe(`petstore webhooks on ${TEST_STORE}`, () => {
     })
 
   before(async () => {
-    server = await startTestServer({ env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: 'none' } })
+    // The stuck receiver's attempts must stay in progress for the whole suite, however slowly the CLI starts: the
+    // attempt time-out (and so the lease) is far longer than the suite, and shutdown does not wait for them.
+    server = await startTestServer({
+      env: {
+        ...LOOPBACK_WEBHOOKS,
+        WEBHOOK_RETRY_SCHEDULE: 'none',
+        WEBHOOK_ATTEMPT_TIMEOUT_MS: '120000',
+        WEBHOOK_LEASE_MS: '300000',
+        WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+      },
+    })
     const healthy = await WebhookReceiver.start()
     const down = await WebhookReceiver.start({ answer: () => ({ status: 503, body: 'maintenance' }) })
     const stuck = await WebhookReceiver.start({ answer: () => 'hang' })

@@ -256,7 +256,7 @@ export interface paths {
          * [beta] Delete a webhook endpoint
          * @description **Beta:** this operation may still change in a backwards-incompatible way.
          *
-         *     Deletes the endpoint with its pending deliveries and its delivery log; an attempt in progress may still arrive. From then on it is 404. No request body. Safe to retry with an `Idempotency-Key`.
+         *     Deletes the endpoint with its pending deliveries and its delivery log: none is attempted again (an attempt in progress may still arrive), and the rows are removed from storage in the background. From then on it is 404. No request body. Safe to retry with an `Idempotency-Key`.
          *
          *     **Required scope:** `webhooks:manage` (otherwise 403 `forbidden`).
          */
