@@ -93,14 +93,17 @@ const toMB = (mib: number) => (mib * 2 ** 20) / 1e6
 const verdict = (ok: boolean | undefined): Verdict => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met')
 
 /**
- * The ratios of two rows round by round (measured minutes apart, not the whole run apart): their range says
- * how far the noise of a busy machine could move the ratio of the medians.
+ * The ratios of two rows round by round (measured seconds apart, not the whole run apart): their range says
+ * how far the noise of a busy machine could move the ratio of the medians, and their median is the paired
+ * estimate, which a slow minute of the host (it moves both rows of a round) sways less.
  */
 function roundRange(numerator: ScenarioSummary, denominator: ScenarioSummary): string {
   const ratios = numerator.rounds
     .map((round, index) => round.requestsPerSecond / (denominator.rounds[index]?.requestsPerSecond ?? NaN))
     .filter(Number.isFinite)
-  return ratios.length > 1 ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})` : ''
+  return ratios.length > 1
+    ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}, median of the rounds' ratios ${fixed(median(ratios), 2)})`
+    : ''
 }
 
 /** PostgreSQL's targets (issue 16): ratios to L, to the plain Fastify + pg reference, and one vs two instances. */

@@ -323,6 +323,56 @@ describe(`a receiver that hangs, beside a healthy one, on ${TEST_STORE}`, () => 
   })
 })
 
+// While this instance holds all it may of an endpoint's deliveries (its places, claimed ahead), a claim could
+// take nothing more of that endpoint: a commit must then not cost the writers a claim transaction. Counted on
+// SQLite, where every write transaction passes through group commit.
+describe(
+  `commits while the only endpoint's share of deliveries is held whole, on ${TEST_STORE}`,
+  { skip: TEST_STORE === 'postgres' ? "counts SQLite's group-committed transactions" : false },
+  () => {
+    let server: TestServer
+    let stuck: WebhookReceiver
+
+    before(async () => {
+      server = await startTestServer({
+        env: {
+          ...LOOPBACK_WEBHOOKS,
+          WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
+          WEBHOOK_ATTEMPT_TIMEOUT_MS: '60000',
+          WEBHOOK_LEASE_MS: '120000',
+          WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+        },
+      })
+      stuck = await WebhookReceiver.start({ answer: () => 'hang' })
+    })
+    after(async () => {
+      await server.close()
+      await stuck.close()
+    })
+
+    it('writes nothing but the changes themselves: no claim runs for an endpoint that can take no more', async () => {
+      await registerWebhook(server, stuck, { types: ['pet.created'] })
+      // One place per endpoint, claimed eight ahead: after 12 creates the deliverer holds 8 (one attempt hanging).
+      for (let index = 0; index < 12; index++) await createPet(server, `Held ${index}`)
+      await stuck.until(() => stuck.open === 1)
+      const stats = server.store.groupCommitStats
+      assert.ok(stats)
+      let before = stats.transactions
+      // Until the claims made for the first creates have settled.
+      for (let settled = 0, looks = 0; settled < 5; looks++) {
+        assert.ok(looks < 100, 'the transactions never stopped for 250 ms')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        settled = stats.transactions === before ? settled + 1 : 0
+        before = stats.transactions
+      }
+      for (let index = 0; index < 30; index++) await createPet(server, `Flood ${index}`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(stats.transactions - before, 30)
+      assert.equal(stuck.received.length, 1)
+    })
+  },
+)
+
 // A commit wakes this instance's deliverer only while an endpoint is enabled (so that writes without endpoints
 // do not pay for looks); registering or enabling an endpoint here must therefore wake it too. With a poll of a
 // minute, only those wakes can deliver within the test.

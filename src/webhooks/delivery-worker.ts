@@ -161,13 +161,17 @@ export class DeliveryWorker implements DeliveryGauges {
         this.#runAgain = false
         const room = concurrency * CLAIM_AHEAD - this.#heldTotal
         if (room <= 0) continue
-        const state = await dueState(data.read)
+        // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy
+        // endpoint, each look would otherwise run a claim that takes nothing. An attempt that ends wakes the
+        // worker for them.
+        const state = await dueState(data.read, this.#fullEndpoints())
         this.#endpointsEnabled = state.endpointsEnabled
         this.#earliestDue = state.earliestDue
         const now = Date.now()
-        if (this.#earliestDue === undefined) continue
-        if (this.#earliestDue > now) {
-          this.#wakeAt(this.#earliestDue)
+        const claimable = state.earliestClaimable
+        if (claimable === undefined) continue
+        if (claimable > now) {
+          this.#wakeAt(claimable)
           continue
         }
         const claimed = await data.transaction((trx) =>
@@ -208,6 +212,12 @@ export class DeliveryWorker implements DeliveryGauges {
       Math.max(0, delay),
     )
     this.#dueTimer.unref()
+  }
+
+  /** The endpoints of which this instance holds as many deliveries as it may (its share of places, claimed ahead). */
+  #fullEndpoints(): number[] {
+    const cap = this.#settings.concurrencyPerEndpoint * CLAIM_AHEAD
+    return [...this.#held].filter(([, held]) => held >= cap).map(([endpointId]) => endpointId)
   }
 
   #hold(delivery: Held): void {

@@ -294,32 +294,49 @@ export interface DueState {
   endpointsEnabled: boolean
   /** When the earliest pending delivery of an enabled endpoint is due (or its lease ends); undefined: none. */
   earliestDue: number | undefined
+  /** The same, leaving out the endpoints passed as full: when a claim could next take something. */
+  earliestClaimable: number | undefined
 }
 
 /**
  * What the deliverer must know to decide when to look again. Per endpoint, one probe of its index for the
- * smallest due time: a backlog costs nothing here.
+ * smallest due time: a backlog costs nothing here. Endpoints in `full` (the deliverer holds all it may of
+ * theirs) count for the earliest due time, not for the earliest claimable one: a claim could take nothing of
+ * theirs.
  */
-export async function dueState(db: Reader): Promise<DueState> {
+export async function dueState(db: Reader, full: readonly number[] = []): Promise<DueState> {
   const row = await db
     .selectFrom('webhook_endpoints as endpoint')
     .where('endpoint.status', '=', 'enabled')
-    .select((eb) => [
-      eb.fn.countAll().as('enabled'),
-      eb.fn
-        .min(
-          eb
-            .selectFrom('webhook_deliveries as delivery')
-            .select((inner) => inner.fn.min('delivery.due_at').as('due'))
-            .whereRef('delivery.endpoint_id', '=', 'endpoint.id')
-            .where('delivery.status', '=', PENDING),
-        )
-        .as('due'),
-    ])
+    .select((eb) => {
+      const due = eb
+        .selectFrom('webhook_deliveries as delivery')
+        .select((inner) => inner.fn.min('delivery.due_at').as('due'))
+        .whereRef('delivery.endpoint_id', '=', 'endpoint.id')
+        .where('delivery.status', '=', PENDING)
+      return [
+        eb.fn.countAll().as('enabled'),
+        eb.fn.min(due).as('due'),
+        full.length === 0
+          ? eb.val(null).as('claimable')
+          : eb.fn
+              .min(
+                eb
+                  .case()
+                  .when('endpoint.id', 'not in', [...full])
+                  .then(due)
+                  .end(),
+              )
+              .as('claimable'),
+      ]
+    })
     .executeTakeFirst()
+  const time = (value: unknown) => (value === null || value === undefined ? undefined : Number(value))
+  const earliestDue = time(row?.due)
   return {
     endpointsEnabled: Number(row?.enabled ?? 0) > 0,
-    earliestDue: row?.due === null || row?.due === undefined ? undefined : Number(row.due),
+    earliestDue,
+    earliestClaimable: full.length === 0 ? earliestDue : time(row?.claimable),
   }
 }
 
