@@ -1,33 +1,12 @@
 // The interactive reference at /docs, opened in a real headless Chromium: it must render the ten operations
 // from the served document, with the beta ones visibly marked, using only the service's own files (no CDN, no validator, no telemetry).
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { launchChromium, missingChromium } from './helpers/chromium.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
-// Debian's Chromium; PETSTORE_TEST_CHROMIUM names another binary (or a missing one, to see the skip reported).
-const CHROMIUM = process.env.PETSTORE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const missingChromium = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} not found: the /docs browser test needs Debian's Chromium (apt-get install chromium)`
-
-// CI must never pass silently without the browser test; elsewhere a missing browser only skips it.
-if (missingChromium && process.env.CI) {
-  it('has Chromium to open /docs (required when CI is set)', () => {
-    assert.fail(`CI is set and ${missingChromium}`)
-  })
-}
+const missing = missingChromium('/docs')
 
 interface RenderedOperation {
   method: string
@@ -37,7 +16,7 @@ interface RenderedOperation {
   deprecated: boolean
 }
 
-describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
+describe('GET /docs in a browser', { skip: missing ?? false }, () => {
   let server: TestServer
   let browser: Browser
   let page: Page
@@ -52,7 +31,7 @@ describe('GET /docs in a browser', { skip: missingChromium ?? false }, () => {
         STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
       },
     })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
     page.on('request', (request) => requests.push(request.url()))
     page.on('console', (message) => {

@@ -2,36 +2,16 @@
 // access_token (an EventSource cannot send Authorization). It receives each event with its id, type and data,
 // and when the connection drops it reconnects by itself, sends Last-Event-ID, and gets what it missed, once.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { issueApiKey } from '../src/keys/issue-key.js'
 import { readWholeFeed } from './helpers/events.js'
 import { addPet } from './helpers/orders.js'
+import { launchChromium, missingChromium } from './helpers/chromium.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js'
 
-// As in docs-page.test.ts: Debian's Chromium, or the binary PETSTORE_TEST_CHROMIUM names.
-const CHROMIUM = process.env.PETSTORE_TEST_CHROMIUM ?? '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const missingChromium = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} not found: the EventSource browser test needs Debian's Chromium (apt-get install chromium)`
-
-if (missingChromium && process.env.CI) {
-  it('has Chromium to run an EventSource (required when CI is set)', () => {
-    assert.fail(`CI is set and ${missingChromium}`)
-  })
-}
+const missing = missingChromium('EventSource')
 
 interface Received {
   id: string
@@ -51,7 +31,7 @@ const LISTEN = `(url) => {
   window.source = source
 }`
 
-describe('an EventSource in Chromium', { skip: missingChromium ?? false }, () => {
+describe('an EventSource in Chromium', { skip: missing ?? false }, () => {
   let server: TestServer
   let proxy: TcpProxy
   let browser: Browser
@@ -62,7 +42,7 @@ describe('an EventSource in Chromium', { skip: missingChromium ?? false }, () =>
     server = await startTestServer()
     const address = new URL(server.baseUrl)
     proxy = await startTcpProxy({ host: address.hostname, port: Number(address.port) })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage()
     page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`))
     assert.equal((await page.goto(`${server.baseUrl}/healthz`))?.status(), 200)
