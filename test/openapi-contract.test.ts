@@ -15,6 +15,7 @@ import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from '../src/w
 import { dereference, type JsonSchema, type OpenApiDocument } from './helpers/fuzz-document.js'
 import { addOracleFormats } from './helpers/fuzz-oracle.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
+import { SAMPLE_ATTEMPT, SAMPLE_DELIVERY, SAMPLE_SECRET, SAMPLE_WEBHOOK } from './helpers/webhooks.js'
 
 type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -264,36 +265,10 @@ describe('the OpenAPI document for generators and contract tools', () => {
     const serializerFor = SerializerSelector()(undefined, undefined)
     const pet = { id: 12, name: 'Rex', categoryId: 3, status: 'available' }
     const order = { id: 7, petId: 12, quantity: 1, shipDate: null, complete: false, status: 'placed' }
-    const webhook = {
-      id: 3,
-      url: 'https://hooks.example.com/x',
-      types: null,
-      description: null,
-      status: 'enabled',
-      createdAt: '2026-05-01T08:00:00.000Z',
-      updatedAt: '2026-05-01T08:00:00.000Z',
-      previousSecretExpiresAt: null,
-    }
-    const secret = 'whsec_Yjpj6MLCUlX3XjlDX5IcJu3zNv+ttetN2/iAIC/U5OQ='
-    const attempt = {
-      attempt: 1,
-      startedAt: '2026-05-01T08:00:00.120Z',
-      durationMs: 96,
-      outcome: 'succeeded',
-      responseStatus: 204,
-      error: null,
-      responseBody: null,
-    }
-    const delivery = {
-      id: 88,
-      eventId: 4711,
-      webhookId: 'evt_4711',
-      status: 'succeeded',
-      nextAttemptAt: null,
-      createdAt: '2026-05-01T08:00:00.000Z',
-      finishedAt: '2026-05-01T08:00:00.216Z',
-      attempts: [attempt],
-    }
+    const webhook = { ...SAMPLE_WEBHOOK, types: null }
+    const secret = SAMPLE_SECRET
+    const attempt = SAMPLE_ATTEMPT
+    const delivery = SAMPLE_DELIVERY
     const cases: [object, unknown, unknown][] = [
       [PetSchema, { ...pet, secret: 'x' }, pet],
       [OrderSchema, { ...order, internalNote: 'x' }, order],

@@ -7,7 +7,7 @@ import { ENTITY_TAG_LIST_PATTERN } from '../src/http/entity-tag.js'
 import { ERROR_CODES } from '../src/http/errors.js'
 import { dereference } from './helpers/fuzz-document.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
-import { NO_NETWORK } from './helpers/webhooks.js'
+import { NO_NETWORK, SAMPLE_ATTEMPT, SAMPLE_DELIVERY, SAMPLE_SECRET, SAMPLE_WEBHOOK } from './helpers/webhooks.js'
 
 interface Schema {
   [key: string]: unknown
@@ -691,42 +691,16 @@ describe('GET /v1/openapi.json', () => {
       assert.equal(validatorFor('getOrder', '200')({ ...order, status: 'shipped' }), false)
       assert.equal(validatorFor('listOrders', '200')([{ ...order, complete: undefined }]), false)
       assert.equal(validatorFor('cancelOrder', '409')({ code: 'conflict', message: 'No.', status: 409 }), true)
-      const webhook = {
-        id: 3,
-        url: 'https://hooks.example.com/x',
-        types: ['pet.created'],
-        description: null,
-        status: 'enabled',
-        createdAt: '2026-05-01T08:00:00.000Z',
-        updatedAt: '2026-05-01T08:00:00.000Z',
-        previousSecretExpiresAt: null,
-      }
-      const secret = 'whsec_Yjpj6MLCUlX3XjlDX5IcJu3zNv+ttetN2/iAIC/U5OQ='
+      const webhook = SAMPLE_WEBHOOK
+      const secret = SAMPLE_SECRET
       assert.equal(validatorFor('getWebhook', '200')(webhook), true)
       assert.equal(validatorFor('getWebhook', '200')({ ...webhook, status: 'paused' }), false)
       assert.equal(validatorFor('getWebhook', '200')({ ...webhook, types: ['pet.sold'] }), false)
       assert.equal(validatorFor('createWebhook', '201')({ ...webhook, secret }), true)
       assert.equal(validatorFor('createWebhook', '201')(webhook), false)
       assert.equal(validatorFor('rotateWebhookSecret', '200')({ ...webhook, secret: 'hunter2' }), false)
-      const attempt = {
-        attempt: 1,
-        startedAt: '2026-05-01T08:00:00.120Z',
-        durationMs: 96,
-        outcome: 'succeeded',
-        responseStatus: 204,
-        error: null,
-        responseBody: null,
-      }
-      const delivery = {
-        id: 88,
-        eventId: 4711,
-        webhookId: 'evt_4711',
-        status: 'succeeded',
-        nextAttemptAt: null,
-        createdAt: '2026-05-01T08:00:00.000Z',
-        finishedAt: '2026-05-01T08:00:00.216Z',
-        attempts: [attempt],
-      }
+      const attempt = SAMPLE_ATTEMPT
+      const delivery = SAMPLE_DELIVERY
       assert.equal(validatorFor('listWebhookDeliveries', '200')([delivery]), true)
       assert.equal(validatorFor('listWebhookDeliveries', '200')([{ ...delivery, status: 'sent' }]), false)
       assert.equal(

@@ -84,3 +84,35 @@ export async function deliveriesWhen(
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
+
+/** A webhook endpoint, one of its attempts and one of its deliveries as the API shows them: samples for schema tests. */
+export const SAMPLE_WEBHOOK = {
+  id: 3,
+  url: 'https://hooks.example.com/x',
+  types: ['pet.created'],
+  description: null,
+  status: 'enabled',
+  createdAt: '2026-05-01T08:00:00.000Z',
+  updatedAt: '2026-05-01T08:00:00.000Z',
+  previousSecretExpiresAt: null,
+}
+export const SAMPLE_SECRET = 'whsec_Yjpj6MLCUlX3XjlDX5IcJu3zNv+ttetN2/iAIC/U5OQ='
+export const SAMPLE_ATTEMPT = {
+  attempt: 1,
+  startedAt: '2026-05-01T08:00:00.120Z',
+  durationMs: 96,
+  outcome: 'succeeded',
+  responseStatus: 204,
+  error: null,
+  responseBody: null,
+}
+export const SAMPLE_DELIVERY = {
+  id: 88,
+  eventId: 4711,
+  webhookId: 'evt_4711',
+  status: 'succeeded',
+  nextAttemptAt: null,
+  createdAt: '2026-05-01T08:00:00.000Z',
+  finishedAt: '2026-05-01T08:00:00.216Z',
+  attempts: [SAMPLE_ATTEMPT],
+}
