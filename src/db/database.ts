@@ -74,7 +74,7 @@ export type EventType =
 
 /** One change, written in the change's own transaction (events/). */
 export interface EventTable {
-  /** Ascending in the order readers may see events; assigned by the database (SQLite) or by appendEvent (PostgreSQL), see events/event.repository.ts. */
+  /** Ascending in the order readers may see events; assigned by the database (SQLite) or by the statement that writes the event (PostgreSQL), see events/event.repository.ts. */
   id: ColumnType<number, number | undefined, never>
   type: EventType
   /** RFC 3339 UTC instant with milliseconds. */

@@ -41,26 +41,66 @@ export interface NewEvent {
   data: string
 }
 
-/** Appends an event to the transaction's changes. */
-export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
+/**
+ * Appends an event to the transaction's changes; `ordinal` counts the events the transaction wrote before it
+ * (0 for its first), which makes its id on PostgreSQL.
+ */
+export async function appendEvent(trx: Writer, event: NewEvent, ordinal: number): Promise<void> {
   // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
   // each time would cost more than the insert itself.
   // On PostgreSQL nothing reads the insert's answer: it is sent with the COMMIT (postgres-transactions.ts).
-  const parameters = [event.type, event.occurredAt, event.data]
   if (trx.getExecutor().adapter instanceof PostgresAdapter)
-    await deferUntilCommit(trx, CompiledQuery.raw(POSTGRES_APPEND, parameters))
-  else await trx.executeQuery(CompiledQuery.raw(SQLITE_APPEND, parameters))
+    await deferUntilCommit(
+      trx,
+      CompiledQuery.raw(POSTGRES_APPEND, [checkedOrdinal(ordinal), event.type, event.occurredAt, event.data]),
+    )
+  else await trx.executeQuery(CompiledQuery.raw(SQLITE_APPEND, [event.type, event.occurredAt, event.data]))
 }
 
 const SQLITE_APPEND = 'insert into events (type, occurred_at, data) values (?, ?, ?)'
 
-// The transaction's next id: its xid × 65536, plus the events it already wrote (an index probe on its own rows).
-// A transaction that wrote 65536 events gets null, which the primary key refuses, rather than an id of the next
-// transaction.
-const POSTGRES_APPEND = `insert into events (id, type, occurred_at, data)
-  select case when last.id is null then base.id when last.id < base.id + ${EVENTS_PER_TRANSACTION - 1} then last.id + 1 end, $1, $2, $3
-  from (select pg_current_xact_id()::text::bigint * ${EVENTS_PER_TRANSACTION} as id) as base
-  cross join lateral (select max(id) as id from events where id >= base.id and id < base.id + ${EVENTS_PER_TRANSACTION}) as last`
+// The transaction's id × 65536, plus the events it wrote before this one.
+const POSTGRES_EVENT_ID = (ordinal: string) =>
+  `pg_current_xact_id()::text::bigint * ${EVENTS_PER_TRANSACTION} + ${ordinal}::bigint`
+
+const POSTGRES_APPEND = `insert into events (id, type, occurred_at, data) values (${POSTGRES_EVENT_ID('$1')}, $2, $3, $4)`
+
+/** An ordinal that keeps the id among the transaction's own: a 65537th event would take the next transaction's. */
+function checkedOrdinal(ordinal: number): number {
+  if (!Number.isSafeInteger(ordinal) || ordinal < 0 || ordinal >= EVENTS_PER_TRANSACTION)
+    throw new RangeError(
+      `a transaction writes at most ${EVENTS_PER_TRANSACTION} events; this would be event ${ordinal + 1}`,
+    )
+  return ordinal
+}
+
+/**
+ * An event recorded by the statement that inserts its resource, for a resource whose id the database assigns:
+ * its data is `dataBeforeId`, the id's digits, `dataAfterId` (event-log.ts cuts the resource's JSON there).
+ */
+export interface EventOfInsertedRow {
+  type: EventType
+  occurredAt: string
+  ordinal: number
+  dataBeforeId: string
+  dataAfterId: string
+}
+
+/**
+ * PostgreSQL: the insert of `event` for the row a data-modifying WITH query named `source` returned, for the same
+ * statement: its parameters are `$first` to `$first + 4`, in the order of `eventOfInsertedRowParameters`. One
+ * statement instead of two: the change and its event are then one round trip and one statement's work.
+ */
+export function postgresEventOfInsertedRow(source: string, first: number): string {
+  const [ordinal, type, occurredAt, before, after] = [0, 1, 2, 3, 4].map((offset) => `$${first + offset}`)
+  return `insert into events (id, type, occurred_at, data)
+    select ${POSTGRES_EVENT_ID(ordinal as string)}, ${type}, ${occurredAt}, ${before}::text || ${source}.id::text || ${after}::text
+    from ${source}`
+}
+
+export function eventOfInsertedRowParameters(event: EventOfInsertedRow): unknown[] {
+  return [checkedOrdinal(event.ordinal), event.type, event.occurredAt, event.dataBeforeId, event.dataAfterId]
+}
 
 export interface EventPageQuery {
   after: number

@@ -3,12 +3,12 @@ import type { DataAccess, InTransaction, Writer } from '../db/database.js'
 import { writeWith } from '../db/write.js'
 import { NotFound } from '../domain/errors.js'
 import type { VersionCondition } from '../domain/version-condition.js'
-import { recordPetChange } from '../events/event-log.js'
+import { insertPetRecordingCreation } from '../events/event-log.js'
 import type { Page } from '../http/pagination.js'
 import { deletePetIn, updatePetIn } from './pet-maintenance.js'
 import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import type { PetReads } from './pet-reads.js'
-import { insertPet, type PetPageQuery } from './pet.repository.js'
+import type { PetPageQuery } from './pet.repository.js'
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetPatch } from './pet.schema.js'
 
 export type { VersionedPet }
@@ -57,17 +57,17 @@ export function createPetService({ data, reads }: PetServiceDependencies): PetSe
     },
     // The HTTP contract fills the default status before this; other callers get the same one.
     create: (input, inTransaction) =>
-      write(async (trx) => {
-        const created = toVersionedPet(
-          await insertPet(trx, {
-            name: input.name,
-            category_id: input.categoryId,
-            status: input.status ?? DEFAULT_PET_STATUS,
-          }),
-        )
-        await recordPetChange(trx, 'pet.created', created.pet)
-        return created
-      }, inTransaction),
+      write(
+        async (trx) =>
+          toVersionedPet(
+            await insertPetRecordingCreation(trx, {
+              name: input.name,
+              category_id: input.categoryId,
+              status: input.status ?? DEFAULT_PET_STATUS,
+            }),
+          ),
+        inTransaction,
+      ),
     // Each writes its event (pet.updated, pet.deleted) in the same transaction as its change.
     update: (id, patch, condition, inTransaction) =>
       write((trx) => updatePetIn(trx, id, patch, condition), inTransaction),
