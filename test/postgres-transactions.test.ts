@@ -1,12 +1,13 @@
 // Write transactions on PostgreSQL send BEGIN with their first statement and hold statements nobody reads back
 // (deferUntilCommit: an event's insert) until the next statement or the COMMIT (src/db/postgres-transactions.ts).
-// What must not change with the waiting dropped: order, atomicity, and which error the caller sees.
+// What must not change with the waiting dropped: order, atomicity, and which error the caller sees. A change that
+// is one statement, with nothing after it (wholeChange), is sent alone, as a transaction of its own.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout } from 'node:timers/promises'
 import { CompiledQuery, sql } from 'kysely'
 import type { Writer } from '../src/db/database.js'
-import { deferUntilCommit } from '../src/db/postgres-transactions.js'
+import { changeEndsTransaction, deferUntilCommit, wholeChange } from '../src/db/postgres-transactions.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 describe('PostgreSQL write transactions in pipeline mode', () => {
@@ -101,6 +102,62 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
       (error: { code?: string }) => error.code === '23505',
     )
     assert.deepEqual(await stored(), [1])
+  })
+
+  // VACUUM refuses to run inside a transaction block (25001): it succeeds only if it was sent without BEGIN.
+  const vacuum = () => CompiledQuery.raw('vacuum scratch')
+
+  it('sends a whole change alone, without BEGIN and COMMIT, when nothing follows it', async () => {
+    await transaction(async (trx) => {
+      changeEndsTransaction(trx)
+      await wholeChange(trx, vacuum())
+    })
+    const rows = await transaction(async (trx) => {
+      changeEndsTransaction(trx)
+      return (
+        await wholeChange<{ id: number }>(trx, CompiledQuery.raw('insert into scratch (id) values (2) returning id'))
+      ).rows
+    })
+    assert.deepEqual(rows, [{ id: 2 }])
+    assert.deepEqual(await stored(), [1, 2])
+  })
+
+  it('sends a whole change inside the transaction when something may follow it, or something came before', async () => {
+    await assert.rejects(
+      transaction((trx) => wholeChange(trx, vacuum())),
+      (error: { code?: string }) => error.code === '25001',
+    )
+    await assert.rejects(
+      transaction(async (trx) => {
+        changeEndsTransaction(trx)
+        await trx.executeQuery(insert(2))
+        await wholeChange(trx, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    // The insert before it was taken back with it: they were one transaction.
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('commits nothing when a whole change sent alone fails, and refuses a statement after one that succeeded', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        changeEndsTransaction(trx)
+        await wholeChange(trx, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+    await assert.rejects(
+      transaction(async (trx) => {
+        changeEndsTransaction(trx)
+        await wholeChange(trx, insert(2))
+        await trx.executeQuery(insert(3))
+      }),
+      /a transaction sent as one statement ran another one/,
+    )
+    // The misuse is refused before the second statement leaves; the first had committed on its own.
+    assert.deepEqual(await stored(), [1, 2])
   })
 
   it('drops what it held back when the work fails, and the connections stay usable', async () => {

@@ -4,7 +4,10 @@
 //  - BEGIN is sent without waiting for its answer: the transaction's first statement follows it in one write.
 //  - A statement whose answer nobody reads (an event's insert: deferUntilCommit) is held back and sent in one
 //    write with whatever comes next, the COMMIT as a rule.
-// So a create is two round trips. PostgreSQL runs the statements in order, each with its own Sync, so nothing
+//  - A transaction that is a single statement (wholeChange: the caller said nothing follows the change, and
+//    the change is one statement) is sent as that statement alone, without BEGIN and COMMIT: PostgreSQL runs
+//    a statement outside a transaction block as a transaction of its own, atomic, and durable once answered.
+// So a create is one round trip (two with an Idempotency-Key, whose stored response joins it). PostgreSQL runs the statements in order, each with its own Sync, so nothing
 // changes but the waiting: a statement that fails aborts the transaction, every later statement fails, and the
 // COMMIT behind a failed statement only rolls back (PostgreSQL answers it with ROLLBACK, not an error). So the
 // first failure is kept and thrown, also at commit: the caller sees the cause, and nothing was committed.
@@ -38,6 +41,29 @@ export async function deferUntilCommit(trx: Writer, query: CompiledQuery): Promi
   await trx.executeQuery(query)
 }
 
+/** Transactions in which nothing will follow the change (changeEndsTransaction). */
+const endingWithChange = new WeakSet<Writer>()
+/** Queries that are all of their transaction, when they are its first statement. */
+const wholeTransactions = new WeakSet<CompiledQuery>()
+
+/**
+ * Says that nothing but the change the caller is about to make will run in `trx` (no stored response, no other
+ * change): a change made of one statement (wholeChange) may then be sent as a transaction of its own.
+ */
+export function changeEndsTransaction(trx: Writer): void {
+  endingWithChange.add(trx)
+}
+
+/**
+ * Runs `query`, the whole of a change, in `trx`. When it is the transaction's first statement and nothing
+ * follows the change (changeEndsTransaction), it is sent alone, without BEGIN and COMMIT: one round trip. The
+ * caller must not fail after it then (nothing could take it back); mapping its rows is all that may follow.
+ */
+export async function wholeChange<R>(trx: Writer, query: CompiledQuery): Promise<QueryResult<R>> {
+  if (endingWithChange.has(trx)) wholeTransactions.add(query)
+  return trx.executeQuery<R>(query)
+}
+
 const NO_ROWS: QueryResult<never> = { rows: [] }
 
 /** One pooled connection, used for one transaction at a time. */
@@ -47,16 +73,27 @@ class PipelinedConnection implements DatabaseConnection {
   #unanswered: Promise<unknown>[] = []
   /** Not sent yet (deferUntilCommit). */
   #held: CompiledQuery[] = []
+  /** BEGIN, not sent yet: it leaves with the transaction's first statement, unless that is all of it. */
+  #begin: CompiledQuery | undefined
+  /** The transaction was one statement, sent alone: it committed (or failed) with it. */
+  #sentAlone = false
 
   constructor(client: pg.PoolClient) {
     this.client = client
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#sentAlone) throw new Error('a transaction sent as one statement ran another one')
     if (deferredQueries.has(query)) {
       this.#held.push(query)
       return NO_ROWS
     }
+    if (this.#begin && this.#held.length === 0 && wholeTransactions.has(query)) {
+      this.#begin = undefined
+      this.#sentAlone = true
+      return this.#send<R>(query)
+    }
+    this.#sendBegin()
     this.#sendHeld()
     return this.#answer(this.#send<R>(query))
   }
@@ -66,35 +103,63 @@ class PipelinedConnection implements DatabaseConnection {
     throw new Error('streaming queries are not supported on PostgreSQL connections in pipeline mode')
   }
 
-  /** BEGIN, sent with the statement that follows it in this turn. */
+  /** BEGIN, held until the transaction's first statement, with which it is sent in one write. */
   begin(settings: TransactionSettings): void {
     openTransactions.add(this.client)
+    this.#sentAlone = false
     let text = 'begin'
     if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`
     if (settings.accessMode) text += ` ${settings.accessMode}`
-    this.#corkUntilNextTurn()
-    this.#sendUnanswered(CompiledQuery.raw(text))
+    this.#begin = CompiledQuery.raw(text)
   }
 
   /** Sends what was held back and the COMMIT in one write; throws the transaction's first failure. */
   async commit(): Promise<void> {
+    if (this.#sentAlone || (this.#begin && this.#held.length === 0)) {
+      // Committed with its one statement, or nothing was ever sent: there is no transaction block to end.
+      this.#end()
+      return
+    }
     this.#corkUntilNextTurn()
+    this.#sendBegin()
     this.#sendHeld()
-    await this.#answer(this.#send(CompiledQuery.raw('commit')))
-    openTransactions.delete(this.client)
+    try {
+      await this.#answer(this.#send(CompiledQuery.raw('commit')))
+    } finally {
+      this.#end()
+    }
   }
 
   /** Drops what was held back; ends the transaction whatever the outcome of what was sent. */
   async rollback(): Promise<void> {
     this.#held = []
+    if (this.#sentAlone || this.#begin) {
+      this.#end()
+      return
+    }
     const unanswered = this.#unanswered
     this.#unanswered = []
     await Promise.allSettled(unanswered)
     try {
       await this.#send(CompiledQuery.raw('rollback'))
     } finally {
-      openTransactions.delete(this.client)
+      this.#end()
     }
+  }
+
+  #end(): void {
+    this.#begin = undefined
+    this.#sentAlone = false
+    openTransactions.delete(this.client)
+  }
+
+  /** The held BEGIN, corked with what follows it in this turn. */
+  #sendBegin(): void {
+    const begin = this.#begin
+    if (!begin) return
+    this.#begin = undefined
+    this.#corkUntilNextTurn()
+    this.#sendUnanswered(begin)
   }
 
   #send<R>(query: CompiledQuery): Promise<QueryResult<R>> {

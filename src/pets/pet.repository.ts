@@ -1,5 +1,6 @@
 import { CompiledQuery, type Selectable } from 'kysely'
 import type { PetTable, Reader, Writer } from '../db/database.js'
+import { wholeChange } from '../db/postgres-transactions.js'
 import {
   eventOfInsertedRowParameters,
   postgresEventOfInsertedRow,
@@ -25,9 +26,13 @@ export async function insertPet(trx: Writer, pet: NewPetRow): Promise<PetRow> {
   return trx.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
 }
 
-/** PostgreSQL: inserts the pet and `event` (its creation, whose data needs the pet's id) in one statement. */
+/**
+ * PostgreSQL: inserts the pet and `event` (its creation, whose data needs the pet's id) in one statement, the
+ * whole change: alone in its transaction, it is sent without BEGIN and COMMIT (postgres-transactions.ts).
+ */
 export async function insertPetWithEvent(trx: Writer, pet: NewPetRow, event: EventOfInsertedRow): Promise<PetRow> {
-  const { rows } = await trx.executeQuery<PetRow>(
+  const { rows } = await wholeChange<PetRow>(
+    trx,
     CompiledQuery.raw(POSTGRES_INSERT_WITH_EVENT, [
       pet.name,
       pet.category_id,
