@@ -7,10 +7,11 @@
 //  - A transaction that is a single statement (wholeChange: the caller said nothing follows the change, and
 //    the change is one statement) is sent as that statement alone, without BEGIN and COMMIT: PostgreSQL runs
 //    a statement outside a transaction block as a transaction of its own, atomic, and durable once answered.
-// So a create is one round trip (two with an Idempotency-Key, whose stored response joins it). PostgreSQL runs the statements in order, each with its own Sync, so nothing
-// changes but the waiting: a statement that fails aborts the transaction, every later statement fails, and the
-// COMMIT behind a failed statement only rolls back (PostgreSQL answers it with ROLLBACK, not an error). So the
-// first failure is kept and thrown, also at commit: the caller sees the cause, and nothing was committed.
+// So a create is one round trip (two with an Idempotency-Key, whose stored response joins it). PostgreSQL runs
+// the statements in order, each with its own Sync, so nothing changes but the waiting: a statement that fails
+// aborts the transaction, every later statement fails, and the COMMIT behind a failed statement only rolls back
+// (PostgreSQL answers it with ROLLBACK, not an error). So the first failure is kept and thrown, also at commit:
+// the caller sees the cause, and nothing was committed.
 import {
   CompiledQuery,
   PostgresAdapter,
