@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { recordPetChange } from '../src/events/event-log.js'
+import { appendEvent, EVENTS_PER_TRANSACTION } from '../src/events/event.repository.js'
 import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
 import { addPet, type Pet } from './helpers/orders.js'
 import { startInstances, stopInstances } from './helpers/instances.js'
@@ -118,6 +119,27 @@ describe(
         `pet.updated pet ${first.id} available`,
         `pet.updated pet ${second.id} available`,
       ])
+    })
+
+    it("numbers a transaction's events from its transaction id, one after another, and refuses a 65537th before sending it", async () => {
+      const pet = await addPet(server, 'available', 'Numbered')
+      const xid = await server.store.transaction(async (trx) => {
+        for (let written = 0; written < 3; written++) await recordPetChange(trx, 'pet.updated', pet)
+        return (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(trx)).rows[0]?.xid
+      })
+      const base = BigInt(xid ?? '0') * BigInt(EVENTS_PER_TRANSACTION)
+      const { rows } = await sql<{ id: string }>`select id::text as id from events
+        where id >= ${base.toString()}::bigint and id < ${(base + BigInt(EVENTS_PER_TRANSACTION)).toString()}::bigint
+        order by id`.execute(server.store.admin)
+      assert.deepEqual(
+        rows.map((row) => row.id),
+        [0n, 1n, 2n].map((ordinal) => (base + ordinal).toString()),
+      )
+      const event = { type: 'pet.updated' as const, occurredAt: new Date().toISOString(), data: '{}' }
+      await assert.rejects(
+        server.store.transaction((trx) => appendEvent(trx, event, EVENTS_PER_TRANSACTION)),
+        (error: Error) => error instanceof RangeError && /at most 65536 events/.test(error.message),
+      )
     })
 
     it('answers a long poll waiting meanwhile once the older transaction commits, and the reader gets both in order', async () => {
