@@ -92,9 +92,9 @@ export interface EventOfInsertedRow {
  * statement instead of two: the change and its event are then one round trip and one statement's work.
  */
 export function postgresEventOfInsertedRow(source: string, first: number): string {
-  const [ordinal, type, occurredAt, before, after] = [0, 1, 2, 3, 4].map((offset) => `$${first + offset}`)
+  const $ = (offset: number) => `$${first + offset}`
   return `insert into events (id, type, occurred_at, data)
-    select ${POSTGRES_EVENT_ID(ordinal as string)}, ${type}, ${occurredAt}, ${before}::text || ${source}.id::text || ${after}::text
+    select ${POSTGRES_EVENT_ID($(0))}, ${$(1)}, ${$(2)}, ${$(3)}::text || ${source}.id::text || ${$(4)}::text
     from ${source}`
 }
 
