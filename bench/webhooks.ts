@@ -36,6 +36,7 @@ const HELP = `Usage: npm run bench:webhooks -- [options]
   --dir DIR          where the temporary databases go (a real disk: fsync on tmpfs is free)
   --drain-limit S    give up waiting for the backlog after this long (120)
   --rate N           creates per second of the steady measurement of commit-to-delivery latency (500)
+  --env K=V[,K=V]    extra environment of the service (e.g. WEBHOOK_BUSY_REQUESTS=0, to compare)
   --cpu-prof DIR     profile the service with the endpoint (node --cpu-prof) and print its top self-time functions
   --time-limit MIN   abort, cleaning up, after this many minutes (20)`
 
@@ -49,6 +50,7 @@ const { values: options } = parseArgs({
     dir: { type: 'string' },
     'drain-limit': { type: 'string', default: '120' },
     'cpu-prof': { type: 'string' },
+    env: { type: 'string' },
     rate: { type: 'string', default: '500' },
     'time-limit': { type: 'string', default: '20' },
     help: { type: 'boolean', default: false },
@@ -57,6 +59,16 @@ const { values: options } = parseArgs({
 })
 
 const TARGET_RATIO = 0.8
+const serviceEnv = Object.fromEntries(
+  (options.env ?? '')
+    .split(',')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      if (equals <= 0) throw new Error(`--env takes NAME=VALUE pairs separated by commas, not ${pair}`)
+      return [pair.slice(0, equals), pair.slice(equals + 1)]
+    }),
+)
 const log = (line: string) => process.stderr.write(`${line}\n`)
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds))
 
@@ -91,6 +103,21 @@ async function countEvents(store: BenchStore): Promise<number> {
   await client.connect()
   try {
     return Number((await client.query<{ count: string }>('select count(*) as count from events')).rows[0]?.count ?? 0)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * PostgreSQL: writes every dirty page now, so that no measurement pays for a checkpoint that the writes before it
+ * made due (its full-page images and fsyncs land at random in one variant's round or the other's).
+ */
+async function checkpoint(store: BenchStore): Promise<void> {
+  if (store.sqlitePath) return
+  const client = new pg.Client({ connectionString: store.databaseUrl })
+  await client.connect()
+  try {
+    await client.query('checkpoint')
   } finally {
     await client.end()
   }
@@ -213,10 +240,12 @@ async function main(): Promise<void> {
           databaseUrl: store.databaseUrl,
           apiKey,
           logPath: '/dev/null',
-          ...(options['cpu-prof'] && variant.endpoint
-            ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] }
-            : {}),
-          env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex') },
+          ...(options['cpu-prof'] ? { nodeFlags: ['--cpu-prof', '--cpu-prof-dir', options['cpu-prof']] } : {}),
+          env: {
+            WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+            WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+            ...serviceEnv,
+          },
         })
         try {
           if (variant.endpoint) {
@@ -234,6 +263,7 @@ async function main(): Promise<void> {
             throw new Error('the warm-up backlog did not drain')
           const delivered = await countEvents(store)
           await fetch(`${receiver.baseUrl}/reset`, { method: 'POST' })
+          await checkpoint(store)
           const creates = await load(service.baseUrl, duration)
           if (creates.errors > 0 || Object.keys(creates.unexpected).length > 0)
             throw new Error(`creates failed: ${creates.errors} errors, ${JSON.stringify(creates.unexpected)}`)

@@ -30,6 +30,7 @@ import { createValidatorCompiler } from './http/validation.js'
 import { orderRoutes } from './orders/order.routes.js'
 import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
 import { petRoutes } from './pets/pet.routes.js'
+import { countRequestsInFlight } from './http/requests-in-flight.js'
 import { createServices } from './services.js'
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
 import { webhookDeliveryRoutes } from './webhooks/webhook-delivery.routes.js'
@@ -105,7 +106,8 @@ export async function buildApp(
   const app = createFastify(config, logStream, () => guard)
   // Registered first, so it runs last: the store closes after every other onClose hook that may still use it.
   app.addHook('onClose', () => store.close())
-  const services = await createServices(config, store, app.log, { webhookNetwork })
+  const requestsInFlight = countRequestsInFlight(app.server)
+  const services = await createServices(config, store, app.log, { webhookNetwork, requestsInFlight })
   // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
   app.addHook('preClose', () => services.stop())
   // ioredis is loaded only when Redis is configured (about 5 MiB of memory otherwise spent for nothing).

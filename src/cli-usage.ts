@@ -125,7 +125,11 @@ const VARIABLE_HELP: Record<ConfigVariable, string> = {
     'delays before each webhook retry, e.g. 1s,2s,5s, or none (default 5s,5m,30m,2h,5h,10h,10h, ±20 %)',
   WEBHOOK_ATTEMPT_TIMEOUT_MS: 'time a webhook receiver has to answer 2xx (default 10000)',
   WEBHOOK_LEASE_MS: 'how long an instance holds a delivery it attempts before another may retry it (default 60000)',
-  WEBHOOK_POLL_INTERVAL_MS: 'how often an instance looks for due webhook deliveries made elsewhere (default 500)',
+  WEBHOOK_POLL_INTERVAL_MS:
+    'how often an instance looks for events and due webhook deliveries made elsewhere (default 500)',
+  WEBHOOK_BUSY_REQUESTS:
+    'requests in progress from which an instance makes one webhook attempt at a time per endpoint, spaced by the batch interval (default 16; 0: never)',
+  WEBHOOK_BATCH_INTERVAL_MS: 'while commits keep coming, the least time between two looks for new events (default 20)',
   WEBHOOK_SECRET_OVERLAP_SECONDS: 'how long a rotated webhook secret keeps signing beside the new one (default 86400)',
   WEBHOOK_CONCURRENCY: 'webhook attempts in progress at once per instance (default 64)',
   WEBHOOK_CONCURRENCY_PER_ENDPOINT: 'webhook attempts in progress at once per endpoint and instance (default 8)',

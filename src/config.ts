@@ -331,11 +331,18 @@ const variables = {
   WEBHOOK_LEASE_MS: ['webhookLeaseMs', integer(60_000, 1000, 3_600_000)],
   // How often an instance looks for deliveries that others created or that became due (its own commits wake it at once).
   WEBHOOK_POLL_INTERVAL_MS: ['webhookPollIntervalMs', integer(500, 10, 60_000)],
+  // While commits keep coming, an instance looks for new events and due deliveries at most this often, so that
+  // each look's transactions serve many events instead of one (a look after a quiet spell starts at once).
+  WEBHOOK_BATCH_INTERVAL_MS: ['webhookBatchIntervalMs', integer(20, 0, 1000)],
   // After a secret rotation, the previous secret keeps signing beside the new one for this long.
   WEBHOOK_SECRET_OVERLAP_SECONDS: ['webhookSecretOverlapSeconds', integer(86_400, 0, 30 * 86_400)],
   // Attempts in progress at once, per instance: in total, and to one endpoint (so a slow receiver holds only its own share).
   WEBHOOK_CONCURRENCY: ['webhookConcurrency', integer(64, 1, 10_000)],
   WEBHOOK_CONCURRENCY_PER_ENDPOINT: ['webhookConcurrencyPerEndpoint', integer(8, 1, 1000)],
+  // While this many HTTP requests or more are in progress on an instance (its clients are queueing), it makes
+  // one webhook attempt at a time per endpoint, at most one per WEBHOOK_BATCH_INTERVAL_MS: API requests go
+  // first, deliveries catch up once the load falls. 0: never give way.
+  WEBHOOK_BUSY_REQUESTS: ['webhookBusyRequests', integer(16, 0, 100_000)],
   // On shutdown, attempts in progress get this long to finish; the rest are abandoned and left to be retried at
   // once by any instance. Below the 10 s the whole shutdown may take.
   WEBHOOK_SHUTDOWN_WAIT_MS: ['webhookShutdownWaitMs', integer(5000, 0, 8000)],

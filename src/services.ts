@@ -22,6 +22,7 @@ import { createPetService, type PetService } from './pets/pet.service.js'
 import type { DeliveryStatus } from './db/database.js'
 import type { StoredBodyCodec } from './idempotency/idempotent.js'
 import { DeliveryWorker } from './webhooks/delivery-worker.js'
+import type { RequestsInFlight } from './http/requests-in-flight.js'
 import { startDeliveryPurge } from './webhooks/delivery-purge.js'
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
 import { inProcessSender, threadSender } from './webhooks/sender.js'
@@ -72,6 +73,8 @@ function petReadsFor(store: Store): PetReads {
 export interface ServiceOptions {
   /** Where webhooks go: the system's resolver and connections unless a test gives its own. */
   webhookNetwork?: WebhookNetwork
+  /** The HTTP server's requests in progress: the deliverer gives way while there are many. None: never. */
+  requestsInFlight?: RequestsInFlight
 }
 
 export async function createServices(
@@ -104,7 +107,8 @@ export async function createServices(
   }
   // The worker writes no events: it works on the store itself.
   const deliveries = new DeliveryWorker({
-    data: store,
+    data: { read: store.read, transaction: store.bookkeeping },
+    visibility,
     sender: options.webhookNetwork
       ? inProcessSender({ ...outbound, network: options.webhookNetwork })
       : threadSender(outbound),
@@ -113,8 +117,11 @@ export async function createServices(
     leaseMs: config.webhookLeaseMs,
     attemptTimeoutMs: config.webhookAttemptTimeoutMs,
     pollIntervalMs: config.webhookPollIntervalMs,
+    batchIntervalMs: config.webhookBatchIntervalMs,
     concurrency: config.webhookConcurrency,
     concurrencyPerEndpoint: config.webhookConcurrencyPerEndpoint,
+    apiBusy: () =>
+      config.webhookBusyRequests > 0 && (options.requestsInFlight?.count() ?? 0) >= config.webhookBusyRequests,
     shutdownWaitMs: config.webhookShutdownWaitMs,
     observer: deliveryMetrics,
     onError: (error, what) => log.warn({ err: error }, what),
@@ -145,7 +152,8 @@ export async function createServices(
       secrets: async () => (await keyRing.boxes()).signingSecrets,
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
-      deliveryScheduled: () => deliveries.wake(),
+      visibility,
+      deliveryScheduled: () => deliveries.endpointsChanged(),
     }),
     webhookMetrics: deliveryMetrics.metrics,
     storedWebhookSecrets: {

@@ -119,7 +119,7 @@ describe('petstore migrate', () => {
     const first = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(first, {
       code: 0,
-      stdout: `Applied 8 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks) to SQLite database ${file}.\n`,
+      stdout: `Applied 9 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks, 0009_webhook_fan_out) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
 
@@ -140,6 +140,7 @@ describe('petstore migrate', () => {
       { name: '0006_data_version' },
       { name: '0007_events' },
       { name: '0008_webhooks' },
+      { name: '0009_webhook_fan_out' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
@@ -152,6 +153,7 @@ describe('petstore migrate', () => {
       { name: 'webhook_attempts' },
       { name: 'webhook_deliveries' },
       { name: 'webhook_endpoints' },
+      { name: 'webhook_fan_out' },
     ])
 
     const second = await petstore(['migrate'], { cwd: directory })
@@ -163,7 +165,7 @@ describe('petstore migrate', () => {
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
     assert.deepEqual(result, {
       code: 0,
-      stdout: `Applied 8 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks) to SQLite database ${file}.\n`,
+      stdout: `Applied 9 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks, 0009_webhook_fan_out) to SQLite database ${file}.\n`,
       stderr: using(file),
     })
     assert.ok(existsSync(file))

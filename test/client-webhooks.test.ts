@@ -113,8 +113,13 @@ describe('@petstore/client: webhooks', () => {
     const other = await client.webhooks.create({ url: 'http://127.0.0.1:9/other', types: ['order.placed'] })
     assert.throws(() => verifyWebhook(delivery.body, delivery.headers, other.secret), WebhookVerificationError)
 
-    // The delivery log shows it; a retry sends it again under the same webhook-id.
-    const [logged] = (await client.webhooks.listDeliveries(webhook.id)).items
+    // The delivery log shows it (once its outcome is recorded, a moment after the receiver answered); a retry
+    // sends it again under the same webhook-id.
+    let [logged] = (await client.webhooks.listDeliveries(webhook.id)).items
+    for (let looks = 0; logged?.status === 'pending' && looks < 100; looks++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      ;[logged] = (await client.webhooks.listDeliveries(webhook.id)).items
+    }
     assert.equal(logged?.eventId, event.id)
     assert.equal(logged?.status, 'succeeded')
     const retried = await client.webhooks.retryDelivery(webhook.id, logged.id)

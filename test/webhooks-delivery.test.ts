@@ -350,7 +350,7 @@ describe(
       await stuck.close()
     })
 
-    it('writes nothing but the changes themselves: no claim runs for an endpoint that can take no more', async () => {
+    it('writes nothing but the changes themselves: no claim, and no fan-out, for an endpoint that can take no more', async () => {
       await registerWebhook(server, stuck, { types: ['pet.created'] })
       // One place per endpoint, claimed eight ahead: after 12 creates the deliverer holds 8 (one attempt hanging).
       for (let index = 0; index < 12; index++) await createPet(server, `Held ${index}`)
@@ -365,9 +365,23 @@ describe(
         settled = stats.transactions === before ? settled + 1 : 0
         before = stats.transactions
       }
+      const pending = async () =>
+        (
+          await server.store.read
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('status', '=', 'pending')
+            .where('lease_token', 'is', null)
+            .executeTakeFirstOrThrow()
+        ).count
+      const waiting = Number(await pending())
+      assert.ok(waiting > 0, 'the endpoint has due deliveries that its held share leaves waiting')
       for (let index = 0; index < 30; index++) await createPet(server, `Flood ${index}`)
       await new Promise((resolve) => setTimeout(resolve, 300))
+      // No claim (the endpoint can take no more), and no fan-out (it has due deliveries left): the flood's events
+      // wait in the event log, and the only transactions are the creates.
       assert.equal(stats.transactions - before, 30)
+      assert.equal(Number(await pending()), waiting)
       assert.equal(stuck.received.length, 1)
     })
   },

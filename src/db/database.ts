@@ -95,7 +95,7 @@ export interface WebhookEndpointTable {
   id: Generated<number>
   /** An http(s) URL, as normalised by the WHATWG URL parser. */
   url: string
-  /** The subscribed event types as `,pet.created,order.placed,` (the fan-out trigger matches `,type,`), or null: every type. */
+  /** The subscribed event types as `,pet.created,order.placed,` (the fan-out matches `,type,`), or null: every type. */
   types: string | null
   description: string | null
   status: WebhookStatus
@@ -106,11 +106,21 @@ export interface WebhookEndpointTable {
   previous_secret_expires_at: string | null
   created_at: string
   updated_at: string
+  /**
+   * The newest readable event when the endpoint was registered or last enabled: it receives the events after it
+   * (those the fan-out reaches while it is enabled).
+   */
+  receives_after: ColumnType<number, number, number>
+}
+
+/** One row: the last event whose deliveries have been created (webhooks/fan-out.repository.ts). */
+export interface WebhookFanOutTable {
+  position: number
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
 
-/** One event to one endpoint: created by a trigger in the event's own transaction (migration 0008). */
+/** One event to one endpoint: created by the deliverer's fan-out from the event feed (webhooks/fan-out.repository.ts). */
 export interface WebhookDeliveryTable {
   id: Generated<number>
   endpoint_id: number
@@ -161,6 +171,7 @@ export interface Database {
   events: EventTable
   event_retention: EventRetentionTable
   webhook_endpoints: WebhookEndpointTable
+  webhook_fan_out: WebhookFanOutTable
   webhook_deliveries: WebhookDeliveryTable
   webhook_attempts: WebhookAttemptTable
 }

@@ -9,6 +9,7 @@ import * as petVersions from './migrations/0005_pet_versions.js'
 import * as dataVersion from './migrations/0006_data_version.js'
 import * as events from './migrations/0007_events.js'
 import * as webhooks from './migrations/0008_webhooks.js'
+import * as webhookFanOut from './migrations/0009_webhook_fan_out.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0006_data_version': dataVersion,
   '0007_events': events,
   '0008_webhooks': webhooks,
+  '0009_webhook_fan_out': webhookFanOut,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -52,10 +52,14 @@ function clientClass(
 
 /** Connections for reads outside transactions: pipelined, shared by every read (postgres-pipeline.ts). */
 const READ_CONNECTIONS = 2
+/** Connections for bookkeeping transactions (Store.bookkeeping): the deliverer runs two at a time at most. */
+const BOOKKEEPING_CONNECTIONS = 2
 
 interface Connections {
   /** For transactions (DATABASE_POOL_SIZE connections), migrations and the readiness check. */
   pool: pg.Pool
+  /** For bookkeeping transactions, which commit without waiting for the disk. */
+  bookkeeping: pg.Pool
   reads: ReadPipeline
 }
 
@@ -86,12 +90,25 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
     idleTimeoutMillis: 30_000,
   } as pg.PoolConfig)
   pool.on('error', options.onIdleError)
+  const bookkeeping = new pg.Pool({
+    ...settings,
+    pipeline: true,
+    Client,
+    max: BOOKKEEPING_CONNECTIONS,
+    idleTimeoutMillis: 30_000,
+  } as pg.PoolConfig)
+  bookkeeping.on('error', options.onIdleError)
+  // Set per connection, not in the connection's options: DATABASE_URL may carry options of its own (a
+  // search_path), which would replace them. Queued before any query of the connection's first checkout.
+  bookkeeping.on('connect', (client) => {
+    client.query('set synchronous_commit = off').catch(() => {})
+  })
   const reads = new ReadPipeline(async () => {
     const client = new Client({ ...settings, pipeline: true } as pg.ClientConfig)
     await client.connect()
     return client
   }, READ_CONNECTIONS)
-  return { pool, reads }
+  return { pool, bookkeeping, reads }
 }
 
 /** The read pipeline as the pool Kysely's pg driver expects: every checkout is the pipeline itself. */
@@ -115,6 +132,9 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
   let connections: Promise<Connections> | undefined
   const shared = () => (connections ??= openConnections(options))
   const db = new Kysely<Database>({ dialect: pipelinedPostgresDialect(async () => (await shared()).pool) })
+  const bookkeeping = new Kysely<Database>({
+    dialect: pipelinedPostgresDialect(async () => (await shared()).bookkeeping),
+  })
   const read = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
   })
@@ -122,11 +142,13 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
     admin: db,
     read,
     transaction: (work) => runTransaction(db, work),
+    bookkeeping: (work) => runTransaction(bookkeeping, work),
     readVersion: readPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,
     async close() {
       await read.destroy()
+      await bookkeeping.destroy()
       await db.destroy()
       // The version may have been read without the read Kysely ever starting.
       await (await connections?.catch(() => undefined))?.reads.end()

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
-import type { Database } from './database.js'
+import type { DataAccess, Database } from './database.js'
 import { readVersionPerTurn } from './read-version-per-turn.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import type { Store } from './store.js'
@@ -71,21 +71,24 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     readVersion = readVersionPerTurn(() => dataVersion.get() as number)
   }
 
+  const transaction: DataAccess['transaction'] = async (work) => {
+    let committed: Promise<void> | undefined
+    const result = await db.transaction().execute((trx) => {
+      committed = groupCommit.currentBatch
+      return work(trx)
+    })
+    await committed
+    return result
+  }
+
   return {
     admin: db,
     read,
     groupCommitStats: groupCommit.stats,
     readVersion,
     sqliteReader: readerHandle,
-    async transaction(work) {
-      let committed: Promise<void> | undefined
-      const result = await db.transaction().execute((trx) => {
-        committed = groupCommit.currentBatch
-        return work(trx)
-      })
-      await committed
-      return result
-    },
+    transaction,
+    bookkeeping: transaction,
     async close() {
       await groupCommit.settle()
       if (read !== db) await read.destroy()

@@ -29,6 +29,14 @@ export interface Store extends DataAccess {
    * prepared statements without the query builder (pets/pet-reads.sqlite.ts). It sees committed data only.
    */
   sqliteReader: SqliteDatabase.Database | undefined
+  /**
+   * Transactions for background bookkeeping whose loss in a crash is harmless because it is made again (the
+   * webhook deliverer's fan-outs, claims and outcomes). On PostgreSQL they run on connections of their own, so
+   * that they never take one from the writers' pool, and commit without waiting for the disk
+   * (synchronous_commit off): a crash of the database server may lose the last of them, whole, never a durable
+   * transaction committed after them (the WAL is one sequence). On SQLite they are ordinary transactions.
+   */
+  bookkeeping: DataAccess['transaction']
   /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
   groupCommitStats: GroupCommitStats | undefined
   /** Resolves when the database answers a trivial query; rejects otherwise. */

@@ -181,13 +181,17 @@ export async function readEventPage(
   }
 }
 
-/** The largest readable id, or 0 when there is no event. */
-export async function newestReadableEventId(db: Reader, visibility: EventVisibility): Promise<number> {
-  const row = await db
+/** The largest readable id (null when there is no event), as a query other queries may embed. */
+export function newestReadableEventIdQuery(db: Reader, visibility: EventVisibility) {
+  return db
     .selectFrom('events')
     .where(settled(visibility))
     .select((eb) => eb.fn.max('id').as('id'))
-    .executeTakeFirst()
+}
+
+/** The largest readable id, or 0 when there is no event. */
+export async function newestReadableEventId(db: Reader, visibility: EventVisibility): Promise<number> {
+  const row = await newestReadableEventIdQuery(db, visibility).executeTakeFirst()
   return Number(row?.id ?? 0)
 }
 
@@ -211,4 +215,33 @@ export async function purgeEventsThrough(trx: Writer, id: number): Promise<numbe
   const deleted = await trx.deleteFrom('events').where('id', '<=', id).executeTakeFirst()
   await trx.updateTable('event_retention').set({ purged_through: id }).where('purged_through', '<', id).execute()
   return Number(deleted.numDeletedRows)
+}
+
+/**
+ * The first `limit` readable events after `after`: how many there are, and the last of them (undefined: none).
+ * Every event up to that last one is readable and can never change (the feed's rule), so a later statement may
+ * read exactly these events again as "after `after`, up to `last`".
+ */
+export async function readableEventsAfter(
+  db: Reader,
+  visibility: EventVisibility,
+  after: number,
+  limit: number,
+): Promise<{ count: number; last: number | undefined }> {
+  const batch = db
+    .selectFrom('events')
+    .select('id')
+    .where('id', '>', after)
+    .where(settled(visibility))
+    .orderBy('id')
+    .limit(limit)
+    .as('batch')
+  const row = await db
+    .selectFrom(batch)
+    .select((eb) => [eb.fn.countAll().as('count'), eb.fn.max('batch.id').as('last')])
+    .executeTakeFirst()
+  return {
+    count: Number(row?.count ?? 0),
+    last: row?.last === null || row?.last === undefined ? undefined : Number(row.last),
+  }
 }

@@ -1,15 +1,24 @@
-// Each instance's deliverer. It takes due deliveries from the database by lease (delivery.repository.ts), makes
-// their attempts concurrently, and records the outcomes in batches. Attempts in progress are bounded in total
+// Each instance's deliverer. It creates deliveries from the event feed (fan-out.repository.ts), takes due ones
+// from the database by lease (delivery.repository.ts), makes their attempts concurrently, and records the
+// outcomes in batches. Attempts in progress are bounded in total
 // and per endpoint: a receiver that hangs holds at most its own share of places, so the others' deliveries go on.
 // A claim is a durable transaction, so it costs a commit's wait; the worker therefore claims ahead, a few
 // attempts' worth per endpoint, and starts each held delivery as a place frees, only while its lease still
 // outlasts an attempt (else it gives the delivery back for anyone to retry).
-// It looks for due work when this instance commits events, when an attempt ends, when a retry it scheduled
-// falls due, and otherwise every poll interval (for work that other instances created or left behind).
+// It looks when this instance commits events, when an attempt ends, when a retry it scheduled falls due, and
+// every poll interval (for events and work of other instances). While wake-ups keep coming, looks are spaced by
+// the batch interval, so that each one's transactions serve many events. A look fans out new events only for
+// endpoints that have no due delivery left: during a flood the backlog stays in the event log, and deliveries
+// are made a batch at a time as they can be attempted (their rows cost the database as much as the events).
+// Its transactions are bookkeeping that a crash of the database server may lose without losing a delivery (the
+// fan-out is made again, a lost claim or outcome makes the delivery due again; at least once, as promised):
+// they run as Store.bookkeeping, which on PostgreSQL takes no connection from the writers and no disk wait.
 // On stop it lets attempts in progress finish for a while, then abandons the rest and gives their leases back.
 import { randomUUID } from 'node:crypto'
-import type { AttemptOutcome, DataAccess } from '../db/database.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { AttemptOutcome, DataAccess, Writer } from '../db/database.js'
 import { toFeedEvent } from '../events/event.mapper.js'
+import type { EventVisibility } from '../events/event.repository.js'
 import {
   claimDueDeliveries,
   dueState,
@@ -18,6 +27,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
 } from './delivery.repository.js'
+import { fanOutEvents } from './fan-out.repository.js'
 import { AttemptAbandoned, type OutboundResult } from './outbound-http.js'
 import { retryDelayMs } from './retry-schedule.js'
 import type { SecretBox } from './secret-box.js'
@@ -25,7 +35,10 @@ import type { Sender } from './sender.js'
 import type { DeliveryGauges, DeliveryObserver } from './webhook-metrics.js'
 
 export interface DeliveryWorkerSettings {
+  /** Reads, and bookkeeping transactions (Store.bookkeeping): none of them needs to be durable before it resolves. */
   data: DataAccess
+  /** The store's rule for readable events, which the fan-out follows like the feed. */
+  visibility: EventVisibility
   /** Signs and makes the requests (on a thread of its own, in production). */
   sender: Sender
   /** Opens the endpoints' sealed secrets (once the key is at hand). */
@@ -34,8 +47,15 @@ export interface DeliveryWorkerSettings {
   leaseMs: number
   attemptTimeoutMs: number
   pollIntervalMs: number
+  /** Looks at most this often while wake-ups keep coming (a flood of commits): each look then serves many. */
+  batchIntervalMs: number
   concurrency: number
   concurrencyPerEndpoint: number
+  /**
+   * True while the API is busy (many requests in progress): each endpoint then gets one place, so that the
+   * deliveries' work (a delivery costs the machine about what a create does) does not take the clients' share.
+   */
+  apiBusy: () => boolean
   shutdownWaitMs: number
   observer: DeliveryObserver
   onError: (error: unknown, what: string) => void
@@ -65,6 +85,8 @@ const CLAIM_AHEAD = 8
 const LEASE_MARGIN_MS = 2000
 /** Opened secrets kept, at most, so that each attempt does not decrypt again. */
 const MAX_OPENED_SECRETS = 1000
+/** Events fanned out per transaction, at most. */
+const FAN_OUT_BATCH = 1000
 
 export class DeliveryWorker implements DeliveryGauges {
   readonly #settings: DeliveryWorkerSettings
@@ -78,12 +100,18 @@ export class DeliveryWorker implements DeliveryGauges {
   readonly #inProgress = new Map<number, InProgress>()
   readonly #opened = new Map<string, string>()
   #heldTotal = 0
+  /** When each endpoint's last attempt began (epoch milliseconds): while the API is busy, attempts are spaced. */
+  readonly #lastStarted = new Map<number, number>()
+  #startTimer: NodeJS.Timeout | undefined
+  #startTimerAt = 0
   #records: AttemptRecord[] = []
   #released: { deliveryId: number; attempt: number }[] = []
   #flushScheduled: Promise<void> | undefined
   #flushing: Promise<void> = Promise.resolve()
   #running: Promise<void> | undefined
   #runAgain = false
+  /** When the last look began (epoch milliseconds). */
+  #lastLookAt = 0
   #pollTimer: NodeJS.Timeout | undefined
   #dueTimer: NodeJS.Timeout | undefined
   #dueTimerAt = Number.POSITIVE_INFINITY
@@ -114,13 +142,18 @@ export class DeliveryWorker implements DeliveryGauges {
   }
 
   /**
-   * A transaction that wrote events has committed here: its deliveries, if it made any, are due now. Without an
-   * enabled endpoint it made none, and a look per commit would only cost the writers (a create flood would keep
-   * the worker looking back to back); an endpoint enabled elsewhere is seen by the next poll, which also finds the
-   * deliveries made meanwhile, and one enabled here wakes the worker itself.
+   * A transaction that wrote events has committed here: the next look fans them out. Without an enabled endpoint
+   * there is nothing to fan out, and a look per commit would only cost the writers; an endpoint enabled elsewhere
+   * is seen by the next poll, and one enabled here calls endpointsChanged.
    */
   committed(): void {
     if (this.#endpointsEnabled) this.wake()
+  }
+
+  /** An endpoint was registered or changed here, or a delivery made due: look at once. */
+  endpointsChanged(): void {
+    this.#endpointsEnabled = true
+    this.wake()
   }
 
   oldestDueAgeSeconds(): number {
@@ -140,6 +173,7 @@ export class DeliveryWorker implements DeliveryGauges {
     this.#stopping = true
     clearInterval(this.#pollTimer)
     clearTimeout(this.#dueTimer)
+    clearTimeout(this.#startTimer)
     await this.#running
     for (const queue of this.#queued.values()) for (const delivery of queue.splice(0)) this.#giveBack(delivery)
     const ended = Promise.all([...this.#inProgress.values()].map((attempt) => attempt.ended))
@@ -153,28 +187,39 @@ export class DeliveryWorker implements DeliveryGauges {
   }
 
   async #run(): Promise<void> {
-    const { data, concurrency, concurrencyPerEndpoint } = this.#settings
+    const { data, visibility, concurrency, concurrencyPerEndpoint } = this.#settings
     try {
       // `continue` re-checks the loop's condition: a wake that came during an await (a commit, say, after the
       // look found nothing due) makes the worker look once more.
       do {
         this.#runAgain = false
-        const room = concurrency * CLAIM_AHEAD - this.#heldTotal
-        if (room <= 0) continue
+        await this.#spaceLooks()
+        // Places may have opened without an attempt ending (the API is no longer busy).
+        if (this.#stopping) break
+        this.#startWaiting()
         // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy
         // endpoint, each look would otherwise run a claim that takes nothing. An attempt that ends wakes the
         // worker for them.
-        const state = await dueState(data.read, this.#fullEndpoints())
+        const state = await dueState(data.read, visibility, Date.now(), this.#fullEndpoints())
         this.#endpointsEnabled = state.endpointsEnabled
         this.#earliestDue = state.earliestDue
+        let claimable = state.earliestClaimable
+        // The feed is the queue: deliveries are made only for endpoints that have run out of due ones, so that a
+        // backlog stays events (written once, by their writers) rather than rows made ahead of their attempts.
+        if (state.eventsWaiting && state.endpointsWithoutDueWork > 0) {
+          const made = await this.#bookkeeping((trx) => fanOutEvents(trx, visibility, FAN_OUT_BATCH))
+          if (made.deliveries > 0) claimable = Math.min(claimable ?? Date.now(), Date.now())
+          if (made.more) this.#runAgain = true
+        }
+        const room = concurrency * CLAIM_AHEAD - this.#heldTotal
+        if (room <= 0) continue
         const now = Date.now()
-        const claimable = state.earliestClaimable
         if (claimable === undefined) continue
         if (claimable > now) {
           this.#wakeAt(claimable)
           continue
         }
-        const claimed = await data.transaction((trx) =>
+        const claimed = await this.#bookkeeping((trx) =>
           claimDueDeliveries(trx, {
             now,
             leaseMs: this.#settings.leaseMs,
@@ -196,6 +241,18 @@ export class DeliveryWorker implements DeliveryGauges {
       if (!this.#failing) this.#settings.onError(error, 'could not look for due webhook deliveries')
       this.#failing = true
     }
+  }
+
+  /** Waits, if need be, so that looks begin at most once per batch interval. */
+  async #spaceLooks(): Promise<void> {
+    const wait = this.#lastLookAt + this.#settings.batchIntervalMs - Date.now()
+    if (wait > 0) await sleep(wait, undefined, { ref: false })
+    this.#lastLookAt = Date.now()
+  }
+
+  /** The worker's own transactions (see the top of this file). */
+  #bookkeeping<T>(work: (trx: Writer) => Promise<T>): Promise<T> {
+    return this.#settings.data.transaction(work)
   }
 
   /** Wakes the worker at `at` (a retry this or another instance scheduled), unless it will look sooner anyway. */
@@ -235,23 +292,47 @@ export class DeliveryWorker implements DeliveryGauges {
     this.#heldTotal--
   }
 
-  /** Starts held deliveries where there are places: per endpoint, and in total. */
+  /** Starts held deliveries where there are places: per endpoint (one while the API is busy), and in total. */
   #startWaiting(): void {
-    const { concurrency, concurrencyPerEndpoint, attemptTimeoutMs, leaseMs } = this.#settings
+    const { concurrency, attemptTimeoutMs, leaseMs, batchIntervalMs } = this.#settings
+    const busy = this.#settings.apiBusy()
+    const concurrencyPerEndpoint = busy ? 1 : this.#settings.concurrencyPerEndpoint
     const needed = attemptTimeoutMs + Math.min(LEASE_MARGIN_MS, (leaseMs - attemptTimeoutMs) / 2)
+    const now = Date.now()
     for (const [endpointId, queue] of this.#queued) {
       while (
         queue.length > 0 &&
         this.#inProgress.size < concurrency &&
         (this.#runningPerEndpoint.get(endpointId) ?? 0) < concurrencyPerEndpoint
       ) {
+        // While the API is busy, an endpoint also starts at most one attempt per batch interval.
+        const next = busy ? (this.#lastStarted.get(endpointId) ?? 0) + batchIntervalMs : now
+        if (next > now) {
+          this.#startAt(next)
+          break
+        }
         const delivery = queue.shift() as Held
         // Too late to attempt and record within the lease: another holder could take it meanwhile.
-        if (delivery.leaseEndsAt - Date.now() < needed) this.#giveBack(delivery)
-        else this.#begin(delivery)
+        if (delivery.leaseEndsAt - now < needed) this.#giveBack(delivery)
+        else {
+          this.#lastStarted.set(endpointId, now)
+          this.#begin(delivery)
+        }
       }
       if (queue.length === 0) this.#queued.delete(endpointId)
     }
+  }
+
+  /** Starts waiting deliveries again at `at`, unless an earlier start is already set. */
+  #startAt(at: number): void {
+    if (this.#startTimer && this.#startTimerAt <= at) return
+    clearTimeout(this.#startTimer)
+    this.#startTimerAt = at
+    this.#startTimer = setTimeout(() => {
+      this.#startTimer = undefined
+      if (!this.#stopping) this.#startWaiting()
+    }, at - Date.now())
+    this.#startTimer.unref()
   }
 
   #giveBack(delivery: Held): void {
@@ -362,10 +443,14 @@ export class DeliveryWorker implements DeliveryGauges {
     return secret
   }
 
-  /** Outcomes are written together, once per turn of the event loop, in one transaction. */
+  /**
+   * Outcomes are written together, in one transaction per batch interval at most: attempts end one by one, and a
+   * transaction each would cost the database more than the attempts. Nothing waits for them but the leases.
+   */
   #scheduleFlush(): void {
     if (this.#flushScheduled) return
-    this.#flushScheduled = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    const wait = this.#settings.batchIntervalMs
+    this.#flushScheduled = new Promise<void>((resolve) => setTimeout(resolve, wait).unref()).then(() => {
       this.#flushScheduled = undefined
       return this.#flush()
     })
@@ -383,7 +468,7 @@ export class DeliveryWorker implements DeliveryGauges {
     this.#records = []
     this.#released = []
     try {
-      const recorded = await this.#settings.data.transaction(async (trx) => {
+      const recorded = await this.#bookkeeping(async (trx) => {
         await releaseDeliveries(trx, this.#token, released, Date.now())
         return recordAttempts(trx, this.#token, records, new Date().toISOString())
       })

@@ -13,7 +13,7 @@ import type {
   WebhookDeliveryTable,
   Writer,
 } from '../db/database.js'
-import type { EventRow } from '../events/event.repository.js'
+import { newestReadableEventIdQuery, type EventRow, type EventVisibility } from '../events/event.repository.js'
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
 export type AttemptRow = Selectable<WebhookAttemptTable>
@@ -290,8 +290,12 @@ export async function releaseDeliveries(
 }
 
 export interface DueState {
-  /** Whether any endpoint is enabled (only then can a commit have created deliveries). */
+  /** Whether any endpoint is enabled (only then can commits need deliveries). */
   endpointsEnabled: boolean
+  /** Whether readable events wait for the fan-out to create their deliveries. */
+  eventsWaiting: boolean
+  /** Enabled endpoints with no pending delivery due now (none, or all leased or scheduled later): they could take more. */
+  endpointsWithoutDueWork: number
   /** When the earliest pending delivery of an enabled endpoint is due (or its lease ends); undefined: none. */
   earliestDue: number | undefined
   /** The same, leaving out the endpoints passed as full: when a claim could next take something. */
@@ -302,12 +306,22 @@ export interface DueState {
  * What the deliverer must know to decide when to look again. Per endpoint, one probe of its index for the
  * smallest due time: a backlog costs nothing here. Endpoints in `full` (the deliverer holds all it may of
  * theirs) count for the earliest due time, not for the earliest claimable one: a claim could take nothing of
- * theirs.
+ * theirs. And whether the fan-out has events to turn into deliveries, and endpoints that could take them.
  */
-export async function dueState(db: Reader, full: readonly number[] = []): Promise<DueState> {
+export async function dueState(
+  db: Reader,
+  visibility: EventVisibility,
+  now: number,
+  full: readonly number[] = [],
+): Promise<DueState> {
   const row = await db
     .selectFrom('webhook_endpoints as endpoint')
     .where('endpoint.status', '=', 'enabled')
+    .select((eb) => [
+      eb.fn.min('endpoint.receives_after').as('first'),
+      eb.selectFrom('webhook_fan_out').select('position').as('position'),
+      newestReadableEventIdQuery(db, visibility).as('newest'),
+    ])
     .select((eb) => {
       const due = eb
         .selectFrom('webhook_deliveries as delivery')
@@ -317,6 +331,7 @@ export async function dueState(db: Reader, full: readonly number[] = []): Promis
       return [
         eb.fn.countAll().as('enabled'),
         eb.fn.min(due).as('due'),
+        eb.fn.count(eb.case().when(due, 'is', null).then(1).when(due, '>', now).then(1).end()).as('without_due_work'),
         full.length === 0
           ? eb.val(null).as('claimable')
           : eb.fn
@@ -333,8 +348,13 @@ export async function dueState(db: Reader, full: readonly number[] = []): Promis
     .executeTakeFirst()
   const time = (value: unknown) => (value === null || value === undefined ? undefined : Number(value))
   const earliestDue = time(row?.due)
+  const newest = time(row?.newest)
   return {
     endpointsEnabled: Number(row?.enabled ?? 0) > 0,
+    endpointsWithoutDueWork: Number(row?.without_due_work ?? 0),
+    eventsWaiting:
+      newest !== undefined &&
+      newest > Math.max(Number(row?.position ?? 0), time(row?.first) ?? Number.POSITIVE_INFINITY),
     earliestDue,
     earliestClaimable: full.length === 0 ? earliestDue : time(row?.claimable),
   }

@@ -6,7 +6,7 @@ import type { Delivery, Webhook } from './webhook.schema.js'
 import type { WebhookRow } from './webhook.repository.js'
 import { webhookId } from './signature.js'
 
-/** The stored form of a type list: `,a,b,` (what the fan-out trigger matches), or null for every type. */
+/** The stored form of a type list: `,a,b,` (what the fan-out matches), or null for every type. */
 export function storedTypes(types: readonly EventType[] | null | undefined): string | null {
   return types ? `,${[...new Set(types)].join(',')},` : null
 }

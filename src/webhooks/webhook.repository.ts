@@ -32,8 +32,35 @@ export async function listWebhooks(
   return select.execute()
 }
 
-export async function updateWebhook(trx: Writer, id: number, changes: WebhookChanges): Promise<WebhookRow | undefined> {
-  return trx.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirst()
+/**
+ * Applies `changes`. With `enabledAfter`, an endpoint that was disabled receives from then on only the events
+ * after that one (the newest readable event now), none of those made while it was disabled.
+ */
+export async function updateWebhook(
+  trx: Writer,
+  id: number,
+  changes: WebhookChanges,
+  enabledAfter?: number,
+): Promise<WebhookRow | undefined> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set((eb) =>
+      enabledAfter === undefined
+        ? changes
+        : {
+            ...changes,
+            // The right-hand side reads the row as it was before this update.
+            receives_after: eb
+              .case()
+              .when('status', '=', 'disabled')
+              .then(enabledAfter)
+              .else(eb.ref('receives_after'))
+              .end(),
+          },
+    )
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
 }
 
 /**

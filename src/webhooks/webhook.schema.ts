@@ -91,7 +91,8 @@ export const NewWebhookSchema = named(
     },
     {
       additionalProperties: false,
-      description: 'An endpoint to deliver events to. It is enabled at once. Properties not listed here are refused.',
+      description:
+        'An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused.',
       examples: [{ url: URL_EXAMPLE, types: TYPES_EXAMPLE, description: DESCRIPTION_EXAMPLE }],
     },
   ),

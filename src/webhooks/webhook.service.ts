@@ -1,8 +1,10 @@
 // The webhook endpoints' use cases: registration (with the check of its URL), changes, secret rotation, and the
-// delivery log with its manual retry. Deliveries themselves are created by the database with each event
-// (migration 0008) and made by the delivery worker; this service only reads and reschedules them.
+// delivery log with its manual retry. Deliveries themselves are created from the event feed and made by the
+// delivery worker (fan-out.repository.ts, delivery-worker.ts); this service only reads and reschedules them.
+// An endpoint receives the events that become readable after it is registered, or enabled again.
 import type { DataAccess, DeliveryStatus, InTransaction, Writer } from '../db/database.js'
 import { Conflict, NotFound } from '../domain/errors.js'
+import { newestReadableEventId, type EventVisibility } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findDelivery, listDeliveries, scheduleDeliveryNow } from './delivery.repository.js'
 import { checkDestination } from './destination.js'
@@ -43,6 +45,8 @@ export interface WebhookService {
 
 export interface WebhookServiceDependencies {
   data: DataAccess
+  /** The store's rule for readable events: an endpoint receives those after the newest readable one. */
+  visibility: EventVisibility
   /** Seals the secrets stored (once the key is at hand). */
   secrets: () => Promise<SecretBox>
   allowPrivateNetworks: boolean
@@ -53,6 +57,7 @@ export interface WebhookServiceDependencies {
 
 export function createWebhookService({
   data,
+  visibility,
   secrets,
   allowPrivateNetworks,
   secretOverlapMs,
@@ -89,6 +94,7 @@ export function createWebhookService({
           previous_secret_expires_at: null,
           created_at: now,
           updated_at: now,
+          receives_after: await newestReadableEventId(trx, visibility),
         })
         return { ...toWebhook(row), secret }
       }, inTransaction).finally(deliveryScheduled)
@@ -113,7 +119,8 @@ export function createWebhookService({
       if (patch.description !== undefined) changes.description = patch.description
       if (patch.status !== undefined) changes.status = patch.status
       return write(async (trx) => {
-        const row = await updateWebhook(trx, id, changes)
+        const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx, visibility) : undefined
+        const row = await updateWebhook(trx, id, changes, enabledAfter)
         if (!row) throw new NotFound('webhook', id)
         return toWebhook(row)
       }, inTransaction).finally(deliveryScheduled)

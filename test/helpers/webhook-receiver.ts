@@ -16,6 +16,8 @@ export interface ReceivedDelivery {
   verifiedWith: string[]
   /** The number of this request at the receiver, from 1. */
   number: number
+  /** When it arrived (performance.now(), milliseconds). */
+  arrivedAt: number
 }
 
 /** What to answer: a status (and body), or `hang` (never answer; the connection stays open until closed). */
@@ -114,6 +116,7 @@ export class WebhookReceiver {
       body,
       verifiedWith,
       number: this.received.length + 1,
+      arrivedAt: performance.now(),
     }
     this.received.push(delivery)
     const answer = this.#options.answer?.(delivery) ?? { status: 204 }

@@ -600,7 +600,7 @@ export interface components {
             status?: components["schemas"]["PetStatus"];
         };
         /**
-         * @description An endpoint to deliver events to. It is enabled at once. Properties not listed here are refused.
+         * @description An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused.
          * @example {
          *       "url": "https://hooks.example.com/petstore",
          *       "types": [
@@ -2571,7 +2571,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description An endpoint to deliver events to. It is enabled at once. Properties not listed here are refused. */
+        /** @description An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused. */
         requestBody: {
             content: {
                 /**

@@ -1,0 +1,85 @@
+// The fan-out: the deliverer turns readable events into pending deliveries, one per event and enabled endpoint
+// that subscribes to its type, a batch of events at a time from a stored position (webhook_fan_out). It reads
+// the same feed as GET /v1/events, under the same rule (an event is read only once every smaller id is readable
+// or will never exist), so no committed event is skipped, whichever instance wrote it; a rolled-back one never
+// appears. The deliveries and the new position commit together: a fan-out that fails or is lost in a crash is
+// simply made again from the old position, so nothing is lost and nothing is created twice.
+// Writers pay nothing for it: a create with subscribed endpoints is the same statement as one without.
+import { PostgresAdapter, sql } from 'kysely'
+import type { Writer } from '../db/database.js'
+import { readableEventsAfter, type EventVisibility } from '../events/event.repository.js'
+
+export interface FanOutResult {
+  /** Deliveries created. */
+  deliveries: number
+  /** True when the batch was full: more readable events may wait. */
+  more: boolean
+}
+
+const NOTHING: FanOutResult = { deliveries: 0, more: false }
+
+/** An event's time (RFC 3339 text) as epoch milliseconds, in the statement's dialect. */
+function epochMilliseconds(postgres: boolean) {
+  return postgres
+    ? sql<number>`(extract(epoch from ${sql.ref('event.occurred_at')}::timestamptz) * 1000)::bigint`
+    : sql<number>`cast(round((julianday(${sql.ref('event.occurred_at')}) - 2440587.5) * 86400000) as integer)`
+}
+
+/**
+ * Creates the deliveries of the next `limit` readable events, due from their event's time on (so that the age
+ * of the oldest due delivery counts from the commit). On PostgreSQL an instance that finds another one's fan-out
+ * in progress skips its turn (SKIP LOCKED) instead of waiting.
+ */
+export async function fanOutEvents(trx: Writer, visibility: EventVisibility, limit: number): Promise<FanOutResult> {
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
+  let state = trx.selectFrom('webhook_fan_out').select((eb) => [
+    'position',
+    eb
+      .selectFrom('webhook_endpoints')
+      .select((inner) => inner.fn.min('receives_after').as('first'))
+      .where('status', '=', 'enabled')
+      .as('first'),
+  ])
+  if (postgres) state = state.forUpdate().skipLocked()
+  const row = await state.executeTakeFirst()
+  // Another instance holds the position (it is fanning out), or no endpoint is enabled: nothing to do. The
+  // position stays behind meanwhile; an endpoint enabled later receives only events after its receives_after.
+  if (!row || row.first === null || row.first === undefined) return NOTHING
+  const position = Number(row.position)
+  const from = Math.max(position, Number(row.first))
+  const { count, last } = await readableEventsAfter(trx, visibility, from, limit)
+  if (last === undefined) return NOTHING
+  const inserted = await trx
+    .insertInto('webhook_deliveries')
+    .columns(['endpoint_id', 'event_id', 'status', 'attempts', 'due_at', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('events as event')
+        .innerJoin('webhook_endpoints as endpoint', (join) =>
+          join
+            .on('endpoint.status', '=', 'enabled')
+            .onRef('event.id', '>', 'endpoint.receives_after')
+            .on((on) =>
+              on.or([
+                on('endpoint.types', 'is', null),
+                on('endpoint.types', 'like', sql<string>`'%,' || ${sql.ref('event.type')} || ',%'`),
+              ]),
+            ),
+        )
+        .select([
+          'endpoint.id',
+          'event.id',
+          sql.lit('pending').as('status'),
+          sql.lit(0).as('attempts'),
+          epochMilliseconds(postgres).as('due_at'),
+          'event.occurred_at',
+        ])
+        .where('event.id', '>', from)
+        .where('event.id', '<=', last)
+        .orderBy('event.id')
+        .orderBy('endpoint.id'),
+    )
+    .executeTakeFirst()
+  await trx.updateTable('webhook_fan_out').set({ position: last }).execute()
+  return { deliveries: Number(inserted.numInsertedOrUpdatedRows ?? 0n), more: count === limit }
+}

@@ -1,0 +1,344 @@
+// The fan-out: deliveries are made from the event feed by the deliverers, not by the writers. Its rules on the
+// repository itself (which endpoints get which events, batches, a position that moves only with its deliveries,
+// events of a transaction still open never skipped); then two instances writing at once, each event delivered
+// through exactly one delivery; then the deliverer giving way while the API is busy; and the bookkeeping
+// connections that commit without waiting for the disk (PostgreSQL).
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { loadConfig } from '../src/config.js'
+import type { EventType } from '../src/db/database.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import { openStore, type Store } from '../src/db/store.js'
+import { appendEvent } from '../src/events/event.repository.js'
+import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
+import { startInstances, stopInstances } from './helpers/instances.js'
+import type { ServerProcess } from './helpers/process.js'
+import { startTestServer, type TestServer } from './helpers/server.js'
+import { storedRows } from './helpers/stored-rows.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { WebhookReceiver } from './helpers/webhook-receiver.js'
+import { LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+
+const NOW = 1_700_000_000_000
+
+describe(`the fan-out's rules on ${TEST_STORE}`, () => {
+  let database: TestDatabase
+  let store: Store
+  const visibility = TEST_STORE
+
+  before(async () => {
+    database = await createTestDatabase()
+    store = openStore(loadConfig({ DATABASE_URL: database.url }))
+    await migrateToLatest(store.admin)
+  })
+  after(async () => {
+    await store.close()
+    await database.drop()
+  })
+
+  const event = (type: EventType) =>
+    store.transaction(async (trx) => {
+      await appendEvent(trx, { type, occurredAt: new Date(NOW).toISOString(), data: '{}' }, 0)
+      return Number(
+        (
+          await trx
+            .selectFrom('events')
+            .select((eb) => eb.fn.max('id').as('id'))
+            .executeTakeFirst()
+        )?.id,
+      )
+    })
+  const endpoint = async (name: string, fields: { types?: string; status?: 'disabled'; receivesAfter?: number }) =>
+    Number(
+      (
+        await store.admin
+          .insertInto('webhook_endpoints')
+          .values({
+            url: `https://${name}.example/hooks`,
+            types: fields.types ?? null,
+            description: name,
+            status: fields.status ?? 'enabled',
+            secret: 'sealed',
+            previous_secret: null,
+            previous_secret_expires_at: null,
+            created_at: new Date(NOW).toISOString(),
+            updated_at: new Date(NOW).toISOString(),
+            receives_after: fields.receivesAfter ?? 0,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    )
+  const fanOut = (limit: number) => store.bookkeeping((trx) => fanOutEvents(trx, visibility, limit))
+  const position = async () =>
+    Number((await store.read.selectFrom('webhook_fan_out').select('position').executeTakeFirstOrThrow()).position)
+  const deliveries = async () =>
+    (
+      await store.read
+        .selectFrom('webhook_deliveries')
+        .select(['endpoint_id', 'event_id', 'status', 'attempts', 'due_at', 'lease_token'])
+        .orderBy('id')
+        .execute()
+    ).map((row) => ({ ...row, endpoint_id: Number(row.endpoint_id), event_id: Number(row.event_id) }))
+  const pairs = async () => (await deliveries()).map((row) => [row.endpoint_id, row.event_id])
+
+  it('makes nothing, and keeps its position, while no endpoint is enabled', async () => {
+    await event('pet.created')
+    assert.deepEqual(await fanOut(10), { deliveries: 0, more: false })
+    assert.equal(await position(), 0)
+  })
+
+  it('gives each enabled endpoint the events of its types after its receives_after, a batch at a time, in order', async () => {
+    const before = await event('pet.created')
+    const all = await endpoint('all', { receivesAfter: before })
+    const orders = await endpoint('orders', { types: ',order.placed,', receivesAfter: before })
+    await endpoint('disabled', { status: 'disabled', receivesAfter: before })
+    const e1 = await event('pet.created')
+    const e2 = await event('order.placed')
+    const late = await endpoint('late', { receivesAfter: e2 })
+    const e3 = await event('pet.updated')
+    const e4 = await event('order.placed')
+
+    // Its position was behind (no endpoint was enabled): it starts after the earliest receives_after.
+    assert.deepEqual(await fanOut(3), { deliveries: 5, more: true })
+    assert.equal(await position(), e3)
+    assert.deepEqual(await fanOut(3), { deliveries: 3, more: false })
+    assert.equal(await position(), e4)
+    assert.deepEqual(await fanOut(3), { deliveries: 0, more: false })
+    assert.deepEqual(await pairs(), [
+      [all, e1],
+      [all, e2],
+      [orders, e2],
+      [all, e3],
+      [late, e3],
+      [all, e4],
+      [orders, e4],
+      [late, e4],
+    ])
+    for (const row of await deliveries())
+      assert.deepEqual(
+        [row.status, Number(row.attempts), Number(row.due_at), row.lease_token],
+        ['pending', 0, NOW, null],
+      )
+  })
+
+  it('moves its position only with the deliveries it made: a fan-out rolled back is made again, once', async () => {
+    const made = (await deliveries()).length
+    const e5 = await event('pet.deleted')
+    await assert.rejects(
+      store.bookkeeping(async (trx) => {
+        await fanOutEvents(trx, visibility, 10)
+        throw new Error('lost before its commit')
+      }),
+      /lost before its commit/,
+    )
+    assert.equal((await deliveries()).length, made)
+    assert.notEqual(await position(), e5)
+    assert.deepEqual(await fanOut(10), { deliveries: 2, more: false })
+    assert.deepEqual(await fanOut(10), { deliveries: 0, more: false })
+    assert.equal(await position(), e5)
+    assert.deepEqual(
+      (await deliveries()).filter((row) => row.event_id === e5).length,
+      2,
+      'one delivery for each endpoint of every type: "all" and "late"',
+    )
+  })
+
+  it(
+    'waits for a transaction still open that may write an event with a smaller id, then skips nothing',
+    { skip: TEST_STORE === 'sqlite' ? 'SQLite runs one write transaction at a time' : false },
+    async () => {
+      const start = await position()
+      let hasId!: () => void
+      let write!: () => void
+      const idTaken = new Promise<void>((resolve) => (hasId = resolve))
+      const writeNow = new Promise<void>((resolve) => (write = resolve))
+      const older = store.transaction(async (trx) => {
+        await sql`select pg_current_xact_id()`.execute(trx)
+        hasId()
+        await writeNow
+        await appendEvent(trx, { type: 'pet.updated', occurredAt: new Date(NOW).toISOString(), data: '{}' }, 0)
+      })
+      await idTaken
+      const newer = await event('pet.created')
+      assert.deepEqual(await fanOut(10), { deliveries: 0, more: false }, 'the newer event is not readable yet')
+      assert.equal(await position(), start)
+      write()
+      await older
+      assert.deepEqual(await fanOut(10), { deliveries: 4, more: false })
+      const made = (await deliveries()).filter((row) => row.event_id > start).map((row) => row.event_id)
+      assert.equal(made.length, 4)
+      assert.ok(made[0] !== undefined && made[0] < newer, "the older transaction's event has the smaller id")
+      assert.equal(await position(), newer)
+    },
+  )
+})
+
+describe(`two instances writing at once on one ${TEST_STORE} database`, () => {
+  const KEY = 'fan-out-static-key-0123456789'
+  const CREATES = 200
+  let database: TestDatabase
+  let instances: ServerProcess[] = []
+  let receiver: WebhookReceiver
+
+  before(async () => {
+    database = await createTestDatabase()
+    instances = await startInstances(database, {
+      PETSTORE_API_KEYS: KEY,
+      ...LOOPBACK_WEBHOOKS,
+      RATE_LIMIT_PER_KEY: '1000000',
+    })
+    receiver = await WebhookReceiver.start()
+  })
+  after(async () => {
+    await stopInstances(instances)
+    await receiver.close()
+    await database?.drop()
+  })
+
+  const client = (instance: ServerProcess | undefined) => {
+    assert.ok(instance)
+    return {
+      request: (path: string, init: RequestInit & { json?: unknown } = {}) =>
+        fetch(instance.baseUrl + path, {
+          method: init.json === undefined ? init.method : 'POST',
+          body: init.json === undefined ? init.body : JSON.stringify(init.json),
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        }),
+    }
+  }
+
+  it(`delivers each of ${CREATES} events, created through both, through exactly one delivery`, async () => {
+    await registerWebhook(client(instances[0]), receiver, { types: ['pet.created'] })
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        for (let index = writer; index < CREATES; index += 8) {
+          const response = await client(instances[index % 2]).request('/v1/pets', {
+            json: { name: `Pet ${index}`, categoryId: 1 },
+          })
+          assert.equal(response.status, 201)
+        }
+      }),
+    )
+    await receiver.until(() => new Set(receiver.received.map((delivery) => delivery.webhookId)).size === CREATES)
+    const rows = await storedRows<{ event_id: number | string }>(database, 'select event_id from webhook_deliveries')
+    const events = await storedRows<{ id: number | string }>(
+      database,
+      "select id from events where type = 'pet.created'",
+    )
+    assert.deepEqual(
+      rows.map((row) => Number(row.event_id)).sort((a, b) => a - b),
+      events.map((row) => Number(row.id)).sort((a, b) => a - b),
+    )
+  })
+})
+
+describe(`the deliverer while the API is busy, on ${TEST_STORE}`, () => {
+  let server: TestServer
+  let stuck: WebhookReceiver
+
+  before(async () => {
+    server = await startTestServer({
+      env: {
+        ...LOOPBACK_WEBHOOKS,
+        WEBHOOK_BUSY_REQUESTS: '3',
+        WEBHOOK_ATTEMPT_TIMEOUT_MS: '60000',
+        WEBHOOK_LEASE_MS: '120000',
+        WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+      },
+    })
+    stuck = await WebhookReceiver.start({ answer: () => 'hang' })
+  })
+  after(async () => {
+    await server.close()
+    await stuck.close()
+  })
+
+  it('makes one attempt at a time per endpoint while requests queue, and all it may once they are done', async () => {
+    await registerWebhook(server, stuck, { types: ['pet.created'] })
+    // Three long polls in progress: the API counts as busy from here on.
+    const polls = new AbortController()
+    const waiting = Array.from({ length: 3 }, () =>
+      server.request('/v1/events?after=999999999999&wait=30', { signal: polls.signal }).catch(() => undefined),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    for (let index = 0; index < 5; index++)
+      assert.equal((await server.request('/v1/pets', { json: { name: `Busy ${index}`, categoryId: 1 } })).status, 201)
+    await stuck.until(() => stuck.open === 1)
+    // Long enough for the deliverer to have started more, had it had the places (it looks every 50 ms).
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    assert.equal(stuck.open, 1)
+    polls.abort()
+    await Promise.all(waiting)
+    await stuck.until(() => stuck.open === 5)
+    assert.equal(stuck.received.length, 5)
+  })
+})
+
+describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () => {
+  const INTERVAL_MS = 300
+  let server: TestServer
+  let receiver: WebhookReceiver
+
+  before(async () => {
+    server = await startTestServer({
+      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_BUSY_REQUESTS: '3', WEBHOOK_BATCH_INTERVAL_MS: String(INTERVAL_MS) },
+    })
+    receiver = await WebhookReceiver.start()
+  })
+  after(async () => {
+    await server.close()
+    await receiver.close()
+  })
+
+  it('starts at most one attempt per endpoint per batch interval', async () => {
+    await registerWebhook(server, receiver, { types: ['pet.created'] })
+    const polls = new AbortController()
+    const waiting = Array.from({ length: 3 }, () =>
+      server.request('/v1/events?after=999999999999&wait=30', { signal: polls.signal }).catch(() => undefined),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    for (let index = 0; index < 4; index++)
+      assert.equal((await server.request('/v1/pets', { json: { name: `Paced ${index}`, categoryId: 1 } })).status, 201)
+    await receiver.until(() => receiver.received.length === 4)
+    polls.abort()
+    await Promise.all(waiting)
+    const gaps = receiver.received.slice(1).map((delivery, index) => {
+      const previous = receiver.received[index]
+      assert.ok(previous)
+      return delivery.arrivedAt - previous.arrivedAt
+    })
+    // Each attempt began an interval after the one before; their arrivals vary by a few milliseconds.
+    for (const gap of gaps)
+      assert.ok(gap >= INTERVAL_MS * 0.8, `deliveries ${Math.round(gap)} ms apart: ${gaps.join(', ')}`)
+  })
+})
+
+describe(
+  'the bookkeeping transactions on PostgreSQL',
+  { skip: TEST_STORE === 'sqlite' ? "PostgreSQL's synchronous_commit" : false },
+  () => {
+    let database: TestDatabase
+    let store: Store
+    before(async () => {
+      database = await createTestDatabase()
+      store = openStore(loadConfig({ DATABASE_URL: database.url }))
+    })
+    after(async () => {
+      await store.close()
+      await database.drop()
+    })
+
+    it('commit without waiting for the disk; the writers wait for it', async () => {
+      const setting = async (run: Store['transaction']) =>
+        run(
+          async (trx) =>
+            (await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(trx)).rows[0]
+              ?.value,
+        )
+      assert.equal(await setting(store.bookkeeping), 'off')
+      assert.equal(await setting(store.transaction), 'on')
+    })
+  },
+)
