@@ -1,9 +1,9 @@
 // Each instance's deliverer. It creates deliveries from the event feed (fan-out.repository.ts), takes due ones
 // from the database by lease (delivery.repository.ts), makes their attempts concurrently, and records the
-// outcomes in batches. Attempts in progress are bounded in total
-// and per endpoint: a receiver that hangs holds at most its own share of places, so the others' deliveries go on.
-// A claim is a durable transaction, so it costs a commit's wait; the worker therefore claims ahead, a few
-// attempts' worth per endpoint, and starts each held delivery as a place frees, only while its lease still
+// outcomes in batches. Attempts in progress are bounded in total and per endpoint: a receiver that hangs holds
+// at most its own share of places, so the others' deliveries go on.
+// A claim is a transaction, with its round trips (and on SQLite a commit's wait); the worker therefore claims
+// ahead, a few attempts' worth per endpoint, and starts each held delivery as a place frees, only while its lease still
 // outlasts an attempt (else it gives the delivery back for anyone to retry).
 // It looks when this instance commits events, when an attempt ends, when a retry it scheduled falls due, and
 // every poll interval (for events and work of other instances). While wake-ups keep coming, looks are spaced by
