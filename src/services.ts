@@ -22,6 +22,7 @@ import { createPetService, type PetService } from './pets/pet.service.js'
 import type { DeliveryStatus } from './db/database.js'
 import type { StoredBodyCodec } from './idempotency/idempotent.js'
 import { DeliveryWorker } from './webhooks/delivery-worker.js'
+import { fanOutPosition } from './webhooks/fan-out.repository.js'
 import type { RequestsInFlight } from './http/requests-in-flight.js'
 import { startDeliveryPurge } from './webhooks/delivery-purge.js'
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
@@ -120,8 +121,13 @@ export async function createServices(
     batchIntervalMs: config.webhookBatchIntervalMs,
     concurrency: config.webhookConcurrency,
     concurrencyPerEndpoint: config.webhookConcurrencyPerEndpoint,
-    apiBusy: () =>
-      config.webhookBusyRequests > 0 && (options.requestsInFlight?.count() ?? 0) >= config.webhookBusyRequests,
+    // Event streams and waiting long polls are requests in progress that cost nothing while they wait: they do
+    // not make the API busy (with many readers following the feed, webhooks would otherwise never run at speed).
+    apiBusy: () => {
+      if (config.webhookBusyRequests === 0 || !options.requestsInFlight) return false
+      const { openStreams, waitingLongPolls } = events.stats()
+      return options.requestsInFlight.count() - openStreams - waitingLongPolls >= config.webhookBusyRequests
+    },
     shutdownWaitMs: config.webhookShutdownWaitMs,
     observer: deliveryMetrics,
     onError: (error, what) => log.warn({ err: error }, what),
@@ -136,8 +142,9 @@ export async function createServices(
   // Shared by every instance on the database, so a cursor issued by one is accepted by the others.
   const cursorSecret = await loadOrCreateSecret(data, 'cursor-hmac')
   const purge = startPurgeTimer(data, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys'))
-  const eventPurge = startEventPurge({ data, visibility, retentionDays: config.eventRetentionDays }, (error) =>
-    log.warn({ err: error }, 'could not purge old events'),
+  const eventPurge = startEventPurge(
+    { data, visibility, retentionDays: config.eventRetentionDays, neededAfter: fanOutPosition },
+    (error) => log.warn({ err: error }, 'could not purge old events'),
   )
   const deliveryPurge = startDeliveryPurge(data, config.webhookDeliveryRetentionDays, (error) =>
     log.warn({ err: error }, 'could not purge old webhook deliveries'),

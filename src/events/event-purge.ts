@@ -2,7 +2,7 @@
 // first, and the purged range is recorded (event_retention), so that a reader whose position fell into it learns
 // it (410) instead of silently missing events. Every instance purges; they delete the same rows harmlessly.
 import { startBackgroundTimer, type BackgroundTimer } from '../db/background-timer.js'
-import type { DataAccess } from '../db/database.js'
+import type { DataAccess, Writer } from '../db/database.js'
 import { oldestEvents, purgeEventsThrough, type EventVisibility } from './event.repository.js'
 
 const PURGE_INTERVAL_MS = 5 * 60_000
@@ -15,6 +15,11 @@ export interface EventPurgeSettings {
   data: DataAccess
   visibility: EventVisibility
   retentionDays: number
+  /**
+   * The last event others have done with, if they need the ones after it whatever their age (the webhook
+   * fan-out, whose backlog waits in the event log): those are kept.
+   */
+  neededAfter?: (trx: Writer) => Promise<number | undefined>
 }
 
 /**
@@ -23,7 +28,7 @@ export interface EventPurgeSettings {
  * purged range is always "every id up to N".
  */
 export async function purgeOldEvents(
-  { data, visibility, retentionDays }: EventPurgeSettings,
+  { data, visibility, retentionDays, neededAfter }: EventPurgeSettings,
   now = new Date(),
   maxBatches = PURGE_MAX_BATCHES,
 ): Promise<number> {
@@ -32,7 +37,10 @@ export async function purgeOldEvents(
   for (let batch = 0; batch < maxBatches; batch++) {
     const deleted = await data.transaction(async (trx) => {
       const candidates = await oldestEvents(trx, visibility, PURGE_BATCH_SIZE)
-      const firstKept = candidates.findIndex((event) => !(event.occurred_at < cutoff))
+      const needed = await neededAfter?.(trx)
+      const firstKept = candidates.findIndex(
+        (event) => !(event.occurred_at < cutoff) || (needed !== undefined && Number(event.id) > needed),
+      )
       const last = candidates[(firstKept === -1 ? candidates.length : firstKept) - 1]
       return last ? purgeEventsThrough(trx, Number(last.id)) : 0
     })

@@ -6,8 +6,8 @@
 // simply made again from the old position, so nothing is lost and nothing is created twice.
 // Writers pay nothing for it: a create with subscribed endpoints is the same statement as one without.
 import { PostgresAdapter, sql } from 'kysely'
-import type { Writer } from '../db/database.js'
-import { readableEventsAfter, type EventVisibility } from '../events/event.repository.js'
+import type { Reader, Writer } from '../db/database.js'
+import { newestReadableEventId, readableEventsAfter, type EventVisibility } from '../events/event.repository.js'
 
 export interface FanOutResult {
   /** Deliveries created. */
@@ -23,6 +23,48 @@ function epochMilliseconds(postgres: boolean) {
   return postgres
     ? sql<number>`(extract(epoch from ${sql.ref('event.occurred_at')}::timestamptz) * 1000)::bigint`
     : sql<number>`cast(round((julianday(${sql.ref('event.occurred_at')}) - 2440587.5) * 86400000) as integer)`
+}
+
+/**
+ * Pending deliveries for the events after `from` up to `through`, one per enabled endpoint (or the one named)
+ * that subscribes to the event's type and has not had it (receives_after), in event order.
+ */
+function insertDeliveries(
+  trx: Writer,
+  postgres: boolean,
+  { from, through, endpointId }: { from: number; through: number; endpointId?: number },
+) {
+  return trx
+    .insertInto('webhook_deliveries')
+    .columns(['endpoint_id', 'event_id', 'status', 'attempts', 'due_at', 'created_at'])
+    .expression((eb) => {
+      let select = eb
+        .selectFrom('events as event')
+        .innerJoin('webhook_endpoints as endpoint', (join) =>
+          join
+            .on('endpoint.status', '=', 'enabled')
+            .onRef('event.id', '>', 'endpoint.receives_after')
+            .on((on) =>
+              on.or([
+                on('endpoint.types', 'is', null),
+                on('endpoint.types', 'like', sql<string>`'%,' || ${sql.ref('event.type')} || ',%'`),
+              ]),
+            ),
+        )
+        .select([
+          'endpoint.id',
+          'event.id',
+          sql.lit('pending').as('status'),
+          sql.lit(0).as('attempts'),
+          epochMilliseconds(postgres).as('due_at'),
+          'event.occurred_at',
+        ])
+        .where('event.id', '>', from)
+        .where('event.id', '<=', through)
+      if (endpointId !== undefined) select = select.where('endpoint.id', '=', endpointId)
+      return select.orderBy('event.id').orderBy('endpoint.id')
+    })
+    .executeTakeFirst()
 }
 
 /**
@@ -49,37 +91,52 @@ export async function fanOutEvents(trx: Writer, visibility: EventVisibility, lim
   const from = Math.max(position, Number(row.first))
   const { count, last } = await readableEventsAfter(trx, visibility, from, limit)
   if (last === undefined) return NOTHING
-  const inserted = await trx
-    .insertInto('webhook_deliveries')
-    .columns(['endpoint_id', 'event_id', 'status', 'attempts', 'due_at', 'created_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('events as event')
-        .innerJoin('webhook_endpoints as endpoint', (join) =>
-          join
-            .on('endpoint.status', '=', 'enabled')
-            .onRef('event.id', '>', 'endpoint.receives_after')
-            .on((on) =>
-              on.or([
-                on('endpoint.types', 'is', null),
-                on('endpoint.types', 'like', sql<string>`'%,' || ${sql.ref('event.type')} || ',%'`),
-              ]),
-            ),
-        )
-        .select([
-          'endpoint.id',
-          'event.id',
-          sql.lit('pending').as('status'),
-          sql.lit(0).as('attempts'),
-          epochMilliseconds(postgres).as('due_at'),
-          'event.occurred_at',
-        ])
-        .where('event.id', '>', from)
-        .where('event.id', '<=', last)
-        .orderBy('event.id')
-        .orderBy('endpoint.id'),
-    )
-    .executeTakeFirst()
+  const inserted = await insertDeliveries(trx, postgres, { from, through: last })
   await trx.updateTable('webhook_fan_out').set({ position: last }).execute()
   return { deliveries: Number(inserted.numInsertedOrUpdatedRows ?? 0n), more: count === limit }
+}
+
+/**
+ * Before an endpoint's status or types change: makes its deliveries, under its state until now, for the readable
+ * events the fan-out has not reached yet, and records that it has had them (receives_after). Otherwise events
+ * committed while it was enabled, still waiting in the event log, would be judged by its new state (a disabled
+ * endpoint enabled again would never get them). Holds the fan-out's position meanwhile (on PostgreSQL it waits
+ * for a fan-out in progress), so that the two never make the same delivery.
+ */
+export async function catchUpEndpoint(trx: Writer, visibility: EventVisibility, endpointId: number): Promise<void> {
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
+  let state = trx.selectFrom('webhook_fan_out').select('position')
+  if (postgres) state = state.forUpdate()
+  const { position } = await state.executeTakeFirstOrThrow()
+  const endpoint = await trx
+    .selectFrom('webhook_endpoints')
+    .select('receives_after')
+    .where('id', '=', endpointId)
+    .executeTakeFirst()
+  if (!endpoint) return
+  const from = Math.max(Number(position), Number(endpoint.receives_after))
+  const head = await newestReadableEventId(trx, visibility)
+  if (head <= from) return
+  await insertDeliveries(trx, postgres, { from, through: head, endpointId })
+  await trx.updateTable('webhook_endpoints').set({ receives_after: head }).where('id', '=', endpointId).execute()
+}
+
+/**
+ * While an endpoint is enabled, the last event the fan-out has done with: the events after it wait to be fanned
+ * out (the retention purge keeps them). Undefined when no endpoint is enabled.
+ */
+export async function fanOutPosition(db: Reader): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_fan_out')
+    .select((eb) => [
+      'position',
+      eb
+        .selectFrom('webhook_endpoints')
+        .select((inner) => inner.fn.min('receives_after').as('first'))
+        .where('status', '=', 'enabled')
+        .as('first'),
+    ])
+    .executeTakeFirst()
+  if (!row || row.first === null || row.first === undefined) return undefined
+  return Math.max(Number(row.position), Number(row.first))
 }

@@ -7,6 +7,7 @@ import { Conflict, NotFound } from '../domain/errors.js'
 import { newestReadableEventId, type EventVisibility } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findDelivery, listDeliveries, scheduleDeliveryNow } from './delivery.repository.js'
+import { catchUpEndpoint } from './fan-out.repository.js'
 import { checkDestination } from './destination.js'
 import { newSigningSecret, type SecretBox } from './secret-box.js'
 import { storedTypes, toDelivery, toWebhook } from './webhook.mapper.js'
@@ -119,6 +120,8 @@ export function createWebhookService({
       if (patch.description !== undefined) changes.description = patch.description
       if (patch.status !== undefined) changes.status = patch.status
       return write(async (trx) => {
+        // Events not fanned out yet are delivered as the endpoint was when they were committed.
+        if (patch.status !== undefined || patch.types !== undefined) await catchUpEndpoint(trx, visibility, id)
         const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx, visibility) : undefined
         const row = await updateWebhook(trx, id, changes, enabledAfter)
         if (!row) throw new NotFound('webhook', id)

@@ -10,34 +10,45 @@ import { isPostgres } from './dialect-helpers.js'
 //  - webhook_endpoints.receives_after: the feed's newest readable event when the endpoint was registered or
 //    last enabled. It receives only events after it, as it did when the trigger made deliveries at commit.
 //
-// The position starts at the newest event the trigger has already fanned out. On PostgreSQL an event is
-// counted only once it is readable (every transaction with a smaller id has ended, see event.repository.ts):
-// dropping the trigger waits for every transaction that inserted events (it conflicts with their locks), so
-// the events still running after it have larger ids than every readable one, and no trigger.
+// The position starts at the newest readable event, taken while the trigger still runs, and the trigger is dropped
+// after: every event up to the position has its deliveries from the trigger, and every later one is fanned out.
+// An event after the position that the trigger also saw (another process writing meanwhile; on PostgreSQL one
+// committed while an older transaction was still open on the server) is then delivered twice, under the same
+// webhook-id: at least once, never lost. SQLite runs these statements without a transaction around them (Kysely
+// has no transactional DDL there), hence this order, and steps that can run again after an interruption.
 const READABLE_ON_POSTGRES = 'id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 65536'
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`drop trigger webhook_fan_out${isPostgres(db) ? sql` on events` : sql``}`.execute(db)
-  if (isPostgres(db)) await sql`drop function webhook_fan_out()`.execute(db)
+async function hasReceivesAfter(db: Kysely<unknown>): Promise<boolean> {
+  const query = isPostgres(db)
+    ? sql`select 1 from information_schema.columns where table_schema = current_schema()
+        and table_name = 'webhook_endpoints' and column_name = 'receives_after'`
+    : sql`select 1 from pragma_table_info('webhook_endpoints') where name = 'receives_after'`
+  return (await query.execute(db)).rows.length > 0
+}
 
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_fan_out')
+    .ifNotExists()
     .addColumn('position', 'bigint', (column) => column.notNull())
     .execute()
   const readable = isPostgres(db) ? sql.raw(READABLE_ON_POSTGRES) : sql.raw('1 = 1')
-  await sql`insert into webhook_fan_out (position) select coalesce(max(id), 0) from events where ${readable}`.execute(
-    db,
-  )
-  await db.schema
-    .alterTable('webhook_endpoints')
-    .addColumn('receives_after', 'bigint', (column) => column.notNull().defaultTo(0))
-    .execute()
-  await sql`update webhook_endpoints set receives_after = (select position from webhook_fan_out)`.execute(db)
+  await sql`insert into webhook_fan_out (position) select coalesce(max(id), 0) from events
+    where ${readable} and not exists (select 1 from webhook_fan_out)`.execute(db)
+  if (!(await hasReceivesAfter(db))) {
+    await db.schema
+      .alterTable('webhook_endpoints')
+      .addColumn('receives_after', 'bigint', (column) => column.notNull().defaultTo(0))
+      .execute()
+    await sql`update webhook_endpoints set receives_after = (select position from webhook_fan_out)`.execute(db)
+  }
+  await sql`drop trigger if exists webhook_fan_out${isPostgres(db) ? sql` on events` : sql``}`.execute(db)
+  if (isPostgres(db)) await sql`drop function if exists webhook_fan_out()`.execute(db)
 
   // Claims take an endpoint's pending deliveries in (due_at, id) order. With due_at alone in the index, a fan-out
   // batch (many deliveries due at the same instant) made every claim read and sort the whole pending backlog:
   // 4.8 ms instead of 0.2 ms with 5,000 pending.
-  await db.schema.dropIndex('webhook_deliveries_due_per_endpoint').execute()
+  await db.schema.dropIndex('webhook_deliveries_due_per_endpoint').ifExists().execute()
   await db.schema
     .createIndex('webhook_deliveries_due_per_endpoint')
     .on('webhook_deliveries')
