@@ -399,9 +399,9 @@ describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () =>
       assert.ok(previous)
       return delivery.arrivedAt - previous.arrivedAt
     })
-    // Each attempt began an interval after the one before; their arrivals vary by a few milliseconds.
+    // Each attempt began an interval after the one before; their arrivals vary (a first connection, a busy host).
     for (const gap of gaps)
-      assert.ok(gap >= INTERVAL_MS * 0.8, `deliveries ${Math.round(gap)} ms apart: ${gaps.join(', ')}`)
+      assert.ok(gap >= INTERVAL_MS / 2, `deliveries ${Math.round(gap)} ms apart: ${gaps.join(', ')}`)
   })
 })
 

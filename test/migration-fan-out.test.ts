@@ -1,0 +1,121 @@
+// Migration 0009 on a database that has used webhooks under 0008, whose trigger made the deliveries: the fan-out
+// starts after the events the trigger saw (none is delivered twice, none skipped), the endpoints keep receiving,
+// and the writers' inserts no longer make deliveries.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Migrator, PostgresAdapter, sql, type Migration } from 'kysely'
+import { loadConfig } from '../src/config.js'
+import { migrateToLatest } from '../src/db/migrate.js'
+import * as initial from '../src/db/migrations/0001_initial.js'
+import * as orders from '../src/db/migrations/0002_orders.js'
+import * as apiKeyScopes from '../src/db/migrations/0003_api_key_scopes.js'
+import * as idempotencyKeys from '../src/db/migrations/0004_idempotency_keys.js'
+import * as petVersions from '../src/db/migrations/0005_pet_versions.js'
+import * as dataVersion from '../src/db/migrations/0006_data_version.js'
+import * as events from '../src/db/migrations/0007_events.js'
+import * as webhooks from '../src/db/migrations/0008_webhooks.js'
+import { openStore, type Store } from '../src/db/store.js'
+import { appendEvent } from '../src/events/event.repository.js'
+import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+
+const UNTIL_WEBHOOKS: Record<string, Migration> = {
+  '0001_initial': initial,
+  '0002_orders': orders,
+  '0003_api_key_scopes': apiKeyScopes,
+  '0004_idempotency_keys': idempotencyKeys,
+  '0005_pet_versions': petVersions,
+  '0006_data_version': dataVersion,
+  '0007_events': events,
+  '0008_webhooks': webhooks,
+}
+
+describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () => {
+  let database: TestDatabase
+  let store: Store
+
+  before(async () => {
+    database = await createTestDatabase()
+    store = openStore(loadConfig({ DATABASE_URL: database.url }))
+  })
+  after(async () => {
+    await store.close()
+    await database.drop()
+  })
+
+  it('starts the fan-out after the events the trigger saw, and the trigger makes no more deliveries', async () => {
+    const db = store.admin
+    const postgres = db.getExecutor().adapter instanceof PostgresAdapter
+    const schema = postgres
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => UNTIL_WEBHOOKS },
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    })
+    const { error } = await migrator.migrateToLatest()
+    assert.equal(error, undefined)
+    await sql`insert into webhook_endpoints (url, types, description, status, secret, created_at, updated_at)
+      values ('https://receiver.example/hooks', null, null, 'enabled', 'sealed', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`.execute(
+      db,
+    )
+    const event = (name: string) =>
+      store.transaction((trx) =>
+        appendEvent(
+          trx,
+          { type: 'pet.created', occurredAt: new Date().toISOString(), data: JSON.stringify({ name }) },
+          0,
+        ),
+      )
+    await event('before 1')
+    await event('before 2')
+    const count = async (table: 'webhook_deliveries' | 'events') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('count'))
+            .executeTakeFirstOrThrow()
+        ).count,
+      )
+    assert.equal(await count('webhook_deliveries'), 2, 'the trigger of 0008 made them')
+
+    assert.deepEqual((await migrateToLatest(db)).applied, ['0009_webhook_fan_out'])
+    const newest = Number(
+      (
+        await db
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirstOrThrow()
+      ).id,
+    )
+    const { position } = await db.selectFrom('webhook_fan_out').select('position').executeTakeFirstOrThrow()
+    const { receives_after } = await db
+      .selectFrom('webhook_endpoints')
+      .select('receives_after')
+      .executeTakeFirstOrThrow()
+    // The newest readable event: all of them here, unless a transaction of another test was open on the server
+    // (then the events above it are fanned out again, delivered twice but never lost).
+    assert.ok(Number(position) <= newest)
+    assert.equal(Number(receives_after), Number(position))
+
+    await event('after')
+    assert.equal(await count('webhook_deliveries'), 2, 'an insert into events makes no delivery any more')
+    // The fan-out makes the later event's delivery (on PostgreSQL once it is readable), and every event has one.
+    const eventIds = async () =>
+      (await db.selectFrom('events').select('id').orderBy('id').execute()).map((row) => Number(row.id))
+    const delivered = async () =>
+      (await db.selectFrom('webhook_deliveries').select('event_id').execute()).map((row) => Number(row.event_id))
+    const all = await eventIds()
+    for (let looks = 0; ; looks++) {
+      const ids = await delivered()
+      if (all.every((id) => ids.includes(id))) break
+      assert.ok(looks < 200, 'the later event was never fanned out')
+      await store.bookkeeping((trx) => fanOutEvents(trx, TEST_STORE, 100))
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    const ids = await delivered()
+    assert.equal(ids.filter((id) => id === all.at(-1)).length, 1, 'the later event has exactly one delivery')
+  })
+})
