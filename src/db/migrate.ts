@@ -14,7 +14,7 @@ import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
 // exactly the migrations it was built with. Names sort in the order they run.
-const migrations: Record<string, Migration> = {
+export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_orders': orders,
   '0003_api_key_scopes': apiKeyScopes,

@@ -18,6 +18,18 @@ export interface FanOutResult {
 
 const NOTHING: FanOutResult = { deliveries: 0, more: false }
 
+/** The fan-out's position, and the smallest receives_after of the enabled endpoints (null: none is enabled). */
+function positionAndFirstWanted(db: Reader) {
+  return db.selectFrom('webhook_fan_out').select((eb) => [
+    'position',
+    eb
+      .selectFrom('webhook_endpoints')
+      .select((inner) => inner.fn.min('receives_after').as('first'))
+      .where('status', '=', 'enabled')
+      .as('first'),
+  ])
+}
+
 /** An event's time (RFC 3339 text) as epoch milliseconds, in the statement's dialect. */
 function epochMilliseconds(postgres: boolean) {
   return postgres
@@ -74,14 +86,7 @@ function insertDeliveries(
  */
 export async function fanOutEvents(trx: Writer, visibility: EventVisibility, limit: number): Promise<FanOutResult> {
   const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  let state = trx.selectFrom('webhook_fan_out').select((eb) => [
-    'position',
-    eb
-      .selectFrom('webhook_endpoints')
-      .select((inner) => inner.fn.min('receives_after').as('first'))
-      .where('status', '=', 'enabled')
-      .as('first'),
-  ])
+  let state = positionAndFirstWanted(trx)
   if (postgres) state = state.forUpdate().skipLocked()
   const row = await state.executeTakeFirst()
   // Another instance holds the position (it is fanning out), or no endpoint is enabled: nothing to do. The
@@ -126,17 +131,7 @@ export async function catchUpEndpoint(trx: Writer, visibility: EventVisibility, 
  * out (the retention purge keeps them). Undefined when no endpoint is enabled.
  */
 export async function fanOutPosition(db: Reader): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('webhook_fan_out')
-    .select((eb) => [
-      'position',
-      eb
-        .selectFrom('webhook_endpoints')
-        .select((inner) => inner.fn.min('receives_after').as('first'))
-        .where('status', '=', 'enabled')
-        .as('first'),
-    ])
-    .executeTakeFirst()
+  const row = await positionAndFirstWanted(db).executeTakeFirst()
   if (!row || row.first === null || row.first === undefined) return undefined
   return Math.max(Number(row.position), Number(row.first))
 }
