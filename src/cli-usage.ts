@@ -128,7 +128,9 @@ const VARIABLE_HELP: Record<ConfigVariable, string> = {
   WEBHOOK_POLL_INTERVAL_MS:
     'how often an instance looks for events and due webhook deliveries made elsewhere (default 500)',
   WEBHOOK_BUSY_REQUESTS:
-    'requests in progress from which an instance makes one webhook attempt at a time per endpoint, spaced by the batch interval (default 16; 0: never)',
+    'requests in progress from which an instance makes one webhook attempt at a time per endpoint, and starts them one per busy interval (default 16; 0: never)',
+  WEBHOOK_BUSY_INTERVAL_MS:
+    'while requests are in progress from WEBHOOK_BUSY_REQUESTS on, the least time between two webhook attempts an instance starts, all endpoints together (default 50)',
   WEBHOOK_BATCH_INTERVAL_MS: 'while commits keep coming, the least time between two looks for new events (default 20)',
   WEBHOOK_SECRET_OVERLAP_SECONDS: 'how long a rotated webhook secret keeps signing beside the new one (default 86400)',
   WEBHOOK_CONCURRENCY: 'webhook attempts in progress at once per instance (default 64)',

@@ -108,7 +108,7 @@ export async function createServices(
   }
   // The worker writes no events: it works on the store itself.
   const deliveries = new DeliveryWorker({
-    data: { read: store.read, transaction: store.bookkeeping },
+    data: store.bookkeeping,
     visibility,
     sender: options.webhookNetwork
       ? inProcessSender({ ...outbound, network: options.webhookNetwork })
@@ -119,6 +119,7 @@ export async function createServices(
     attemptTimeoutMs: config.webhookAttemptTimeoutMs,
     pollIntervalMs: config.webhookPollIntervalMs,
     batchIntervalMs: config.webhookBatchIntervalMs,
+    busyIntervalMs: config.webhookBusyIntervalMs,
     concurrency: config.webhookConcurrency,
     concurrencyPerEndpoint: config.webhookConcurrencyPerEndpoint,
     // Event streams and waiting long polls are requests in progress that cost nothing while they wait: they do

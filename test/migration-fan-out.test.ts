@@ -95,7 +95,7 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
       const ids = await delivered()
       if (all.every((id) => ids.includes(id))) break
       assert.ok(looks < 200, 'the later event was never fanned out')
-      await store.bookkeeping((trx) => fanOutEvents(trx, TEST_STORE, 100))
+      await store.bookkeeping.transaction((trx) => fanOutEvents(trx, TEST_STORE, 100))
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     const ids = await delivered()

@@ -100,7 +100,7 @@ describe(`the fan-out's rules on ${TEST_STORE}`, () => {
           .executeTakeFirstOrThrow()
       ).id,
     )
-  const fanOut = (limit: number) => store.bookkeeping((trx) => fanOutEvents(trx, visibility, limit))
+  const fanOut = (limit: number) => store.bookkeeping.transaction((trx) => fanOutEvents(trx, visibility, limit))
   const position = async () =>
     Number((await store.read.selectFrom('webhook_fan_out').select('position').executeTakeFirstOrThrow()).position)
   const deliveries = async () =>
@@ -169,7 +169,7 @@ describe(`the fan-out's rules on ${TEST_STORE}`, () => {
     const e5 = await event('pet.deleted')
     await readableThrough(e5)
     await assert.rejects(
-      store.bookkeeping(async (trx) => {
+      store.bookkeeping.transaction(async (trx) => {
         await fanOutEvents(trx, visibility, 10)
         throw new Error('lost before its commit')
       }),
@@ -374,34 +374,44 @@ describe(`the deliverer while the API is busy, on ${TEST_STORE}`, () => {
 describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () => {
   const INTERVAL_MS = 300
   let server: TestServer
-  let receiver: WebhookReceiver
+  let first: WebhookReceiver
+  let second: WebhookReceiver
 
   before(async () => {
     server = await startTestServer({
-      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_BUSY_REQUESTS: '3', WEBHOOK_BATCH_INTERVAL_MS: String(INTERVAL_MS) },
+      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_BUSY_REQUESTS: '3', WEBHOOK_BUSY_INTERVAL_MS: String(INTERVAL_MS) },
     })
-    receiver = await WebhookReceiver.start()
+    first = await WebhookReceiver.start()
+    second = await WebhookReceiver.start()
   })
   after(async () => {
     await server.close()
-    await receiver.close()
+    await first.close()
+    await second.close()
   })
 
-  it('starts at most one attempt per endpoint per batch interval', async () => {
-    await registerWebhook(server, receiver, { types: ['pet.created'] })
+  it('starts at most one attempt per busy interval, all endpoints together, the endpoints taking turns', async () => {
+    await registerWebhook(server, first, { types: ['pet.created'] })
+    await registerWebhook(server, second, { types: ['pet.created'] })
     const queued = await requestsInProgress(server, 3)
-    for (let index = 0; index < 4; index++)
+    for (let index = 0; index < 3; index++)
       assert.equal((await server.request('/v1/pets', { json: { name: `Paced ${index}`, categoryId: 1 } })).status, 201)
-    await receiver.until(() => receiver.received.length === 4)
+    await first.until(() => first.received.length === 3)
+    await second.until(() => second.received.length === 3)
     queued.end()
-    const gaps = receiver.received.slice(1).map((delivery, index) => {
-      const previous = receiver.received[index]
-      assert.ok(previous)
-      return delivery.arrivedAt - previous.arrivedAt
-    })
+    const arrivals = [
+      ...first.received.map((delivery) => ({ endpoint: 'first', at: delivery.arrivedAt })),
+      ...second.received.map((delivery) => ({ endpoint: 'second', at: delivery.arrivedAt })),
+    ].sort((a, b) => a.at - b.at)
+    const gaps = arrivals.slice(1).map((arrival, index) => arrival.at - (arrivals[index]?.at ?? 0))
     // Each attempt began an interval after the one before; their arrivals vary (a first connection, a busy host).
-    for (const gap of gaps)
-      assert.ok(gap >= INTERVAL_MS / 2, `deliveries ${Math.round(gap)} ms apart: ${gaps.join(', ')}`)
+    for (const gap of gaps) assert.ok(gap >= INTERVAL_MS / 2, `deliveries ${gaps.map(Math.round).join(', ')} ms apart`)
+    // Neither endpoint waits for the other's backlog: they alternate.
+    const order = arrivals.map((arrival) => arrival.endpoint)
+    assert.ok(
+      order.every((endpoint, index) => index === 0 || endpoint !== order[index - 1]),
+      `arrival order ${order.join(', ')}`,
+    )
   })
 })
 
@@ -427,8 +437,20 @@ describe(
             (await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(trx)).rows[0]
               ?.value,
         )
-      assert.equal(await setting(store.bookkeeping), 'off')
+      assert.equal(await setting(store.bookkeeping.transaction), 'off')
       assert.equal(await setting(store.transaction), 'on')
+    })
+
+    it("reads on the bookkeeping connections, apart from the pipeline of the API's reads", async () => {
+      const setting = async (db: Store['read']) =>
+        (
+          await db
+            .selectFrom(sql<{ value: string }>`(select current_setting('synchronous_commit') as value)`.as('setting'))
+            .select('value')
+            .executeTakeFirstOrThrow()
+        ).value
+      assert.equal(await setting(store.bookkeeping.read), 'off')
+      assert.equal(await setting(store.read), 'on')
     })
   },
 )

@@ -142,7 +142,7 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
     admin: db,
     read,
     transaction: (work) => runTransaction(db, work),
-    bookkeeping: (work) => runTransaction(bookkeeping, work),
+    bookkeeping: { read: bookkeeping, transaction: (work) => runTransaction(bookkeeping, work) },
     readVersion: readPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,

@@ -88,7 +88,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     readVersion,
     sqliteReader: readerHandle,
     transaction,
-    bookkeeping: transaction,
+    bookkeeping: { read, transaction },
     async close() {
       await groupCommit.settle()
       if (read !== db) await read.destroy()

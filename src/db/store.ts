@@ -30,13 +30,15 @@ export interface Store extends DataAccess {
    */
   sqliteReader: SqliteDatabase.Database | undefined
   /**
-   * Transactions for background bookkeeping whose loss in a crash is harmless because it is made again (the
-   * webhook deliverer's fan-outs, claims and outcomes). On PostgreSQL they run on connections of their own, so
-   * that they never take one from the writers' pool, and commit without waiting for the disk
-   * (synchronous_commit off): a crash of the database server may lose the last of them, whole, never a durable
-   * transaction committed after them (the WAL is one sequence). On SQLite they are ordinary transactions.
+   * Reads and transactions of background bookkeeping whose loss in a crash is harmless because it is made again
+   * (the webhook deliverer's looks, fan-outs, claims and outcomes). On PostgreSQL they run on connections of
+   * their own, so that they never take one from the writers' pool nor queue in the pipeline that the API's reads
+   * share, and transactions commit without waiting for the disk (synchronous_commit off), unlike what
+   * DataAccess promises: a crash of the database server may lose the last of them, whole, never a durable
+   * transaction committed after them (the WAL is one sequence). On SQLite they are the ordinary read and
+   * transactions.
    */
-  bookkeeping: DataAccess['transaction']
+  bookkeeping: DataAccess
   /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
   groupCommitStats: GroupCommitStats | undefined
   /** Resolves when the database answers a trivial query; rejects otherwise. */

@@ -35,7 +35,7 @@ import type { Sender } from './sender.js'
 import type { DeliveryGauges, DeliveryObserver } from './webhook-metrics.js'
 
 export interface DeliveryWorkerSettings {
-  /** Reads, and bookkeeping transactions (Store.bookkeeping): none of them needs to be durable before it resolves. */
+  /** Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves. */
   data: DataAccess
   /** The store's rule for readable events, which the fan-out follows like the feed. */
   visibility: EventVisibility
@@ -49,11 +49,14 @@ export interface DeliveryWorkerSettings {
   pollIntervalMs: number
   /** Looks at most this often while wake-ups keep coming (a flood of commits): each look then serves many. */
   batchIntervalMs: number
+  /** While the API is busy, attempts start at most this often, all endpoints together (taking turns). */
+  busyIntervalMs: number
   concurrency: number
   concurrencyPerEndpoint: number
   /**
-   * True while the API is busy (many requests in progress): each endpoint then gets one place, so that the
-   * deliveries' work (a delivery costs the machine about what a create does) does not take the clients' share.
+   * True while the API is busy (many requests in progress): each endpoint then gets one place, and attempts
+   * start one per busy interval in all, so that the deliveries' work (a delivery costs the machine several times
+   * what a create does) takes a bounded share from the clients, however many endpoints there are.
    */
   apiBusy: () => boolean
   shutdownWaitMs: number
@@ -100,8 +103,8 @@ export class DeliveryWorker implements DeliveryGauges {
   readonly #inProgress = new Map<number, InProgress>()
   readonly #opened = new Map<string, string>()
   #heldTotal = 0
-  /** When each endpoint's last attempt began (epoch milliseconds): while the API is busy, attempts are spaced. */
-  readonly #lastStarted = new Map<number, number>()
+  /** When the last attempt began while the API was busy (epoch milliseconds): those are spaced. */
+  #lastBusyStart = 0
   #startTimer: NodeJS.Timeout | undefined
   #startTimerAt = 0
   #records: AttemptRecord[] = []
@@ -292,31 +295,40 @@ export class DeliveryWorker implements DeliveryGauges {
     this.#heldTotal--
   }
 
-  /** Starts held deliveries where there are places: per endpoint (one while the API is busy), and in total. */
+  /**
+   * Starts held deliveries where there are places: per endpoint (one while the API is busy), and in total. While
+   * the API is busy, one per busy interval at most, the endpoints taking turns.
+   */
   #startWaiting(): void {
-    const { concurrency, attemptTimeoutMs, leaseMs, batchIntervalMs } = this.#settings
+    const { concurrency, attemptTimeoutMs, leaseMs, busyIntervalMs } = this.#settings
     const busy = this.#settings.apiBusy()
     const concurrencyPerEndpoint = busy ? 1 : this.#settings.concurrencyPerEndpoint
     const needed = attemptTimeoutMs + Math.min(LEASE_MARGIN_MS, (leaseMs - attemptTimeoutMs) / 2)
     const now = Date.now()
+    if (busy && this.#lastBusyStart + busyIntervalMs > now) {
+      if (this.#queued.size > 0) this.#startAt(this.#lastBusyStart + busyIntervalMs)
+      return
+    }
     for (const [endpointId, queue] of this.#queued) {
       while (
         queue.length > 0 &&
         this.#inProgress.size < concurrency &&
         (this.#runningPerEndpoint.get(endpointId) ?? 0) < concurrencyPerEndpoint
       ) {
-        // While the API is busy, an endpoint also starts at most one attempt per batch interval.
-        const next = busy ? (this.#lastStarted.get(endpointId) ?? 0) + batchIntervalMs : now
-        if (next > now) {
-          this.#startAt(next)
-          break
-        }
         const delivery = queue.shift() as Held
         // Too late to attempt and record within the lease: another holder could take it meanwhile.
-        if (delivery.leaseEndsAt - now < needed) this.#giveBack(delivery)
-        else {
-          this.#lastStarted.set(endpointId, now)
-          this.#begin(delivery)
+        if (delivery.leaseEndsAt - now < needed) {
+          this.#giveBack(delivery)
+          continue
+        }
+        this.#begin(delivery)
+        if (busy) {
+          // This endpoint's turn is over: it goes last, and the next start waits for the interval.
+          this.#lastBusyStart = now
+          this.#queued.delete(endpointId)
+          if (queue.length > 0) this.#queued.set(endpointId, queue)
+          if (this.#queued.size > 0) this.#startAt(now + busyIntervalMs)
+          return
         }
       }
       if (queue.length === 0) this.#queued.delete(endpointId)
