@@ -343,7 +343,7 @@ const variables = {
   // one webhook attempt at a time per endpoint, and starts one at most per WEBHOOK_BUSY_INTERVAL_MS, all
   // endpoints together: API requests go first, deliveries catch up once the load falls. 0: never give way.
   WEBHOOK_BUSY_REQUESTS: ['webhookBusyRequests', integer(16, 0, 100_000)],
-  WEBHOOK_BUSY_INTERVAL_MS: ['webhookBusyIntervalMs', integer(50, 0, 10_000)],
+  WEBHOOK_BUSY_INTERVAL_MS: ['webhookBusyIntervalMs', integer(50, 1, 10_000)],
   // On shutdown, attempts in progress get this long to finish; the rest are abandoned and left to be retried at
   // once by any instance. Below the 10 s the whole shutdown may take.
   WEBHOOK_SHUTDOWN_WAIT_MS: ['webhookShutdownWaitMs', integer(5000, 0, 8000)],

@@ -168,7 +168,7 @@ describe('loadConfig accepts valid values', () => {
       WEBHOOK_CONCURRENCY: '2',
       WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
       WEBHOOK_BUSY_REQUESTS: '0',
-      WEBHOOK_BUSY_INTERVAL_MS: '0',
+      WEBHOOK_BUSY_INTERVAL_MS: '1',
       WEBHOOK_SHUTDOWN_WAIT_MS: '0',
       WEBHOOK_DELIVERY_RETENTION_DAYS: '1',
     })
@@ -187,7 +187,7 @@ describe('loadConfig accepts valid values', () => {
         config.webhookShutdownWaitMs,
         config.webhookDeliveryRetentionDays,
       ],
-      [true, 500, 1501, 10, 0, 0, 2, 1, 0, 0, 0, 1],
+      [true, 500, 1501, 10, 0, 0, 2, 1, 0, 1, 0, 1],
     )
   })
 
@@ -418,6 +418,7 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['WEBHOOK_CONCURRENCY', '0'],
     ['WEBHOOK_CONCURRENCY_PER_ENDPOINT', '0'],
     ['WEBHOOK_BUSY_REQUESTS', '-1'],
+    ['WEBHOOK_BUSY_INTERVAL_MS', '0'],
     ['WEBHOOK_BUSY_INTERVAL_MS', '10001'],
     ['WEBHOOK_SHUTDOWN_WAIT_MS', '8001'],
     ['WEBHOOK_SECRET_OVERLAP_SECONDS', '2592001'],

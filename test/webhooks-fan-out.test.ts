@@ -383,6 +383,8 @@ describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () =>
     })
     first = await WebhookReceiver.start()
     second = await WebhookReceiver.start()
+    await registerWebhook(server, first, { types: ['pet.created'] })
+    await registerWebhook(server, second, { types: ['pet.created'] })
   })
   after(async () => {
     await server.close()
@@ -391,8 +393,6 @@ describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () =>
   })
 
   it('starts at most one attempt per busy interval, all endpoints together, the endpoints taking turns', async () => {
-    await registerWebhook(server, first, { types: ['pet.created'] })
-    await registerWebhook(server, second, { types: ['pet.created'] })
     const queued = await requestsInProgress(server, 3)
     for (let index = 0; index < 3; index++)
       assert.equal((await server.request('/v1/pets', { json: { name: `Paced ${index}`, categoryId: 1 } })).status, 201)
@@ -412,6 +412,33 @@ describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () =>
       order.every((endpoint, index) => index === 0 || endpoint !== order[index - 1]),
       `arrival order ${order.join(', ')}`,
     )
+  })
+
+  it("holds no more deliveries than it starts in a second: the rest stay for any instance's claim", async () => {
+    const leased = async () =>
+      Number(
+        (
+          await server.store.read
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .where('status', '=', 'pending')
+            .where('lease_token', 'is not', null)
+            .executeTakeFirstOrThrow()
+        ).count,
+      )
+    const before = first.received.length
+    const beforeSecond = second.received.length
+    const queued = await requestsInProgress(server, 3)
+    for (let index = 0; index < 10; index++)
+      assert.equal((await server.request('/v1/pets', { json: { name: `Held ${index}`, categoryId: 1 } })).status, 201)
+    await first.until(() => first.received.length >= before + 2)
+    // 20 pending deliveries (two endpoints); one interval's start is 300 ms: a second's worth is 4. One more may be
+    // leased while its outcome waits to be recorded.
+    const held = await leased()
+    queued.end()
+    assert.ok(held >= 1 && held <= 5, `${held} deliveries leased`)
+    await first.until(() => first.received.length === before + 10)
+    await second.until(() => second.received.length === beforeSecond + 10)
   })
 })
 

@@ -190,7 +190,7 @@ export class DeliveryWorker implements DeliveryGauges {
   }
 
   async #run(): Promise<void> {
-    const { data, visibility, concurrency, concurrencyPerEndpoint } = this.#settings
+    const { data, visibility, concurrencyPerEndpoint } = this.#settings
     try {
       // `continue` re-checks the loop's condition: a wake that came during an await (a commit, say, after the
       // look found nothing due) makes the worker look once more.
@@ -214,7 +214,7 @@ export class DeliveryWorker implements DeliveryGauges {
           if (made.deliveries > 0) claimable = Math.min(claimable ?? Date.now(), Date.now())
           if (made.more) this.#runAgain = true
         }
-        const room = concurrency * CLAIM_AHEAD - this.#heldTotal
+        const room = this.#claimLimit() - this.#heldTotal
         if (room <= 0) continue
         const now = Date.now()
         if (claimable === undefined) continue
@@ -272,6 +272,17 @@ export class DeliveryWorker implements DeliveryGauges {
       Math.max(0, delay),
     )
     this.#dueTimer.unref()
+  }
+
+  /**
+   * Deliveries this instance may hold (claimed ahead, or in progress). While the API is busy, attempts start one
+   * per busy interval: it holds a second's worth of starts, so that what it holds neither waits past its lease
+   * nor sits here while another instance could send it.
+   */
+  #claimLimit(): number {
+    const { concurrency, busyIntervalMs } = this.#settings
+    const limit = concurrency * CLAIM_AHEAD
+    return this.#settings.apiBusy() ? Math.min(limit, Math.ceil(1000 / busyIntervalMs)) : limit
   }
 
   /** The endpoints of which this instance holds as many deliveries as it may (its share of places, claimed ahead). */
