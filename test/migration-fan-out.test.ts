@@ -4,27 +4,23 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Migrator, PostgresAdapter, sql } from 'kysely'
-import { loadConfig } from '../src/config.js'
 import { migrateToLatest, migrations } from '../src/db/migrate.js'
-import { openStore, type Store } from '../src/db/store.js'
+import type { Store } from '../src/db/store.js'
 import { appendEvent } from '../src/events/event.repository.js'
 import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { openTestStore } from './helpers/opened-store.js'
+import { TEST_STORE } from './helpers/store.js'
 
 /** Every migration up to and including 0008, the one whose trigger made the deliveries. */
 const UNTIL_WEBHOOKS = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '0008_webhooks'))
 describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () => {
-  let database: TestDatabase
   let store: Store
+  let closeStore: () => Promise<void>
 
   before(async () => {
-    database = await createTestDatabase()
-    store = openStore(loadConfig({ DATABASE_URL: database.url }))
+    ;({ store, close: closeStore } = await openTestStore())
   })
-  after(async () => {
-    await store.close()
-    await database.drop()
-  })
+  after(() => closeStore())
 
   it('starts the fan-out after the events the trigger saw, and the trigger makes no more deliveries', async () => {
     const db = store.admin

@@ -7,16 +7,16 @@ import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { loadConfig } from '../src/config.js'
 import type { EventType } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
-import { openStore, type Store } from '../src/db/store.js'
+import type { Store } from '../src/db/store.js'
 import { appendEvent, newestReadableEventId } from '../src/events/event.repository.js'
 import { catchUpEndpoint, fanOutEvents, fanOutPosition } from '../src/webhooks/fan-out.repository.js'
 import { purgeOldEvents } from '../src/events/event-purge.js'
 import { updateWebhook } from '../src/webhooks/webhook.repository.js'
 import { startInstances, stopInstances } from './helpers/instances.js'
 import type { ServerProcess } from './helpers/process.js'
+import { openTestStore } from './helpers/opened-store.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 import { storedRows } from './helpers/stored-rows.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
@@ -53,19 +53,15 @@ async function requestsInProgress(server: TestServer, count: number): Promise<{ 
 }
 
 describe(`the fan-out's rules on ${TEST_STORE}`, () => {
-  let database: TestDatabase
   let store: Store
+  let closeStore: () => Promise<void>
   const visibility = TEST_STORE
 
   before(async () => {
-    database = await createTestDatabase()
-    store = openStore(loadConfig({ DATABASE_URL: database.url }))
+    ;({ store, close: closeStore } = await openTestStore())
     await migrateToLatest(store.admin)
   })
-  after(async () => {
-    await store.close()
-    await database.drop()
-  })
+  after(() => closeStore())
 
   const event = (type: EventType) =>
     store.transaction(async (trx) => {
@@ -446,16 +442,12 @@ describe(
   'the bookkeeping transactions on PostgreSQL',
   { skip: TEST_STORE === 'sqlite' ? "PostgreSQL's synchronous_commit" : false },
   () => {
-    let database: TestDatabase
     let store: Store
+    let closeStore: () => Promise<void>
     before(async () => {
-      database = await createTestDatabase()
-      store = openStore(loadConfig({ DATABASE_URL: database.url }))
+      ;({ store, close: closeStore } = await openTestStore())
     })
-    after(async () => {
-      await store.close()
-      await database.drop()
-    })
+    after(() => closeStore())
 
     it('commit without waiting for the disk; the writers wait for it', async () => {
       const setting = async (run: Store['transaction']) =>
