@@ -122,6 +122,19 @@ is answered 405 \`method_not_allowed\` with \`Allow\` (\`components.responses.Me
 ${errorTable}
 `
 
+/**
+ * The introduction as the docs page shows it: its first paragraph, then every \`**Topic.**\` paragraph as a short
+ * section of its own, all in one collapsed block, so that the operations come first on the page.
+ */
+function inShortSections(text: string): string {
+  const [introduction = '', ...topics] = text.split(/\n\n(?=\*\*[^*]+\.\*\* )/)
+  const sections = topics.map((topic) => topic.replace(/^\*\*([^*]+)\.\*\* /, '#### $1\n\n'))
+  const names = topics.map((topic) => /^\*\*([^*]+)\.\*\*/.exec(topic)?.[1]?.toLowerCase()).join(', ')
+  return [introduction, `<details>\n<summary>About this API: ${names}</summary>`, ...sections, '</details>\n'].join(
+    '\n\n',
+  )
+}
+
 export interface ApiServers {
   productionBaseUrl: string | undefined
   stagingBaseUrl: string | undefined
@@ -144,7 +157,7 @@ export const openapiBase = (servers: ApiServers) => ({
   openapi: '3.1.0',
   info: {
     ...API_INFO,
-    description,
+    description: inShortSections(description),
     contact: { name: 'Petstore API team', url: 'https://petstore.example.com/support' },
     license: { name: 'MIT', identifier: 'MIT' },
   },
