@@ -110,10 +110,11 @@ describe('the TAP tally of npm test', () => {
 })
 
 describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () => {
-  it('prints one line per top-level test with its counts, each failure in full, and nothing the tests print', async () => {
-    const file = join(makeTempDir(), 'mixed.test.mjs')
+  it('prints one line per file with its counts, each failure in full, and nothing the tests print', async () => {
+    const directory = makeTempDir()
+    const mixed = join(directory, 'mixed.test.mjs')
     writeFileSync(
-      file,
+      mixed,
       [
         "import assert from 'node:assert/strict'",
         "import { before, describe, it } from 'node:test'",
@@ -127,24 +128,26 @@ describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () =
         "describe('needs a program', { skip: 'the program is missing' }, () => { it('b', () => {}) })",
       ].join('\n'),
     )
+    const skipped = join(directory, 'skipped.test.mjs')
+    writeFileSync(
+      skipped,
+      "import { describe, it } from 'node:test'\ndescribe('browser', { skip: 'no Chromium' }, () => { it('c', () => {}) })\n",
+    )
     const { code, stdout } = await runNode([
       '--test',
       '--test-reporter=./scripts/file-reporter.mjs',
       '--test-reporter-destination=stdout',
-      file,
+      mixed,
+      skipped,
     ])
     assert.equal(code, 1, 'a failing test fails the run')
     const lines = stdout.split('\n').filter((line) => /^[✔✖-] /.test(line))
     assert.deepEqual(
-      lines.map((line) => line.replace(/ {2}\d+\.\d s$/, '').replace(/^(.) \S+ › /, '$1 ')),
-      [
-        '✖ mixed  1 passed, 1 failed, 1 skipped',
-        '✖ hooked  0 passed, 1 failed',
-        '- needs a program  skipped: the program is missing',
-      ],
+      lines.map((line) => line.replace(/ {2}\d+\.\d s$/, '').replace(/^(.) \S+\/([a-z]+\.test\.mjs) /, '$1 $2 ')),
+      ['✖ mixed.test.mjs  1 passed, 2 failed, 2 skipped', '- skipped.test.mjs  skipped: no Chromium'],
     )
     assert.match(stdout, /✖ FAILED \S+mixed\.test\.mjs:\d+ › fails\n {4}AssertionError/)
-    assert.match(stdout, /expected: 'expected'/)
+    assert.match(stdout, /\+ 'shown'\n {4}- 'expected'/)
     assert.match(stdout, /✖ FAILED \S+ › hooked\n {4}Error: no server/)
     assert.doesNotMatch(stdout, /noise from the test file/)
   })
