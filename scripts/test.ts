@@ -1,12 +1,14 @@
 // npm test: every test file on SQLite; then, when TEST_DATABASE_URL is set, every store-dependent file again
 // on PostgreSQL (each file in a schema of its own). In CI the PostgreSQL pass is mandatory, never skipped.
+// Quiet: one line per file, failures in full, a summary per pass; the full TAP of each pass goes to a file.
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
-import { emptyTally, tallyLine, type Skip, type TapTally } from './tap-tally.js'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
 // browser rendering of /docs and a browser's EventSource, the compose file, the locked engines, this runner's
-// tally, the README's claims about keys) or is SQLite's own read path (JSON made in SQL), or a helper tested
+// tally and reporter, the docs' claims about keys, links and webhook receiver) or is SQLite's own read path (JSON made in SQL), or a helper tested
 // alone (the per-turn data version and batches), or the client's packaging, types and webhook signatures: run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
   'config.test.ts',
@@ -26,7 +28,8 @@ const STORE_INDEPENDENT = new Set([
   'npm-start.test.ts',
   'events-browser.test.ts',
   'webhook-addresses.test.ts',
-  'readme-webhooks.test.ts',
+  'docs-webhook-receiver.test.ts',
+  'docs-links.test.ts',
   'client-pack.test.ts',
   'client-types.test.ts',
   'client-webhook.test.ts',
@@ -60,11 +63,21 @@ const BUNDLE_CLI = 'dist/bundle/cli.js'
 interface PassResult extends TapTally {
   pass: string
   code: number | null
+  /** Wall time of the pass, in milliseconds. */
+  duration: number
+  /** The pass's full TAP output. */
+  log: string
 }
 
-function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2, cli?: string): Promise<PassResult> {
-  const pass = `${store} pass${cli ? ` with ${cli}` : ''}`
-  process.stdout.write(`\n# ${pass}: ${files.length} files${concurrency === 1 ? ', one at a time' : ''}\n`)
+// Every test's line and everything the tests print, one TAP file per pass; the terminal gets one line per file.
+const LOG_DIRECTORY = 'test-results'
+const REPORTER = './scripts/file-reporter.mjs'
+
+async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2, cli?: string) {
+  const pass = `${store} pass${concurrency === 1 ? ', one file at a time' : ''}${cli ? ` with ${cli}` : ''}`
+  const log = join(LOG_DIRECTORY, `${pass.replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '')}.tap`)
+  process.stdout.write(`\n# ${pass}: ${files.length} files\n`)
+  const started = performance.now()
   const child = spawn(
     process.execPath,
     [
@@ -73,23 +86,20 @@ function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2,
       '--test',
       `--test-concurrency=${concurrency}`,
       '--test-timeout=180000',
+      `--test-reporter=${REPORTER}`,
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${log}`,
       ...files.map((file) => `test/${file}`),
     ],
     {
       env: { ...process.env, PETSTORE_TEST_STORE: store, ...(cli ? { PETSTORE_TEST_CLI: cli } : {}) },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
   )
-  const tally = emptyTally()
-  let pending = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk)
-    pending += chunk.toString()
-    const lines = pending.split('\n')
-    pending = lines.pop() ?? ''
-    for (const line of lines) tallyLine(tally, line)
-  })
-  return new Promise((resolve) => child.on('close', (code) => resolve({ ...tally, pass, code })))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  const tally = tallyText(emptyTally(), existsSync(log) ? readFileSync(log, 'utf8') : '')
+  return { ...tally, pass, code, duration: performance.now() - started, log } satisfies PassResult
 }
 
 /** Builds dist/ (incrementally, so quick when it is current), as the bundle pass tests what npm start runs. */
@@ -99,41 +109,60 @@ function build(): Promise<number | null> {
   return new Promise((resolve) => child.on('close', resolve))
 }
 
+const minutes = (milliseconds: number) =>
+  `${Math.floor(milliseconds / 60_000)} min ${Math.round((milliseconds % 60_000) / 1000)} s`
+
+// `npm test -- pets-create.test.ts test/orders-list.test.ts` runs only those files, each in the passes it belongs to.
+const chosen = new Set(process.argv.slice(2).map((file) => basename(file)))
 const files = readdirSync('test')
-  .filter((file) => file.endsWith('.test.ts'))
+  .filter((file) => file.endsWith('.test.ts') && (chosen.size === 0 || chosen.has(file)))
   .sort()
-const results = [
-  await runPass(
-    'sqlite',
-    files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file)),
-  ),
-  await runPass(
-    'sqlite',
-    files.filter((file) => ALONE.has(file)),
-    1,
-  ),
-]
-const built = await build()
-results.push(
-  built === 0
-    ? await runPass('sqlite', BUNDLE, 2, BUNDLE_CLI)
-    : { pass: 'build', passed: 0, failed: 1, skipped: [], code: built },
+const unknown = [...chosen].filter((file) => !files.includes(file))
+if (unknown.length > 0) {
+  process.stderr.write(`No such test file in test/: ${unknown.join(', ')}\n`)
+  process.exit(2)
+}
+const postgres = Boolean(process.env.TEST_DATABASE_URL)
+const bundleFiles = BUNDLE.filter((file) => files.includes(file))
+const postgresFiles = files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file))
+
+mkdirSync(LOG_DIRECTORY, { recursive: true })
+process.stdout.write(
+  [
+    `npm test: ${chosen.size === 0 ? 'every' : files.length} test file${files.length === 1 ? '' : 's'} on SQLite` +
+      `${bundleFiles.length > 0 ? `, ${bundleFiles.length} again against the production bundle` : ''}` +
+      `${postgres ? `, ${postgresFiles.length} again on PostgreSQL` : ''}.`,
+    chosen.size === 0
+      ? `Expect about ${postgres ? '14 minutes (PostgreSQL pass included)' : '8 minutes'} on 2 cores.`
+      : 'A subset: seconds to a few minutes.',
+    postgres
+      ? `PostgreSQL pass: on ${process.env.TEST_DATABASE_URL?.replace(/\/\/[^@/]*@/, '//…@')}.`
+      : 'PostgreSQL pass: skipped (set TEST_DATABASE_URL to run it; in CI it is mandatory).',
+    'Tests that need Chromium, nginx or Redis are skipped without them (except in CI), and listed at the end.',
+    `One line per file here; every test's result and output in ${LOG_DIRECTORY}/*.tap.`,
+    '',
+  ].join('\n'),
 )
 
-if (process.env.TEST_DATABASE_URL) {
+const results: PassResult[] = []
+const sqliteFiles = files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file))
+if (sqliteFiles.length > 0) results.push(await runPass('sqlite', sqliteFiles))
+const aloneFiles = files.filter((file) => ALONE.has(file))
+if (aloneFiles.length > 0) results.push(await runPass('sqlite', aloneFiles, 1))
+if (bundleFiles.length > 0) {
+  const built = await build()
   results.push(
-    await runPass(
-      'postgres',
-      files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file)),
-    ),
+    built === 0
+      ? await runPass('sqlite', bundleFiles, 2, BUNDLE_CLI)
+      : { pass: 'build', passed: 0, failed: 1, skipped: [], code: built, duration: 0, log: '(npm run build)' },
   )
+}
+
+if (postgres) {
+  if (postgresFiles.length > 0) results.push(await runPass('postgres', postgresFiles))
 } else if (process.env.CI) {
   process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
   process.exitCode = 1
-} else {
-  process.stdout.write(
-    '\n# PostgreSQL pass not run: set TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run it.\n',
-  )
 }
 
 const skipped: (Skip & { pass: string })[] = results.flatMap((result) =>
@@ -141,8 +170,16 @@ const skipped: (Skip & { pass: string })[] = results.flatMap((result) =>
 )
 const passed = results.reduce((sum, result) => sum + result.passed, 0)
 const failed = results.reduce((sum, result) => sum + result.failed, 0)
+// A pass that failed without a failing test (a file that would not load, a crashed runner) still fails npm test.
 if (results.some((result) => result.code !== 0)) process.exitCode = 1
-process.stdout.write(`\ntotal: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
+process.stdout.write('\nsummary\n')
+for (const result of results)
+  process.stdout.write(
+    `  ${result.pass}: ${result.passed} passed, ${result.failed} failed, ${result.skipped.length} skipped` +
+      ` in ${minutes(result.duration)}${result.code === 0 ? '' : ` (exit code ${result.code})`}; log: ${result.log}\n`,
+  )
+if (!postgres) process.stdout.write('  postgres pass: not run (TEST_DATABASE_URL is not set)\n')
+process.stdout.write(`total: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
 // Every skip, with its reason, where it cannot be missed: the last lines of the output.
 for (const skip of skipped)
   process.stdout.write(`skipped (${skip.pass}): ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}\n`)

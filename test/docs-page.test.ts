@@ -1,12 +1,17 @@
 // The interactive reference at /docs, opened in a real headless Chromium: it must render the ten operations
 // from the served document, with the beta ones visibly marked, using only the service's own files (no CDN, no validator, no telemetry).
 import assert from 'node:assert/strict'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, missingChromium } from './helpers/chromium.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 const missing = missingChromium('/docs')
+// The first screen of a laptop, and where its screenshot is kept for a reader to look at (docs/testing.md).
+const SCREEN = { width: 1280, height: 800 }
+const SCREENSHOT = process.env.PETSTORE_DOCS_SCREENSHOT ?? join(tmpdir(), 'petstore-docs-page.png')
 
 interface RenderedOperation {
   method: string
@@ -228,6 +233,39 @@ describe('GET /docs in a browser', { skip: missing ?? false }, () => {
       /^default-src 'none'; script-src 'self'; style-src 'self' 'sha256-[A-Za-z0-9+/]+={0,2}'; .*frame-ancestors 'none'$/,
     )
     assert.equal(pageHeaders['x-frame-options'], 'DENY')
+  })
+
+  it('is titled after the API, shows no framework logo, and keeps the introduction in collapsed sections', async () => {
+    assert.equal(await page.title(), 'Petstore API')
+    assert.equal(await page.locator('.topbar').count(), 0)
+    assert.deepEqual(
+      requests.filter((url) => /logo|favicon-(16|32)x/.test(url)),
+      [],
+      'no framework logo or icon was loaded',
+    )
+    const introduction = page.locator('.info .description details')
+    assert.equal(await introduction.getAttribute('open'), null, 'collapsed at first')
+    await introduction.locator('summary').click()
+    const topics = await introduction.locator('h4').allTextContents()
+    assert.ok(topics.includes('Authentication') && topics.includes('Errors'), topics.join(', '))
+  })
+
+  it('shows the first operation on the first screen (1280 × 800), once the document has loaded', async () => {
+    const screen = await browser.newPage({ viewport: SCREEN })
+    try {
+      await screen.goto(`${server.baseUrl}/docs`)
+      // The first operation, not a loading spinner: the screenshot shows the rendered document.
+      const first = screen.locator('.opblock').first()
+      await first.waitFor({ timeout: 30_000 })
+      assert.equal(await first.getAttribute('id'), 'operations-Pets-listPets')
+      const box = await first.locator('.opblock-summary').boundingBox()
+      assert.ok(box && box.y >= 0 && box.y + box.height <= SCREEN.height, `first operation at ${JSON.stringify(box)}`)
+      const shot = await screen.screenshot({ path: SCREENSHOT })
+      // A PNG of exactly the first screen (its IHDR holds width and height).
+      assert.deepEqual([shot.readUInt32BE(16), shot.readUInt32BE(20)], [SCREEN.width, SCREEN.height])
+    } finally {
+      await screen.close()
+    }
   })
 
   it('logged no console error and no uncaught exception', () => {

@@ -1,6 +1,6 @@
-// What the README says about stored keys is what the service does: a key's last use is written at most once
-// a minute (not on every request), and stored keys are cached on SQLite while the database is unchanged (the
-// README once said "looked up on every request, never cached"). Revocation on the next request, cache or
+// What docs/decisions.md says about stored keys is what the service does: a key's last use is written at most
+// once a minute (not on every request), and stored keys are cached while the database is unchanged (the docs
+// once said "looked up on every request, never cached"). Revocation on the next request, cache or
 // not, is tested in read-cache.test.ts and multi-instance.test.ts.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -9,9 +9,11 @@ import { issueApiKey } from '../src/keys/issue-key.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 
-const readme = readFileSync('README.md', 'utf8')
+// The page that states the rules for keys.
+const KEYS_PAGE = 'docs/decisions.md'
+const page = readFileSync(KEYS_PAGE, 'utf8')
 
-describe('stored keys, as the README describes them', () => {
+describe(`stored keys, as ${KEYS_PAGE} describes them`, () => {
   let database: TestDatabase
   let server: TestServer
 
@@ -39,7 +41,7 @@ describe('stored keys, as the README describes them', () => {
   it("records a key's last use once, not again on the requests that follow within the minute", async () => {
     const { key, row } = await issueApiKey(server.store, 'claims')
     assert.equal((await server.request('/v1/pets', { auth: key })).status, 200)
-    // Recorded off the request path: wait for it (the README's claim is about how often, not how soon).
+    // Recorded off the request path: wait for it (the page's claim is about how often, not how soon).
     let first: string | null = null
     for (let attempt = 0; attempt < 100 && first === null; attempt++) {
       first = await lastUsed(row.id)
@@ -57,12 +59,12 @@ describe('stored keys, as the README describes them', () => {
     assert.equal(await lastUsed(row.id), first)
   })
 
-  it('the README says so, and no longer that keys are never cached', () => {
-    assert.doesNotMatch(readme, /never cached/)
-    assert.doesNotMatch(readme, /keys are looked up (on every|per) request/)
-    assert.match(readme, /at most once a minute per key on each instance/)
+  it('the page says so, and no longer that keys are never cached', () => {
+    assert.doesNotMatch(page, /never cached/)
+    assert.doesNotMatch(page, /keys are looked up (on every|per) request/)
+    assert.match(page, /at most once a minute per key on each instance/)
     assert.match(
-      readme,
+      page,
       /a stored key is kept in memory only while the database is unchanged \(SQLite's `PRAGMA data_version`, PostgreSQL's `data_version` table/,
     )
   })

@@ -8,19 +8,22 @@ import { describe, it } from 'node:test'
 import { emptyTally, tallyText } from '../scripts/tap-tally.js'
 import { makeTempDir } from './helpers/temp.js'
 
-/** Runs `node --test FILE` as npm test does (TAP on a pipe) and returns its standard output. */
-async function runNodeTest(file: string, env: Record<string, string | undefined>): Promise<string> {
+/** Runs node with `args` as npm test runs its passes (output on a pipe) and returns its exit code and standard output. */
+async function runNode(args: string[], env: Record<string, string | undefined> = {}) {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env }
   // Set by the test runner around this file: a nested runner would report to it instead of printing TAP.
   delete childEnv.NODE_TEST_CONTEXT
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', file], {
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(process.execPath, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   child.stderr.resume()
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+  return { code, stdout }
+}
+
+/** Runs `node --test FILE` as npm test does (TAP on a pipe) and returns its standard output. */
+async function runNodeTest(file: string, env: Record<string, string | undefined>): Promise<string> {
+  const { code, stdout } = await runNode(['--import', 'tsx', '--test', file], env)
   assert.equal(code, 0, stdout)
   return stdout
 }
@@ -103,5 +106,49 @@ describe('the TAP tally of npm test', () => {
         },
       ],
     })
+  })
+})
+
+describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () => {
+  it('prints one line per file with its counts, each failure in full, and nothing the tests print', async () => {
+    const directory = makeTempDir()
+    const mixed = join(directory, 'mixed.test.mjs')
+    writeFileSync(
+      mixed,
+      [
+        "import assert from 'node:assert/strict'",
+        "import { before, describe, it } from 'node:test'",
+        "console.log('noise from the test file')",
+        "describe('mixed', () => {",
+        "  it('passes', () => {})",
+        "  it('fails', () => assert.equal('shown', 'expected'))",
+        "  it('is skipped', { skip: 'not today' }, () => {})",
+        '})',
+        "describe('hooked', () => { before(() => { throw new Error('no server') }); it('a', () => {}) })",
+        "describe('needs a program', { skip: 'the program is missing' }, () => { it('b', () => {}) })",
+      ].join('\n'),
+    )
+    const skipped = join(directory, 'skipped.test.mjs')
+    writeFileSync(
+      skipped,
+      "import { describe, it } from 'node:test'\ndescribe('browser', { skip: 'no Chromium' }, () => { it('c', () => {}) })\n",
+    )
+    const { code, stdout } = await runNode([
+      '--test',
+      '--test-reporter=./scripts/file-reporter.mjs',
+      '--test-reporter-destination=stdout',
+      mixed,
+      skipped,
+    ])
+    assert.equal(code, 1, 'a failing test fails the run')
+    const lines = stdout.split('\n').filter((line) => /^[✔✖-] /.test(line))
+    assert.deepEqual(
+      lines.map((line) => line.replace(/ {2}\d+\.\d s$/, '').replace(/^(.) \S+\/([a-z]+\.test\.mjs) /, '$1 $2 ')),
+      ['✖ mixed.test.mjs  1 passed, 2 failed, 2 skipped', '- skipped.test.mjs  skipped: no Chromium'],
+    )
+    assert.match(stdout, /✖ FAILED \S+mixed\.test\.mjs:\d+ › fails\n {4}AssertionError/)
+    assert.match(stdout, /\+ 'shown'\n {4}- 'expected'/)
+    assert.match(stdout, /✖ FAILED \S+ › hooked\n {4}Error: no server/)
+    assert.doesNotMatch(stdout, /noise from the test file/)
   })
 })

@@ -110,6 +110,24 @@ const CONTENT_TYPES: Record<DocumentFormat, string> = {
 /** The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test fails if it changes). */
 const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
 
+/** The tab's icon: ours, not the framework's (a paw, drawn in four circles and an ellipse). */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><g fill="#2f6f4f">
+<circle cx="8" cy="12" r="3.5"/><circle cx="13" cy="6" r="3.5"/><circle cx="19" cy="6" r="3.5"/>
+<circle cx="24" cy="12" r="3.5"/><ellipse cx="16" cy="21" rx="7" ry="6"/></g></svg>`
+
+/**
+ * The page as ours: titled after the API, no framework top bar or logo (BaseLayout has neither), our icon, and
+ * the operations on the first screen (the document's introduction is a collapsed section, see openapi-info.ts).
+ */
+const DOCS_PAGE = {
+  logo: null,
+  theme: {
+    title: 'Petstore API',
+    favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
+  },
+  uiConfig: { layout: 'BaseLayout', deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 },
+}
+
 /**
  * Swagger UI needs nothing but its own scripts, styles and images (and data: images); "Try it out" may call
  * this instance and the documented servers. No page may frame the reference (clickjacking).
@@ -166,9 +184,8 @@ export async function registerDocs(
       if (route.url === '/docs/json') route.handler = send('json')
       if (route.url === '/docs/yaml') route.handler = send('yaml')
     })
-    await docs.register(swaggerUi, {
-      routePrefix: '/docs',
-      uiConfig: { deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 },
-    })
+    // @ts-expect-error -- `logo: null` means no logo (the plugin reads its own only when `logo` is undefined);
+    // its types know a logo or nothing.
+    await docs.register(swaggerUi, { routePrefix: '/docs', ...DOCS_PAGE })
   })
 }

@@ -41,8 +41,8 @@ Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750
 
 **Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures
 otherwise), shared by every instance of the service; requests without a valid key are counted against the client's
-address, with a smaller quota; once an address has spent it, its API requests are refused (429) for the rest of the
-window before any key is looked up, a valid key included. Every response under \`/v1\` states the quota and what is
+address, with a smaller quota; once an address has spent it, its requests without a valid key are refused (429)
+for the rest of the window. A valid key is never refused because of the anonymous traffic of its address. Every response under \`/v1\` states the quota and what is
 left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit:
 "default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with
 \`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
@@ -122,6 +122,19 @@ is answered 405 \`method_not_allowed\` with \`Allow\` (\`components.responses.Me
 ${errorTable}
 `
 
+/**
+ * The introduction as the docs page shows it: its first paragraph, then every \`**Topic.**\` paragraph as a short
+ * section of its own, all in one collapsed block, so that the operations come first on the page.
+ */
+function inShortSections(text: string): string {
+  const [introduction = '', ...topics] = text.split(/\n\n(?=\*\*[^*]+\.\*\* )/)
+  const sections = topics.map((topic) => topic.replace(/^\*\*([^*]+)\.\*\* /, '#### $1\n\n'))
+  const names = topics.map((topic) => /^\*\*([^*]+)\.\*\*/.exec(topic)?.[1]?.toLowerCase()).join(', ')
+  return [introduction, `<details>\n<summary>About this API: ${names}</summary>`, ...sections, '</details>\n'].join(
+    '\n\n',
+  )
+}
+
 export interface ApiServers {
   productionBaseUrl: string | undefined
   stagingBaseUrl: string | undefined
@@ -144,7 +157,7 @@ export const openapiBase = (servers: ApiServers) => ({
   openapi: '3.1.0',
   info: {
     ...API_INFO,
-    description,
+    description: inShortSections(description),
     contact: { name: 'Petstore API team', url: 'https://petstore.example.com/support' },
     license: { name: 'MIT', identifier: 'MIT' },
   },

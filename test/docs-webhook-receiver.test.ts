@@ -1,4 +1,4 @@
-// The README's webhook receiver (the ```ts block after `<!-- webhook-receiver -->`) is run as it is written,
+// The webhook receiver of docs/webhooks.md (the ```ts block after `<!-- webhook-receiver -->`) is run as written,
 // against a real server: it prints each event once, ignores a repeat of it (the same webhook-id), and refuses
 // a request that is not signed with its secret. So the example cannot drift from the service.
 import assert from 'node:assert/strict'
@@ -11,14 +11,15 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
 
 const TSX = import.meta.resolve('tsx')
+const PAGE = 'docs/webhooks.md'
 
 function receiverSource(markdown: string): string {
   const source = /^<!-- webhook-receiver -->\n```ts\n([\s\S]*?)^```$/m.exec(markdown)?.[1]
-  assert.ok(source, 'README.md has a ```ts block after <!-- webhook-receiver -->')
+  assert.ok(source, `${PAGE} has a \`\`\`ts block after <!-- webhook-receiver -->`)
   return source
 }
 
-describe("the README's webhook receiver", () => {
+describe(`the webhook receiver of ${PAGE}`, () => {
   let server: TestServer
   let receiver: ChildProcess
   let directory: string
@@ -31,8 +32,8 @@ describe("the README's webhook receiver", () => {
     // Beside node_modules, so that its import of standardwebhooks resolves as in the reader's project.
     const cache = join(process.cwd(), 'node_modules', '.cache')
     mkdirSync(cache, { recursive: true })
-    directory = mkdtempSync(join(cache, 'readme-receiver-'))
-    writeFileSync(join(directory, 'receiver.ts'), receiverSource(readFileSync('README.md', 'utf8')))
+    directory = mkdtempSync(join(cache, 'docs-receiver-'))
+    writeFileSync(join(directory, 'receiver.ts'), receiverSource(readFileSync(PAGE, 'utf8')))
     port = await freePort()
     webhook = await registerWebhook(server, undefined, { url: `http://127.0.0.1:${port}/`, types: ['pet.created'] })
     receiver = spawn(process.execPath, ['--import', TSX, join(directory, 'receiver.ts')], {

@@ -1,7 +1,7 @@
-// The README's walk through the API is a script: its shell blocks (each preceded by `<!-- walk -->`) are run
-// in order, in one bash, against a real server on a fresh database, exactly as a reader pastes them. Every
-// status line the README shows must be the one the service answers, in order, and every body and header
-// line it shows must be printed, so the walk cannot drift from the service.
+// The tour of the API (docs/api-tour.md) is a script: its shell blocks (each preceded by `<!-- walk -->`) are
+// run in order, in one bash, against a real server on a fresh database, exactly as a reader pastes them. Every
+// status line the page shows must be the one the service answers, in order, and every body and header line it
+// shows must be printed, so the tour cannot drift from the service.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -9,9 +9,10 @@ import { after, before, describe, it } from 'node:test'
 import { spawnServer, type ServerProcess } from './helpers/process.js'
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 
-const KEY = 'readme-walk-key-0123456789'
-// Where the README's examples say the server is (npm start's default); the test server's own URL replaces it.
-const README_BASE_URL = 'http://127.0.0.1:8080'
+const KEY = 'docs-walk-key-0123456789'
+const TOUR = 'docs/api-tour.md'
+// Where the tour's examples say the server is (npm start's default); the test server's own URL replaces it.
+const TOUR_BASE_URL = 'http://127.0.0.1:8080'
 
 /** The ```sh blocks that follow a `<!-- walk -->` line, in document order. */
 function walkBlocks(markdown: string): string[] {
@@ -38,7 +39,7 @@ function expectedOutput(script: string, baseUrl: string): Expected {
     // A body, or a header (`name: value`, the name in lower case as the service sends it); prose comments
     // start with a capital or have spaces before their colon.
     else if (/^[[{]/.test(shown) || /^[a-z][a-z0-9-]*: /.test(shown))
-      expected.lines.push(shown.replaceAll(README_BASE_URL, baseUrl))
+      expected.lines.push(shown.replaceAll(TOUR_BASE_URL, baseUrl))
   }
   return expected
 }
@@ -55,10 +56,10 @@ async function runWalk(script: string, env: Record<string, string>): Promise<{ c
   return { code, output: output.replaceAll('\r', '') }
 }
 
-describe('the README walk through the API', () => {
+describe('the tour of the API in docs/api-tour.md', () => {
   let database: TestDatabase
   let server: ServerProcess
-  const script = walkBlocks(readFileSync('README.md', 'utf8')).join('\n')
+  const script = walkBlocks(readFileSync(TOUR, 'utf8')).join('\n')
 
   before(async () => {
     database = await createTestDatabase()
@@ -72,7 +73,7 @@ describe('the README walk through the API', () => {
   })
 
   it('has its four blocks: pets, store orders, idempotent retries, catalogue maintenance', () => {
-    const blocks = walkBlocks(readFileSync('README.md', 'utf8'))
+    const blocks = walkBlocks(readFileSync(TOUR, 'utf8'))
     assert.equal(blocks.length, 4)
     assert.match(blocks[0] ?? '', /"\$API\/pets\?limit=1&status=available"/)
     assert.match(blocks[1] ?? '', /"\$API\/store\/orders"/)
@@ -81,7 +82,7 @@ describe('the README walk through the API', () => {
     assert.match(blocks[3] ?? '', /-X DELETE/)
   })
 
-  it('runs top to bottom in bash against a fresh database, printing exactly what the README shows', async () => {
+  it('runs top to bottom in bash against a fresh database, printing exactly what the page shows', async () => {
     const { code, output } = await runWalk(script, { KEY, BASE_URL: server.baseUrl })
     assert.equal(code, 0, output)
     const expected = expectedOutput(script, server.baseUrl)
@@ -98,7 +99,7 @@ describe('the README walk through the API', () => {
       const at = lines.indexOf(line, from)
       assert.ok(
         at >= 0,
-        `the README shows ${JSON.stringify(line)}, which the walk did not print (after line ${from}):\n${output}`,
+        `${TOUR} shows ${JSON.stringify(line)}, which the walk did not print (after line ${from}):\n${output}`,
       )
       from = at + 1
     }
