@@ -47,6 +47,7 @@ const publicOrigin = checkedUrl(
   'an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
   (address) => /^https?:$/.test(address.protocol) && address.pathname === '/',
   (address) => address.origin,
+  "the request's Host",
 )
 const redisNamespace = text(
   /^[A-Za-z0-9:._-]{1,64}$/,

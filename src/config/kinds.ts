@@ -125,14 +125,16 @@ export function url(scheme: RegExp, accepts: string): Kind<string | undefined> {
   }
 }
 
-/** A parsed URL that `fits`, normalised by `normalise`; unset means none. */
+/** A parsed URL that `fits`, normalised by `normalise`; unset means none, or what `defaultText` says. */
 export function checkedUrl(
   accepts: string,
   fits: (url: URL) => boolean,
   normalise: (url: URL) => string,
+  defaultText?: string,
 ): Kind<string | undefined> {
   return {
     accepts,
+    ...(defaultText === undefined ? {} : { defaultText }),
     unset: () => undefined,
     parse(value, name) {
       const parsed = URL.canParse(value) ? new URL(value) : undefined
