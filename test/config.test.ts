@@ -1,5 +1,5 @@
-// loadConfig: the one reader of the environment. Every variable has a default, accepts exactly what DESIGN.md
-// §2 allows, and refuses anything else with one line that starts with the variable's name.
+// loadConfig: the one reader of the environment. Every variable has a default, accepts exactly what the
+// configuration table says it accepts, and refuses anything else with one line that starts with the variable's name.
 import assert from 'node:assert/strict'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
