@@ -36,7 +36,7 @@ const HELP = `Usage: npm run bench:webhooks -- [options]
   --dir DIR          where the temporary databases go (a real disk: fsync on tmpfs is free)
   --drain-limit S    give up waiting for the backlog after this long (120)
   --rate N           creates per second of the steady measurement of commit-to-delivery latency (500)
-  --env K=V[,K=V]    extra environment of the service (e.g. WEBHOOK_BUSY_REQUESTS=0, to compare)
+  --env K=V[,K=V]    extra environment of the service (e.g. WEBHOOK_RETRY_SCHEDULE=none, to compare)
   --cpu-prof DIR     profile the service with the endpoint (node --cpu-prof) and print its top self-time functions
   --time-limit MIN   abort, cleaning up, after this many minutes (20)`
 

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
+import { tuningWith, type Tuning } from './config/tuning.js'
 import type { Store } from './db/store.js'
 import { eventRoutes } from './events/event.routes.js'
 import { AccessLog } from './http/access-log.js'
@@ -43,6 +44,8 @@ export interface AppDependencies {
   logStream?: DestinationStream
   /** Where webhooks go; the system's resolver and connections when absent. Tests pass their own. */
   webhookNetwork?: WebhookNetwork
+  /** Changes to the fixed tuning (config/tuning.ts): tests shorten leases and waits. */
+  tuning?: Partial<Tuning>
 }
 
 /** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
@@ -101,13 +104,14 @@ function createFastify(config: Config, logStream: DestinationStream | undefined,
 
 export async function buildApp(
   config: Config,
-  { store, logStream, webhookNetwork }: AppDependencies,
+  { store, logStream, webhookNetwork, tuning: tuningOverrides }: AppDependencies,
 ): Promise<FastifyInstance> {
+  const tuning = tuningWith(tuningOverrides)
   const app = createFastify(config, logStream, () => guard)
   // Registered first, so it runs last: the store closes after every other onClose hook that may still use it.
   app.addHook('onClose', () => store.close())
   const requestsInFlight = countRequestsInFlight(app.server)
-  const services = await createServices(config, store, app.log, { webhookNetwork, requestsInFlight })
+  const services = await createServices(config, store, app.log, { webhookNetwork, requestsInFlight, tuning })
   // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
   app.addHook('preClose', () => services.stop())
   // ioredis is loaded only when Redis is configured (about 5 MiB of memory otherwise spent for nothing).
@@ -195,7 +199,7 @@ export async function buildApp(
       })
       await api.register(eventRoutes, {
         events: services.events,
-        heartbeatMs: config.eventHeartbeatSeconds * 1000,
+        heartbeatMs: tuning.eventHeartbeatSeconds * 1000,
         publicBaseUrl,
       })
       const { webhooks, idempotency, cursors } = services
@@ -205,7 +209,7 @@ export async function buildApp(
         idempotency,
         storedSecrets: services.storedWebhookSecrets,
         publicBaseUrl,
-        secretOverlapSeconds: config.webhookSecretOverlapSeconds,
+        secretOverlapSeconds: tuning.webhookSecretOverlapSeconds,
       })
       await api.register(webhookDeliveryRoutes, {
         webhooks,

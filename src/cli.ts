@@ -4,7 +4,7 @@
 // 1 failure, 2 usage error (with the usage on stderr).
 import { parseArgs } from 'node:util'
 import { COMMANDS, SYNOPSIS, commandHelp, commandUsage, globalHelp, version, type Command } from './cli-usage.js'
-import { ConfigError, findMisspeltVariables, loadConfig, type Config } from './config.js'
+import { ConfigError, findMisspeltVariables, findRetiredVariables, loadConfig, type Config } from './config.js'
 import { openStore, type Store } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
@@ -270,10 +270,16 @@ async function keysRevoke(config: Config, id: number): Promise<void> {
   )
 }
 
-/** A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. */
+/**
+ * A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. Or
+ * one that earlier versions read: its value is now ignored.
+ */
 function warnAboutMisspeltVariables(): void {
   for (const { name, meant } of findMisspeltVariables()) {
     console.error(`petstore: warning: ${name} is set but petstore does not read it; did you mean ${meant}?`)
+  }
+  for (const { name, now } of findRetiredVariables()) {
+    console.error(`petstore: warning: ${name} is set but petstore no longer reads it; it is fixed at ${now}`)
   }
 }
 

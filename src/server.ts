@@ -3,6 +3,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
+import type { Tuning } from './config/tuning.js'
 import { openStore } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
@@ -12,7 +13,8 @@ import { describeDatabase, explainingDatabaseErrors, explainListenError } from '
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000
 
-export async function serve(config: Config): Promise<void> {
+/** `tuning`: changes to the fixed tuning, given in code by tests that start a server process of their own. */
+export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<void> {
   let app: FastifyInstance | undefined
   // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
   const store = await explainingDatabaseErrors(config.database, () =>
@@ -22,7 +24,7 @@ export async function serve(config: Config): Promise<void> {
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
       if (config.migrateOnStart) await migrateToLatest(store.admin)
-      return buildApp(config, { store, logStream: createLogDestination() })
+      return buildApp(config, { store, logStream: createLogDestination(), tuning })
     })
     await app
       .listen({

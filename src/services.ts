@@ -2,6 +2,7 @@
 // paths chosen here, once, for the store at hand. Routes see only the services' interfaces.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from './config.js'
+import { DEFAULT_TUNING, type Tuning } from './config/tuning.js'
 import type { DataAccess } from './db/database.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
 import type { Store } from './db/store.js'
@@ -76,6 +77,8 @@ export interface ServiceOptions {
   webhookNetwork?: WebhookNetwork
   /** The HTTP server's requests in progress: the deliverer gives way while there are many. None: never. */
   requestsInFlight?: RequestsInFlight
+  /** Leases, waits, polls and attempts at once: the fixed defaults unless a test gives its own. */
+  tuning?: Tuning
 }
 
 export async function createServices(
@@ -84,6 +87,7 @@ export async function createServices(
   log: FastifyBaseLogger,
   options: ServiceOptions = {},
 ): Promise<Services> {
+  const tuning = options.tuning ?? DEFAULT_TUNING
   const visibility = store.dialect
   const events = createEventService({
     data: store,
@@ -92,8 +96,8 @@ export async function createServices(
     // become readable when some other transaction ends, one that need not change any data: polls never skip there.
     readVersion: visibility === 'sqlite' ? store.readVersion : undefined,
     openReadsPerKey: config.eventStreamsPerKey,
-    maxWaitMs: config.eventWaitMaxSeconds * 1000,
-    pollIntervalMs: config.eventPollIntervalMs,
+    maxWaitMs: tuning.eventWaitMaxSeconds * 1000,
+    pollIntervalMs: tuning.eventPollIntervalMs,
     onError: (error) => log.warn({ err: error }, 'could not read new events for waiting readers'),
   })
   const keyRing = webhookKeyRing(store, config.webhookSecretKey, (message) => log.warn(message))
@@ -102,9 +106,9 @@ export async function createServices(
   const deliveryMetrics = createDeliveryMetrics(() => deliveries)
   const outbound = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-    timeoutMs: config.webhookAttemptTimeoutMs,
-    socketsPerHost: config.webhookConcurrencyPerEndpoint,
-    sockets: config.webhookConcurrency,
+    timeoutMs: tuning.webhookAttemptTimeoutMs,
+    socketsPerHost: tuning.webhookConcurrencyPerEndpoint,
+    sockets: tuning.webhookConcurrency,
   }
   // The worker writes no events: it works on the store itself.
   const deliveries = new DeliveryWorker({
@@ -115,21 +119,21 @@ export async function createServices(
       : threadSender(outbound),
     secrets: async () => (await keyRing.boxes()).signingSecrets,
     retryScheduleMs: config.webhookRetryScheduleMs,
-    leaseMs: config.webhookLeaseMs,
-    attemptTimeoutMs: config.webhookAttemptTimeoutMs,
-    pollIntervalMs: config.webhookPollIntervalMs,
-    batchIntervalMs: config.webhookBatchIntervalMs,
-    busyIntervalMs: config.webhookBusyIntervalMs,
-    concurrency: config.webhookConcurrency,
-    concurrencyPerEndpoint: config.webhookConcurrencyPerEndpoint,
+    leaseMs: tuning.webhookLeaseMs,
+    attemptTimeoutMs: tuning.webhookAttemptTimeoutMs,
+    pollIntervalMs: tuning.webhookPollIntervalMs,
+    batchIntervalMs: tuning.webhookBatchIntervalMs,
+    busyIntervalMs: tuning.webhookBusyIntervalMs,
+    concurrency: tuning.webhookConcurrency,
+    concurrencyPerEndpoint: tuning.webhookConcurrencyPerEndpoint,
     // Event streams and waiting long polls are requests in progress that cost nothing while they wait: they do
     // not make the API busy (with many readers following the feed, webhooks would otherwise never run at speed).
     apiBusy: () => {
-      if (config.webhookBusyRequests === 0 || !options.requestsInFlight) return false
+      if (tuning.webhookBusyRequests === 0 || !options.requestsInFlight) return false
       const { openStreams, waitingLongPolls } = events.stats()
-      return options.requestsInFlight.count() - openStreams - waitingLongPolls >= config.webhookBusyRequests
+      return options.requestsInFlight.count() - openStreams - waitingLongPolls >= tuning.webhookBusyRequests
     },
-    shutdownWaitMs: config.webhookShutdownWaitMs,
+    shutdownWaitMs: tuning.webhookShutdownWaitMs,
     observer: deliveryMetrics,
     onError: (error, what) => log.warn({ err: error }, what),
   })
@@ -159,7 +163,7 @@ export async function createServices(
       data,
       secrets: async () => (await keyRing.boxes()).signingSecrets,
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      secretOverlapMs: config.webhookSecretOverlapSeconds * 1000,
+      secretOverlapMs: tuning.webhookSecretOverlapSeconds * 1000,
       visibility,
       deliveryScheduled: () => deliveries.endpointsChanged(),
     }),
@@ -177,7 +181,7 @@ export async function createServices(
     idempotency: createIdempotency({
       data,
       ttlMs: config.idempotencyKeyTtlHours * 3_600_000,
-      leaseMs: config.idempotencyLeaseSeconds * 1000,
+      leaseMs: tuning.idempotencyLeaseSeconds * 1000,
     }),
     cursors: {
       pets: createCursorCodec<PetStatus>(cursorSecret, 'pets'),

@@ -6,7 +6,8 @@ import { runCli } from './helpers/process.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { TEST_STORE } from './helpers/store.js'
 import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook, type Delivery, type Webhook } from './helpers/webhooks.js'
+import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import type { Delivery, Webhook } from './helpers/webhooks.js'
 
 describe(`petstore webhooks on ${TEST_STORE}`, () => {
   let server: TestServer
@@ -24,12 +25,12 @@ describe(`petstore webhooks on ${TEST_STORE}`, () => {
     // The stuck receiver's attempts must stay in progress for the whole suite, however slowly the CLI starts: the
     // attempt time-out (and so the lease) is far longer than the suite, and shutdown does not wait for them.
     server = await startTestServer({
-      env: {
-        ...LOOPBACK_WEBHOOKS,
-        WEBHOOK_RETRY_SCHEDULE: 'none',
-        WEBHOOK_ATTEMPT_TIMEOUT_MS: '120000',
-        WEBHOOK_LEASE_MS: '300000',
-        WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: 'none' },
+      tuning: {
+        ...QUICK_WEBHOOKS,
+        webhookAttemptTimeoutMs: 120_000,
+        webhookLeaseMs: 300_000,
+        webhookShutdownWaitMs: 0,
       },
     })
     const healthy = await WebhookReceiver.start()

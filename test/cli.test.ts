@@ -251,10 +251,10 @@ describe('petstore keys', () => {
     }
   })
 
-  it('warns, after the database line, about a variable that is a near miss of one it reads', async () => {
+  it('warns, after the database line, about a near miss of a variable it reads, and one it no longer reads', async () => {
     const result = await petstore(['keys', 'list'], {
       cwd: directory,
-      env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k' },
+      env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k', WEBHOOK_LEASE_MS: '7000' },
     })
     assert.deepEqual(result, {
       code: 0,
@@ -262,7 +262,9 @@ describe('petstore keys', () => {
       stderr:
         using(file) +
         'petstore: warning: DATABSE_URL is set but petstore does not read it; did you mean DATABASE_URL?\n' +
-        'petstore: warning: PETSTORE_API_KEY is set but petstore does not read it; did you mean PETSTORE_API_KEYS?\n',
+        'petstore: warning: PETSTORE_API_KEY is set but petstore does not read it; did you mean PETSTORE_API_KEYS?\n' +
+        'petstore: warning: WEBHOOK_LEASE_MS is set but petstore no longer reads it; ' +
+        'it is fixed at 6 × the attempt time-out (60 s)\n',
     })
   })
 
@@ -609,7 +611,7 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
       assert.deepEqual(variables, [...CONFIG_VARIABLES])
       assert.ok(
         result.stdout.includes(
-          '\n  DATABASE_URL                      file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory\n',
+          '\n  DATABASE_URL                     file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in data/petstore.db under the current directory\n',
         ),
         result.stdout,
       )
@@ -635,9 +637,9 @@ Options:
   -h, --help              show this help
 
 Environment variables (the others are checked too):
-  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default: SQLite in data/petstore.db under the current directory
-  DATABASE_POOL_SIZE             PostgreSQL connections per instance (default 10)
-  DATABASE_STATEMENT_TIMEOUT_MS  PostgreSQL statement time-out in milliseconds (default 1500)
+  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in data/petstore.db under the current directory
+  DATABASE_POOL_SIZE             PostgreSQL connections per instance; default 10
+  DATABASE_STATEMENT_TIMEOUT_MS  PostgreSQL statement time-out in milliseconds; default 1500
 `,
     })
   })

@@ -207,10 +207,10 @@ describe('@petstore/client: an event stream is never advanced past an event it d
   })
 })
 
-describe('@petstore/client: follow does not spin when the service does not wait (EVENT_WAIT_MAX_SECONDS=0)', () => {
+describe('@petstore/client: follow does not spin when the service does not wait (the longest wait set to 0)', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer({ env: { EVENT_WAIT_MAX_SECONDS: '0' } })
+    server = await startTestServer({ tuning: { eventWaitMaxSeconds: 0 } })
   })
   after(() => server.close())
 

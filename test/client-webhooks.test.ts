@@ -13,7 +13,7 @@ import {
   type PetstoreClient,
 } from '../client/src/index.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import { LOOPBACK_WEBHOOKS } from './helpers/webhooks.js'
+import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS } from './helpers/webhooks.js'
 
 interface Received {
   body: Buffer
@@ -63,7 +63,10 @@ describe('@petstore/client: webhooks', () => {
   let client: PetstoreClient
   const receiver = new Receiver()
   before(async () => {
-    server = await startTestServer({ env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' } })
+    server = await startTestServer({
+      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' },
+      tuning: QUICK_WEBHOOKS,
+    })
     client = createPetstoreClient({ baseUrl: `${server.baseUrl}/v1`, apiKey: TEST_API_KEY })
     await receiver.start()
   })

@@ -291,7 +291,7 @@ describe('@petstore/client: events', () => {
   let server: TestServer
   let client: PetstoreClient
   before(async () => {
-    server = await startTestServer({ env: { EVENT_HEARTBEAT_SECONDS: '1' } })
+    server = await startTestServer({ tuning: { eventHeartbeatSeconds: 1 } })
     client = clientFor(server)
   })
   after(() => server.close())

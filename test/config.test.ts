@@ -1,9 +1,15 @@
-// loadConfig: the one reader of the environment. Every variable has a default, accepts exactly what DESIGN.md
-// §2 allows, and refuses anything else with one line that starts with the variable's name.
+// loadConfig: the one reader of the environment. Every variable has a default, accepts exactly what the
+// configuration table says it accepts, and refuses anything else with one line that starts with the variable's name.
 import assert from 'node:assert/strict'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError, CONFIG_VARIABLES, findMisspeltVariables, loadConfig } from '../src/config.js'
+import {
+  ConfigError,
+  CONFIG_VARIABLES,
+  findMisspeltVariables,
+  findRetiredVariables,
+  loadConfig,
+} from '../src/config.js'
 
 /** Runs loadConfig and returns the ConfigError it must throw. */
 function configError(env: Record<string, string>): ConfigError {
@@ -32,7 +38,6 @@ describe('loadConfig defaults', () => {
       databaseStatementTimeoutMs: 1500,
       migrateOnStart: true,
       idempotencyKeyTtlHours: 24,
-      idempotencyLeaseSeconds: 10,
       rateLimitPerKey: 600,
       rateLimitAnonymous: 60,
       rateLimitWindowSeconds: 60,
@@ -40,23 +45,10 @@ describe('loadConfig defaults', () => {
       trustProxy: false,
       metricsToken: undefined,
       eventRetentionDays: 30,
-      eventWaitMaxSeconds: 30,
       eventStreamsPerKey: 10,
-      eventHeartbeatSeconds: 15,
-      eventPollIntervalMs: 25,
       webhookSecretKey: undefined,
       webhookAllowPrivateNetworks: false,
       webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
-      webhookAttemptTimeoutMs: 10_000,
-      webhookLeaseMs: 60_000,
-      webhookPollIntervalMs: 500,
-      webhookBatchIntervalMs: 20,
-      webhookSecretOverlapSeconds: 86_400,
-      webhookConcurrency: 64,
-      webhookConcurrencyPerEndpoint: 8,
-      webhookBusyRequests: 16,
-      webhookBusyIntervalMs: 50,
-      webhookShutdownWaitMs: 5000,
       webhookDeliveryRetentionDays: 30,
     })
   })
@@ -82,23 +74,10 @@ describe('loadConfig defaults', () => {
       TRUST_PROXY: '',
       METRICS_TOKEN: '',
       EVENT_RETENTION_DAYS: '',
-      EVENT_WAIT_MAX_SECONDS: '',
       EVENT_STREAMS_PER_KEY: '',
-      EVENT_HEARTBEAT_SECONDS: '',
-      EVENT_POLL_INTERVAL_MS: '',
       WEBHOOK_SECRET_KEY: '',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: '',
       WEBHOOK_RETRY_SCHEDULE: '',
-      WEBHOOK_ATTEMPT_TIMEOUT_MS: '',
-      WEBHOOK_LEASE_MS: '',
-      WEBHOOK_POLL_INTERVAL_MS: '',
-      WEBHOOK_BATCH_INTERVAL_MS: '',
-      WEBHOOK_SECRET_OVERLAP_SECONDS: '',
-      WEBHOOK_CONCURRENCY: '',
-      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '',
-      WEBHOOK_BUSY_REQUESTS: '',
-      WEBHOOK_BUSY_INTERVAL_MS: '',
-      WEBHOOK_SHUTDOWN_WAIT_MS: '',
       WEBHOOK_DELIVERY_RETENTION_DAYS: '',
     }
     assert.deepEqual(loadConfig(env), loadConfig({}))
@@ -127,27 +106,12 @@ describe('loadConfig accepts valid values', () => {
     assert.equal(loadConfig({ MIGRATE_ON_START: '0' }).migrateOnStart, false)
   })
 
-  it('the event feed: retention days, open streams per key, heartbeat seconds, poll interval', () => {
-    const config = loadConfig({
-      EVENT_RETENTION_DAYS: '7',
-      EVENT_WAIT_MAX_SECONDS: '0',
-      EVENT_STREAMS_PER_KEY: '200',
-      EVENT_HEARTBEAT_SECONDS: '1',
-      EVENT_POLL_INTERVAL_MS: '10',
-    })
-    assert.deepEqual(
-      [
-        config.eventRetentionDays,
-        config.eventWaitMaxSeconds,
-        config.eventStreamsPerKey,
-        config.eventHeartbeatSeconds,
-        config.eventPollIntervalMs,
-      ],
-      [7, 0, 200, 1, 10],
-    )
+  it('the event feed: retention days, open streams per key', () => {
+    const config = loadConfig({ EVENT_RETENTION_DAYS: '7', EVENT_STREAMS_PER_KEY: '200' })
+    assert.deepEqual([config.eventRetentionDays, config.eventStreamsPerKey], [7, 200])
   })
 
-  it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), and every wait', () => {
+  it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), private networks, retention', () => {
     const hex = 'ab'.repeat(32)
     assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex }).webhookSecretKey, Buffer.from(hex, 'hex'))
     const base64 = Buffer.alloc(32, 7).toString('base64')
@@ -158,42 +122,12 @@ describe('loadConfig accepts valid values', () => {
       [250, 60_000, 7_200_000, 86_400_000],
     )
     assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: 'none' }).webhookRetryScheduleMs, [])
-    const config = loadConfig({
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_ATTEMPT_TIMEOUT_MS: '500',
-      WEBHOOK_LEASE_MS: '1501',
-      WEBHOOK_POLL_INTERVAL_MS: '10',
-      WEBHOOK_BATCH_INTERVAL_MS: '0',
-      WEBHOOK_SECRET_OVERLAP_SECONDS: '0',
-      WEBHOOK_CONCURRENCY: '2',
-      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
-      WEBHOOK_BUSY_REQUESTS: '0',
-      WEBHOOK_BUSY_INTERVAL_MS: '1',
-      WEBHOOK_SHUTDOWN_WAIT_MS: '0',
-      WEBHOOK_DELIVERY_RETENTION_DAYS: '1',
-    })
-    assert.deepEqual(
-      [
-        config.webhookAllowPrivateNetworks,
-        config.webhookAttemptTimeoutMs,
-        config.webhookLeaseMs,
-        config.webhookPollIntervalMs,
-        config.webhookBatchIntervalMs,
-        config.webhookSecretOverlapSeconds,
-        config.webhookConcurrency,
-        config.webhookConcurrencyPerEndpoint,
-        config.webhookBusyRequests,
-        config.webhookBusyIntervalMs,
-        config.webhookShutdownWaitMs,
-        config.webhookDeliveryRetentionDays,
-      ],
-      [true, 500, 1501, 10, 0, 0, 2, 1, 0, 1, 0, 1],
-    )
+    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_DELIVERY_RETENTION_DAYS: '1' })
+    assert.deepEqual([config.webhookAllowPrivateNetworks, config.webhookDeliveryRetentionDays], [true, 1])
   })
 
-  it('IDEMPOTENCY_KEY_TTL_HOURS (1 to 8760) and IDEMPOTENCY_LEASE_SECONDS (1 to 3600)', () => {
-    const config = loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '48', IDEMPOTENCY_LEASE_SECONDS: '2' })
-    assert.deepEqual([config.idempotencyKeyTtlHours, config.idempotencyLeaseSeconds], [48, 2])
+  it('IDEMPOTENCY_KEY_TTL_HOURS (1 to 8760)', () => {
+    assert.equal(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '48' }).idempotencyKeyTtlHours, 48)
     assert.equal(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '1' }).idempotencyKeyTtlHours, 1)
   })
 
@@ -389,17 +323,11 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['IDEMPOTENCY_KEY_TTL_HOURS', '0'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '8761'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '1.5'],
-    ['IDEMPOTENCY_LEASE_SECONDS', '0'],
-    ['IDEMPOTENCY_LEASE_SECONDS', '3601'],
     ['METRICS_TOKEN', 'short-token'],
     ['METRICS_TOKEN', 'token with spaces 0123456789'],
     ['EVENT_RETENTION_DAYS', '0'],
     ['EVENT_RETENTION_DAYS', '1.5'],
-    ['EVENT_WAIT_MAX_SECONDS', '31'],
     ['EVENT_STREAMS_PER_KEY', '0'],
-    ['EVENT_HEARTBEAT_SECONDS', '0'],
-    ['EVENT_HEARTBEAT_SECONDS', '301'],
-    ['EVENT_POLL_INTERVAL_MS', '9'],
     ['WEBHOOK_SECRET_KEY', 'too-short'],
     ['WEBHOOK_SECRET_KEY', 'ab'.repeat(31)],
     ['WEBHOOK_SECRET_KEY', Buffer.alloc(31).toString('base64')],
@@ -410,18 +338,6 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['WEBHOOK_RETRY_SCHEDULE', '0s'],
     ['WEBHOOK_RETRY_SCHEDULE', '8d'],
     ['WEBHOOK_RETRY_SCHEDULE', Array(21).fill('1s').join(',')],
-    ['WEBHOOK_ATTEMPT_TIMEOUT_MS', '99'],
-    ['WEBHOOK_LEASE_MS', '999'],
-    ['WEBHOOK_LEASE_MS', '11000'],
-    ['WEBHOOK_POLL_INTERVAL_MS', '9'],
-    ['WEBHOOK_BATCH_INTERVAL_MS', '1001'],
-    ['WEBHOOK_CONCURRENCY', '0'],
-    ['WEBHOOK_CONCURRENCY_PER_ENDPOINT', '0'],
-    ['WEBHOOK_BUSY_REQUESTS', '-1'],
-    ['WEBHOOK_BUSY_INTERVAL_MS', '0'],
-    ['WEBHOOK_BUSY_INTERVAL_MS', '10001'],
-    ['WEBHOOK_SHUTDOWN_WAIT_MS', '8001'],
-    ['WEBHOOK_SECRET_OVERLAP_SECONDS', '2592001'],
     ['WEBHOOK_DELIVERY_RETENTION_DAYS', '0'],
   ]
 
@@ -588,5 +504,29 @@ describe('findMisspeltVariables: set variables whose name is a near miss of one 
 
   it('ignores variables that are not set', () => {
     assert.deepEqual(findMisspeltVariables({ DATABSE_URL: undefined }), [])
+  })
+})
+
+describe('findRetiredVariables: set variables that earlier versions read', () => {
+  it('names each with the value it is fixed at now, and leaves them out of the near misses', () => {
+    const env = { WEBHOOK_LEASE_MS: '7000', EVENT_HEARTBEAT_SECONDS: '1', WEBHOOK_CONCURRENCY: '2', PORT: '80' }
+    assert.deepEqual(findRetiredVariables(env), [
+      { name: 'EVENT_HEARTBEAT_SECONDS', now: '15 s' },
+      { name: 'WEBHOOK_LEASE_MS', now: '6 × the attempt time-out (60 s)' },
+      { name: 'WEBHOOK_CONCURRENCY', now: '64 per instance' },
+    ])
+    assert.deepEqual(findMisspeltVariables(env), [])
+    assert.deepEqual(loadConfig(env), loadConfig({ PORT: '80' }))
+  })
+
+  it('is silent when none is set', () => {
+    assert.deepEqual(findRetiredVariables({ PORT: '80', WEBHOOK_LEASE_MS: undefined }), [])
+  })
+})
+
+describe('the configuration table', () => {
+  it('holds at most 25 variables, none of them retired', () => {
+    assert.equal(CONFIG_VARIABLES.length, 25)
+    assert.deepEqual(findRetiredVariables(Object.fromEntries(CONFIG_VARIABLES.map((name) => [name, 'x']))), [])
   })
 })

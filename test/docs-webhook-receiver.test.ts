@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from './helpers/process.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
 
 const TSX = import.meta.resolve('tsx')
 const PAGE = 'docs/webhooks.md'
@@ -28,7 +28,7 @@ describe(`the webhook receiver of ${PAGE}`, () => {
   let webhook: Awaited<ReturnType<typeof registerWebhook>>
 
   before(async () => {
-    server = await startTestServer({ env: LOOPBACK_WEBHOOKS })
+    server = await startTestServer({ env: LOOPBACK_WEBHOOKS, tuning: QUICK_WEBHOOKS })
     // Beside node_modules, so that its import of standardwebhooks resolves as in the reader's project.
     const cache = join(process.cwd(), 'node_modules', '.cache')
     mkdirSync(cache, { recursive: true })

@@ -379,10 +379,10 @@ describe(`the event log on ${TEST_STORE}`, () => {
   })
 })
 
-describe(`long polls capped by EVENT_WAIT_MAX_SECONDS=0 on ${TEST_STORE}`, () => {
+describe(`long polls capped by a longest wait of 0 on ${TEST_STORE}`, () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer({ env: { EVENT_WAIT_MAX_SECONDS: '0', EVENT_STREAMS_PER_KEY: '1' } })
+    server = await startTestServer({ env: { EVENT_STREAMS_PER_KEY: '1' }, tuning: { eventWaitMaxSeconds: 0 } })
   })
   after(() => server.close())
 

@@ -39,7 +39,7 @@ describe(`GET /v1/events/stream on ${TEST_STORE}`, () => {
   }
 
   before(async () => {
-    server = await startTestServer({ env: { EVENT_HEARTBEAT_SECONDS: '1' } })
+    server = await startTestServer({ tuning: { eventHeartbeatSeconds: 1 } })
   })
   after(() => server.close())
 

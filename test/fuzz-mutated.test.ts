@@ -27,7 +27,7 @@ describe(`schema-driven fuzzing in process, mutated requests (seed ${FUZZ_SEED})
 
   before(async () => {
     // Long polls answer at once: thousands of requests cannot each wait for an event.
-    server = await startTestServer({ env: { LOG_LEVEL: 'warn', EVENT_WAIT_MAX_SECONDS: '0' } })
+    server = await startTestServer({ env: { LOG_LEVEL: 'warn' }, tuning: { eventWaitMaxSeconds: 0 } })
     target = await loadFuzzTarget(server)
   })
   after(() => server.close())

@@ -41,7 +41,8 @@ describe('every response header is declared in the OpenAPI document', () => {
   before(async () => {
     // Webhook endpoints name hosts out there (hooks.example.com); with no network, nothing is ever sent off loopback.
     server = await startTestServer({
-      env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_ANONYMOUS: '5', WEBHOOK_POLL_INTERVAL_MS: '50' },
+      env: { RATE_LIMIT_PER_KEY: '1000', RATE_LIMIT_ANONYMOUS: '5' },
+      tuning: { webhookPollIntervalMs: 50 },
       webhookNetwork: NO_NETWORK,
     })
     document = dereference(

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
 import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, registerWebhook } from './helpers/webhooks.js'
+import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
 
 const KEY = 'webhooks-crash-static-key-0123'
 const EVENTS = 300
@@ -34,12 +34,14 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     PETSTORE_API_KEYS: KEY,
     MIGRATE_ON_START: 'false',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    // Longer than the changes take, so that attempts held by the receiver meanwhile do not time out.
-    WEBHOOK_ATTEMPT_TIMEOUT_MS: '5000',
-    WEBHOOK_LEASE_MS: '7000',
     WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms,100ms',
   })
+  const tuning = {
+    webhookPollIntervalMs: QUICK_WEBHOOKS.webhookPollIntervalMs,
+    // Longer than the changes take, so that attempts held by the receiver meanwhile do not time out.
+    webhookAttemptTimeoutMs: 5000,
+    webhookLeaseMs: 7000,
+  }
 
   before(async () => {
     database = await createTestDatabase()
@@ -57,10 +59,10 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
   })
 
   it('delivers every event at least once, repeats under the same webhook-id, and logs the interrupted attempts', async () => {
-    const delivering = await spawnServer(env())
+    const delivering = await spawnServer(env(), tuning)
     instances.push(delivering)
     // On PostgreSQL, the instance that will take over runs from the start, delivering too.
-    const standby = TEST_STORE === 'postgres' ? await spawnServer(env()) : undefined
+    const standby = TEST_STORE === 'postgres' ? await spawnServer(env(), tuning) : undefined
     if (standby) instances.push(standby)
     const webhook = await registerWebhook(client(delivering), receiver, { types: ['pet.created'] })
 
@@ -81,7 +83,7 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     const pendingAtKill = EVENTS - receiver.ids().size
     assert.ok(pendingAtKill > 0, 'some deliveries were still pending when the instance died')
 
-    const survivor = standby ?? (await spawnServer(env()))
+    const survivor = standby ?? (await spawnServer(env(), tuning))
     if (!standby) instances.push(survivor)
     await receiver.until(() => receiver.ids().size === EVENTS)
 

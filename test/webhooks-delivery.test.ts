@@ -8,15 +8,17 @@ import { readWholeFeed, type FeedEvent } from './helpers/events.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { TEST_STORE } from './helpers/store.js'
 import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook, type Delivery } from './helpers/webhooks.js'
+import {
+  deliveriesWhen,
+  LOOPBACK_WEBHOOKS,
+  QUICK_WEBHOOKS,
+  registerWebhook,
+  type Delivery,
+} from './helpers/webhooks.js'
 
 const ATTEMPT_TIMEOUT_MS = 2000
-const SHORT_WAITS = {
-  ...LOOPBACK_WEBHOOKS,
-  WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
-  WEBHOOK_ATTEMPT_TIMEOUT_MS: String(ATTEMPT_TIMEOUT_MS),
-  WEBHOOK_LEASE_MS: '5000',
-}
+const SHORT_WAITS = { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms' }
+const SHORT_ATTEMPTS = { ...QUICK_WEBHOOKS, webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS, webhookLeaseMs: 5000 }
 
 async function createPet(server: TestServer, name: string): Promise<{ id: number }> {
   const response = await server.request('/v1/pets', { json: { name, categoryId: 1 } })
@@ -39,7 +41,7 @@ describe(`webhook delivery on ${TEST_STORE}`, () => {
   }
 
   before(async () => {
-    server = await startTestServer({ env: SHORT_WAITS })
+    server = await startTestServer({ env: SHORT_WAITS, tuning: SHORT_ATTEMPTS })
   })
   after(async () => {
     await server.close()
@@ -252,7 +254,7 @@ describe(`webhook secret rotation after its overlap on ${TEST_STORE}`, () => {
   let rotating: WebhookReceiver
 
   before(async () => {
-    server = await startTestServer({ env: { ...SHORT_WAITS, WEBHOOK_SECRET_OVERLAP_SECONDS: '1' } })
+    server = await startTestServer({ env: SHORT_WAITS, tuning: { ...SHORT_ATTEMPTS, webhookSecretOverlapSeconds: 1 } })
     rotating = await WebhookReceiver.start()
   })
   after(async () => {
@@ -286,11 +288,12 @@ describe(`a receiver that hangs, beside a healthy one, on ${TEST_STORE}`, () => 
   before(async () => {
     // The production attempt time-out (10 s): the healthy receiver must get everything well within one attempt.
     server = await startTestServer({
-      env: {
-        ...LOOPBACK_WEBHOOKS,
-        WEBHOOK_ATTEMPT_TIMEOUT_MS: '10000',
-        WEBHOOK_CONCURRENCY: '16',
-        WEBHOOK_CONCURRENCY_PER_ENDPOINT: String(PER_ENDPOINT),
+      env: LOOPBACK_WEBHOOKS,
+      tuning: {
+        ...QUICK_WEBHOOKS,
+        webhookAttemptTimeoutMs: 10_000,
+        webhookConcurrency: 16,
+        webhookConcurrencyPerEndpoint: PER_ENDPOINT,
       },
     })
     slow = await WebhookReceiver.start({ answer: () => 'hang' })
@@ -335,12 +338,13 @@ describe(
 
     before(async () => {
       server = await startTestServer({
-        env: {
-          ...LOOPBACK_WEBHOOKS,
-          WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1',
-          WEBHOOK_ATTEMPT_TIMEOUT_MS: '60000',
-          WEBHOOK_LEASE_MS: '120000',
-          WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+        env: LOOPBACK_WEBHOOKS,
+        tuning: {
+          ...QUICK_WEBHOOKS,
+          webhookConcurrencyPerEndpoint: 1,
+          webhookAttemptTimeoutMs: 60_000,
+          webhookLeaseMs: 120_000,
+          webhookShutdownWaitMs: 0,
         },
       })
       stuck = await WebhookReceiver.start({ answer: () => 'hang' })
@@ -395,7 +399,7 @@ describe(`webhook delivery woken by this instance's writes on ${TEST_STORE}`, ()
   let receiver: WebhookReceiver
 
   before(async () => {
-    server = await startTestServer({ env: { ...SHORT_WAITS, WEBHOOK_POLL_INTERVAL_MS: '60000' } })
+    server = await startTestServer({ env: SHORT_WAITS, tuning: { ...SHORT_ATTEMPTS, webhookPollIntervalMs: 60_000 } })
     receiver = await WebhookReceiver.start()
   })
   after(async () => {

@@ -21,7 +21,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server
 import { storedRows } from './helpers/stored-rows.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
 import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
 
 const NOW = 1_700_000_000_000
 
@@ -270,11 +270,12 @@ describe(`two instances writing at once on one ${TEST_STORE} database`, () => {
 
   before(async () => {
     database = await createTestDatabase()
-    instances = await startInstances(database, {
-      PETSTORE_API_KEYS: KEY,
-      ...LOOPBACK_WEBHOOKS,
-      RATE_LIMIT_PER_KEY: '1000000',
-    })
+    instances = await startInstances(
+      database,
+      { PETSTORE_API_KEYS: KEY, ...LOOPBACK_WEBHOOKS, RATE_LIMIT_PER_KEY: '1000000' },
+      2,
+      QUICK_WEBHOOKS,
+    )
     receiver = await WebhookReceiver.start()
   })
   after(async () => {
@@ -326,12 +327,13 @@ describe(`the deliverer while the API is busy, on ${TEST_STORE}`, () => {
 
   before(async () => {
     server = await startTestServer({
-      env: {
-        ...LOOPBACK_WEBHOOKS,
-        WEBHOOK_BUSY_REQUESTS: '3',
-        WEBHOOK_ATTEMPT_TIMEOUT_MS: '60000',
-        WEBHOOK_LEASE_MS: '120000',
-        WEBHOOK_SHUTDOWN_WAIT_MS: '0',
+      env: LOOPBACK_WEBHOOKS,
+      tuning: {
+        ...QUICK_WEBHOOKS,
+        webhookBusyRequests: 3,
+        webhookAttemptTimeoutMs: 60_000,
+        webhookLeaseMs: 120_000,
+        webhookShutdownWaitMs: 0,
       },
     })
     stuck = await WebhookReceiver.start({ answer: () => 'hang' })
@@ -375,7 +377,8 @@ describe(`the pace of deliveries while the API is busy, on ${TEST_STORE}`, () =>
 
   before(async () => {
     server = await startTestServer({
-      env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_BUSY_REQUESTS: '3', WEBHOOK_BUSY_INTERVAL_MS: String(INTERVAL_MS) },
+      env: LOOPBACK_WEBHOOKS,
+      tuning: { ...QUICK_WEBHOOKS, webhookBusyRequests: 3, webhookBusyIntervalMs: INTERVAL_MS },
     })
     first = await WebhookReceiver.start()
     second = await WebhookReceiver.start()

@@ -10,7 +10,7 @@ import type { ResolvedAddress, WebhookNetwork } from '../src/webhooks/outbound-h
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { TEST_STORE } from './helpers/store.js'
 import { connectionCounter } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, registerWebhook } from './helpers/webhooks.js'
+import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
 
 /** A public address (example.com's): the stub says so, and the test's connection goes to loopback instead. */
 const PUBLIC = '93.184.215.14'
@@ -49,7 +49,8 @@ describe(`webhook destinations checked at each attempt, guard on, on ${TEST_STOR
     })
     await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve))
     server = await startTestServer({
-      env: { WEBHOOK_POLL_INTERVAL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '50ms', WEBHOOK_SHUTDOWN_WAIT_MS: '100' },
+      env: { WEBHOOK_RETRY_SCHEDULE: '50ms' },
+      tuning: QUICK_WEBHOOKS,
       webhookNetwork: network,
     })
   })

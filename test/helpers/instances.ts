@@ -1,5 +1,6 @@
 // Several `petstore serve` processes on one database, migrated once before they start, as in production.
 import assert from 'node:assert/strict'
+import type { Tuning } from '../../src/config/tuning.js'
 import { runCli, spawnServer, type ServerProcess } from './process.js'
 import type { TestDatabase } from './store.js'
 
@@ -7,11 +8,12 @@ export async function startInstances(
   database: TestDatabase,
   env: Record<string, string>,
   count = 2,
+  tuning?: Partial<Tuning>,
 ): Promise<ServerProcess[]> {
   const shared = { DATABASE_URL: database.url, ...env }
   const migrated = await runCli(['migrate'], shared)
   assert.equal(migrated.code, 0, migrated.stderr)
-  return Promise.all(Array.from({ length: count }, () => spawnServer({ ...shared, MIGRATE_ON_START: 'false' })))
+  return Promise.all(Array.from({ length: count }, () => spawnServer({ ...shared, MIGRATE_ON_START: 'false' }, tuning)))
 }
 
 /** SIGTERM to each; each must exit 0. */

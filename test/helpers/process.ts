@@ -1,6 +1,8 @@
 // Runs the petstore command as a separate process, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import type { Tuning } from '../../src/config/tuning.js'
 import { CLI } from './cli-path.js'
 
 export async function freePort(): Promise<number> {
@@ -22,10 +24,16 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** Starts `petstore serve` with the given environment and waits until /healthz answers. */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+const TUNED_SERVE = fileURLToPath(new URL('tuned-serve.ts', import.meta.url))
+
+/**
+ * Starts `petstore serve` with the given environment and waits until /healthz answers. With `tuning`, the server
+ * runs the same start from the sources (tuned-serve.ts), since the command takes no tuning.
+ */
+export async function spawnServer(env: Record<string, string>, tuning?: Partial<Tuning>): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const command = tuning ? [TUNED_SERVE, JSON.stringify(tuning)] : [CLI, 'serve']
+  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
     // Quotas no test reaches, unless it sets its own (as in helpers/server.ts).
     env: {
       PATH: process.env.PATH ?? '',

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
+import type { Tuning } from '../../src/config/tuning.js'
 import { openStore, type Store } from '../../src/db/store.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
@@ -36,6 +37,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Extra environment variables, as a user would set them. */
   env?: Record<string, string>
+  /** Changes to the fixed tuning (shorter leases and waits, faster polls), given in code as the app takes them. */
+  tuning?: Partial<Tuning>
   /** Called after buildApp and before listen: tests may add routes (e.g. one that throws). */
   beforeListen?: (app: FastifyInstance) => void | Promise<void>
   /** Use this database (e.g. to restart on the same data); it is then the caller's to drop. */
@@ -70,6 +73,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     store,
     logStream,
     webhookNetwork: options.webhookNetwork ?? NO_NETWORK,
+    tuning: options.tuning,
   })
   await options.beforeListen?.(app)
   await app.listen({ port: 0, host: '127.0.0.1' })

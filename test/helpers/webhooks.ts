@@ -1,6 +1,7 @@
 // Steps the webhook tests repeat: registering an endpoint (its secret handed to the receiver), reading its
 // delivery log until it shows what a test waits for.
 import assert from 'node:assert/strict'
+import type { Tuning } from '../../src/config/tuning.js'
 import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
 import { collectPages } from './link.js'
 import type { TestServer } from './server.js'
@@ -39,12 +40,11 @@ export interface Delivery {
   attempts: Attempt[]
 }
 
-/** Environment for servers whose webhooks go to the tests' loopback receivers, with every wait shortened. */
-export const LOOPBACK_WEBHOOKS = {
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  WEBHOOK_POLL_INTERVAL_MS: '50',
-  WEBHOOK_SHUTDOWN_WAIT_MS: '100',
-}
+/** Environment for servers whose webhooks go to the tests' loopback receivers. */
+export const LOOPBACK_WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }
+
+/** Tuning for servers that deliver webhooks in tests: they look for due deliveries often, and stop quickly. */
+export const QUICK_WEBHOOKS: Partial<Tuning> = { webhookPollIntervalMs: 50, webhookShutdownWaitMs: 100 }
 
 /** A network where no name resolves: for servers whose endpoints name hosts out there, so that no test ever reaches them. */
 export const NO_NETWORK: WebhookNetwork = {
