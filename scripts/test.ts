@@ -26,6 +26,7 @@ const STORE_INDEPENDENT = new Set([
   'npm-start.test.ts',
   'events-browser.test.ts',
   'webhook-addresses.test.ts',
+  'webhooks-planner.test.ts',
   'readme-webhooks.test.ts',
   'client-pack.test.ts',
   'client-types.test.ts',

@@ -36,6 +36,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Extra environment variables, as a user would set them. */
   env?: Record<string, string>
+  /** Settings given in code, over those read (e.g. attempt time-outs shorter than the configuration allows). */
+  config?: Partial<Config>
   /** Called after buildApp and before listen: tests may add routes (e.g. one that throws). */
   beforeListen?: (app: FastifyInstance) => void | Promise<void>
   /** Use this database (e.g. to restart on the same data); it is then the caller's to drop. */
@@ -57,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...UNLIMITED,
     ...options.env,
   })
+  Object.assign(config, options.config)
   const logs: string[] = []
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
