@@ -54,25 +54,44 @@ describe('the delivery planner', () => {
     )
   })
 
-  it('keeps half the places for endpoints that answer, however many hang; the hanging ones lose places', () => {
+  it('beside twenty hanging endpoints, a healthy one keeps its share; the hanging ones go down to one place', () => {
     const plan = planner()
-    const hanging = Array.from({ length: 100 }, (_, index) => 100 + index)
+    const hanging = Array.from({ length: 20 }, (_, index) => 100 + index)
     for (const endpointId of hanging) for (const delivery of held(endpointId, 8)) plan.hold(delivery)
-    // Endpoints not heard from yet hold half the places at most.
+    // A first attempt each (20), then, for endpoints not known to answer, half the places at most (32).
     const first = plan.plan(NOW, false)
-    assert.equal(first.start.length, 32)
-    // A healthy endpoint that has answered once finds places at once, whatever the others hold.
+    assert.equal(first.start.length, 52)
+    // The healthy endpoint (it answered before) finds its share of places at once: 64 among 21 endpoints.
     plan.health.record(1, true, NOW)
     for (const delivery of held(1, 8)) plan.hold(delivery)
-    const healthy = plan.plan(NOW, false)
-    assert.deepEqual(perEndpoint(healthy.start), { 1: 1 })
-    // Its share: 64 places among 101 endpoints with work is one each, at least.
-    const [started] = healthy.start
-    assert.ok(started)
-    plan.ended(started, true, NOW + 5)
-    assert.deepEqual(perEndpoint(plan.plan(NOW + 5, false).start), { 1: 1 })
+    assert.deepEqual(perEndpoint(plan.plan(NOW, false).start), { 1: 3 })
+    // The hanging attempts time out (three each for the first twelve, two for the others): each time-out
+    // halves the endpoint's places.
+    for (const delivery of first.start) plan.ended(delivery, false, NOW + 10_000)
+    const places = (id: number) => (id < 112 ? 1 : 2)
+    for (const endpointId of hanging) assert.equal(plan.health.places(endpointId), places(endpointId))
+    // Each starts as many attempts as it has places; what it held beyond them goes back, for anyone to take.
+    const again = plan.plan(NOW + 10_000, false)
+    assert.deepEqual(perEndpoint(again.start), Object.fromEntries(hanging.map((id) => [id, places(id)])))
+    assert.equal(again.giveBack.length, 20 * 4)
+    for (const endpointId of hanging) assert.equal(plan.held(endpointId), places(endpointId))
+  })
 
-    // Each time-out halves an endpoint's places, down to one; an answer gives them back.
+  it('keeps half the places for endpoints that answer, however many hang', () => {
+    const plan = planner()
+    const hanging = Array.from({ length: 100 }, (_, index) => 100 + index)
+    for (const endpointId of hanging) {
+      plan.health.record(endpointId, false, NOW)
+      for (const delivery of held(endpointId, 8)) plan.hold(delivery)
+    }
+    assert.equal(plan.plan(NOW, false).start.length, 32)
+    plan.health.record(1, true, NOW)
+    for (const delivery of held(1, 8)) plan.hold(delivery)
+    assert.deepEqual(perEndpoint(plan.plan(NOW, false).start), { 1: 1 })
+  })
+
+  it('halves the places of an endpoint at each time-out, down to one, until it answers; says so', () => {
+    const plan = planner()
     for (const expected of [4, 2, 1, 1]) {
       plan.health.record(100, false, NOW)
       assert.equal(plan.health.places(100), expected)
@@ -83,8 +102,8 @@ describe('the delivery planner', () => {
     // A throttled endpoint is claimed for its places only, not a few attempts' worth ahead.
     assert.equal(plan.allowance(100), 1)
     assert.equal(plan.allowance(101), 8 * CLAIM_AHEAD)
-    assert.equal(plan.notFree().get(100), 8 + 8 * CLAIM_AHEAD - 1)
-    assert.ok(plan.fullEndpoints().includes(100))
+    assert.equal(plan.notFree().get(100), 8 * CLAIM_AHEAD - 1)
+    assert.ok(plan.fullEndpoints().every((id) => id !== 101))
     plan.health.record(100, true, NOW)
     assert.equal(plan.health.places(100), 8)
     assert.deepEqual(plan.health.throttled(), [])

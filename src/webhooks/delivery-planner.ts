@@ -1,9 +1,9 @@
 // Which held deliveries to start, and which endpoints may be claimed for: the deliverer's decisions, apart from
 // its timers and its database, so that they can be tested on their own (delivery-worker.ts carries them out).
-// Fair delivery: places are shared among the endpoints with work, taking turns; an endpoint whose attempts time
-// out loses places (half at each time-out, down to one) until it answers again; and endpoints not known to answer
-// (timing out, or not heard from yet) hold at most half of the places together, so that however many endpoints
-// hang, the ones that answer always find places.
+// Fair delivery: places are shared among the endpoints with work, taking turns, and so is what a claim may hold;
+// an endpoint whose attempts time out loses places (half at each time-out, down to one) until it answers again;
+// endpoints not known to answer hold at most half of the places together, beyond one first attempt each of the
+// endpoints not heard from yet: however many endpoints hang, the ones that answer always find places.
 import { EndpointHealth, type ThrottledEndpoint } from './endpoint-health.js'
 
 export interface PlannedDelivery {
@@ -78,18 +78,22 @@ export class DeliveryPlanner<D extends PlannedDelivery> {
     return this.#held.get(endpointId) ?? 0
   }
 
-  /** Deliveries this endpoint may hold: its places, claimed ahead (a throttled one: its places only). */
+  /**
+   * Deliveries this endpoint may hold: its places (within its share), claimed ahead; a throttled one, its
+   * places only. So that the endpoints that hang cannot fill what this instance may hold either.
+   */
   allowance(endpointId: number): number {
     const places = this.health.places(endpointId)
-    return places < this.#settings.concurrencyPerEndpoint ? places : places * CLAIM_AHEAD
+    if (places < this.#settings.concurrencyPerEndpoint) return places
+    return Math.min(places, this.#share()) * CLAIM_AHEAD
   }
 
   /** Per endpoint with something held or withheld, how many of its claimable deliveries are not free. */
   notFree(): Map<number, number> {
     const most = this.#settings.concurrencyPerEndpoint * CLAIM_AHEAD
     const taken = new Map<number, number>()
-    for (const [endpointId, held] of this.#held) taken.set(endpointId, held)
-    for (const { endpointId } of this.health.throttled()) add(taken, endpointId, most - this.allowance(endpointId))
+    for (const endpointId of new Set([...this.#held.keys(), ...this.health.throttled().map((e) => e.endpointId)]))
+      taken.set(endpointId, Math.min(most, (this.#held.get(endpointId) ?? 0) + most - this.allowance(endpointId)))
     return taken
   }
 
@@ -127,7 +131,7 @@ export class DeliveryPlanner<D extends PlannedDelivery> {
       if (this.#queued.size > 0) plan.nextAt = this.#lastBusyStart + busyIntervalMs
       return plan
     }
-    const share = Math.max(1, Math.floor(this.#settings.concurrency / this.#endpointsWithWork()))
+    const share = this.#share()
     let started = true
     while (started && this.#runningTotal < this.#settings.concurrency) {
       started = false
@@ -142,15 +146,33 @@ export class DeliveryPlanner<D extends PlannedDelivery> {
         }
       }
     }
+    this.#giveBackExcess(plan)
     return plan
+  }
+
+  /** What an endpoint holds beyond its allowance (its places shrank) goes back, for any instance to take. */
+  #giveBackExcess(plan: Plan<D>): void {
+    for (const [endpointId, queue] of this.#queued) {
+      while (queue.length > 0 && this.held(endpointId) > this.allowance(endpointId)) {
+        plan.giveBack.push(queue.pop() as D)
+        this.#unhold(endpointId)
+      }
+      if (queue.length === 0) this.#queued.delete(endpointId)
+    }
+  }
+
+  /** Places per endpoint with work: the instance's, shared. */
+  #share(): number {
+    return Math.max(1, Math.floor(this.#settings.concurrency / Math.max(1, this.#endpointsWithWork())))
   }
 
   /** Starts the next startable delivery of the endpoint, if it has a free place; then it goes last in turn. */
   #startOne(endpointId: number, share: number, now: number, plan: Plan<D>): boolean {
     const queue = this.#queued.get(endpointId) ?? []
-    const unproven = !this.health.answers(endpointId)
-    const places = Math.min(share, this.health.places(endpointId))
-    if ((this.#running.get(endpointId) ?? 0) >= places) return false
+    const running = this.#running.get(endpointId) ?? 0
+    // An endpoint not heard from yet gets one first attempt outside the half kept for endpoints that answer.
+    const unproven = !this.health.answers(endpointId) && !(running === 0 && !this.health.heard(endpointId))
+    if (running >= Math.min(share, this.health.places(endpointId))) return false
     if (unproven && this.#runningUnproven.size >= Math.ceil(this.#settings.concurrency / 2)) return false
     const { attemptTimeoutMs, leaseMs } = this.#settings
     const needed = attemptTimeoutMs + Math.min(LEASE_MARGIN_MS, (leaseMs - attemptTimeoutMs) / 2)

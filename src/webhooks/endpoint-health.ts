@@ -19,6 +19,8 @@ export class EndpointHealth {
   /** Endpoints whose last attempt here got an answer (any answer: a 500 is quick, it holds no place). */
   readonly #answering = new Set<number>()
   readonly #throttled = new Map<number, ThrottledEndpoint>()
+  /** Endpoints with an attempt ended here, answered or timed out. */
+  readonly #heard = new Set<number>()
 
   constructor(placesPerEndpoint: number) {
     this.#placesPerEndpoint = placesPerEndpoint
@@ -29,12 +31,17 @@ export class EndpointHealth {
     return this.#answering.has(endpointId)
   }
 
+  heard(endpointId: number): boolean {
+    return this.#heard.has(endpointId)
+  }
+
   places(endpointId: number): number {
     return this.#throttled.get(endpointId)?.places ?? this.#placesPerEndpoint
   }
 
   /** An attempt ended with an answer, or timed out: each time-out halves the places, down to one. */
   record(endpointId: number, answered: boolean, now: number): void {
+    this.#heard.add(endpointId)
     if (answered) {
       this.#answering.add(endpointId)
       this.#throttled.delete(endpointId)
