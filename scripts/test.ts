@@ -31,6 +31,7 @@ const STORE_INDEPENDENT = new Set([
   'webhook-addresses.test.ts',
   'docs-webhook-receiver.test.ts',
   'docs-links.test.ts',
+  'webhooks-planner.test.ts',
   'client-pack.test.ts',
   'client-types.test.ts',
   'client-webhook.test.ts',

@@ -124,19 +124,20 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
       )
     }
 
-    // The address is refused before any key is looked up, so a valid key from there waits for the window too
-    // (its own quota is untouched); other addresses are not affected.
+    // A valid key from there is looked up and counted against its own quota only; other addresses are not
+    // affected by the flood either.
     const key = await freshKey(server)
     const valid = await server.request('/v1/pets', from(flooder, { headers: { authorization: `Bearer ${key}` } }))
-    assert.equal(valid.status, 429)
-    assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=3;w=60')
+    assert.equal(valid.status, 200)
+    assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=5;w=60')
+    assert.equal(rateLimitOf(valid).remaining, 4)
     await valid.arrayBuffer()
     const elsewhere = await server.request(
       '/v1/pets',
       from('203.0.113.18', { headers: { authorization: `Bearer ${key}` } }),
     )
     assert.equal(elsewhere.status, 200)
-    assert.equal(rateLimitOf(elsewhere).remaining, 4)
+    assert.equal(rateLimitOf(elsewhere).remaining, 3)
     const neighbour = await server.request(
       '/v1/pets',
       from('203.0.113.8', { headers: { authorization: `Bearer ${WRONG_KEY}` } }),
@@ -145,7 +146,7 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     assert.equal(rateLimitOf(neighbour).remaining, 2)
   })
 
-  it('refuses a spent address before any key lookup: 50 more bad keys cost no database query', async () => {
+  it('refuses bad keys at a spent address without a key lookup: only a new well-formed key costs one', async () => {
     // Counts the stored-key lookups the authenticator makes (it reads server.store.read on every call).
     const read = server.store.read
     let lookups = 0
@@ -185,9 +186,48 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
         )
       }
       assert.equal(lookups, 3)
+      // A key of a stored key's form is looked up once; not found, it is then refused from memory.
+      const wellFormed = from(flooder, { headers: { authorization: `Bearer pst_${'n'.repeat(43)}` } })
+      for (let request = 0; request < 50; request++) {
+        const refused = await server.request('/v1/pets', wellFormed)
+        assert.equal(refused.status, 429)
+        await refused.arrayBuffer()
+      }
+      assert.equal(lookups, 4)
     } finally {
       server.store.read = read
     }
+  })
+
+  it('never refuses a valid key for the anonymous traffic of its address: 100 anonymous requests, then a key', async () => {
+    const office = '203.0.113.20'
+    const statuses = new Map<number, number>()
+    for (let request = 0; request < 100; request++) {
+      const response = await server.request('/v1/pets', from(office))
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+      await response.arrayBuffer()
+    }
+    assert.deepEqual(Object.fromEntries(statuses), { 401: 3, 429: 97 })
+    const key = await freshKey(server)
+    for (let request = 1; request <= 5; request++) {
+      const valid = await server.request('/v1/pets', from(office, { headers: { authorization: `Bearer ${key}` } }))
+      assert.equal(valid.status, 200)
+      assert.equal(valid.headers.get('ratelimit-policy'), '"default";q=5;w=60')
+      assert.equal(rateLimitOf(valid).remaining, 5 - request)
+      await valid.arrayBuffer()
+    }
+    const anonymous = await server.request('/v1/pets', from(office))
+    const retryAfter = anonymous.headers.get('retry-after') ?? ''
+    await assertError(anonymous, {
+      status: 429,
+      code: 'rate_limited',
+      message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+    })
+    // The key's own quota still applies, from this address as from any other.
+    const spentKey = await server.request('/v1/pets', from(office, { headers: { authorization: `Bearer ${key}` } }))
+    assert.equal(spentKey.status, 429)
+    assert.equal(spentKey.headers.get('ratelimit-policy'), '"default";q=5;w=60')
+    await spentKey.arrayBuffer()
   })
 
   it('exposes the rate-limit headers to browsers, on 200 and on 429', async () => {

@@ -16,6 +16,11 @@ describe('classifyAddress', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['64:ff9b::7f00:1', 'loopback'],
     ['2002:7f00:1::', 'loopback'],
+    ['::ffff:0:7f00:1', 'loopback'], // IPv4-translated (RFC 2765)
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
+    ['::ffff:0:a00:1', 'private'],
     // unspecified
     ['0.0.0.0', 'unspecified'],
     ['0.1.2.3', 'unspecified'],
@@ -34,6 +39,7 @@ describe('classifyAddress', () => {
     ['::ffff:192.168.0.1', 'private'],
     ['fec0::1', 'private'],
     ['64:ff9b:1::1', 'private'],
+    ['64:ff9b:1::808:808', 'private'], // local-use NAT64: refused whatever it embeds
     // link-local, cloud metadata among them
     ['169.254.169.254', 'link-local'],
     ['169.254.0.1', 'link-local'],
@@ -63,6 +69,9 @@ describe('classifyAddress', () => {
     ['2001::1', 'reserved'],
     ['100::1', 'reserved'],
     ['::1.2.3.4', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['3fff:fff:ffff::1', 'reserved'],
+    ['5f00::1', 'reserved'],
     // public: the neighbours of every refused range
     ['8.8.8.8', 'public'],
     ['1.1.1.1', 'public'],
@@ -87,6 +96,11 @@ describe('classifyAddress', () => {
     ['2002:808:808::1', 'public'],
     ['fbff:ffff::1', 'public'],
     ['fe00::1', 'public'],
+    ['::ffff:0:808:808', 'public'],
+    ['::fffe:0:7f00:1', 'public'], // the translated range's neighbour
+    ['3fff:1000::1', 'public'],
+    ['5eff:ffff::1', 'public'],
+    ['5f01::1', 'public'],
   ]
   for (const [address, kind] of cases) {
     it(`${address} is ${kind}`, () => assert.equal(classifyAddress(address), kind))
@@ -134,6 +148,11 @@ describe('checkDestination', () => {
       ['http://[fe80::1]/', 'is a link-local address (where cloud metadata services answer)'],
       ['http://100.64.1.1/', 'is a shared (carrier-grade NAT) address'],
       ['http://224.0.0.1/', 'is a multicast address'],
+      ['http://[::ffff:0:7f00:1]/', 'is a loopback address'],
+      ['http://[::ffff:0:a9fe:a9fe]/', 'is a link-local address (where cloud metadata services answer)'],
+      ['http://[64:ff9b::7f00:1]/', 'is a loopback address'],
+      ['http://[64:ff9b:1::808:808]/', 'is a private network address'],
+      ['http://[3fff::1]/', 'is a reserved or documentation address'],
     ]
     for (const [url, problem] of refused) assert.equal(refusal(url).problem, problem, url)
     assert.equal(
@@ -163,6 +182,15 @@ describe('checkDestination', () => {
       problem: 'is not a URL',
       message: 'Invalid request: url is not an absolute URL.',
     })
+  })
+
+  it('refuses port 0, where nothing can be delivered, in every spelling', () => {
+    for (const url of ['http://8.8.8.8:0/', 'https://example.com:0/hook', 'http://[2606:4700:4700::1111]:00/']) {
+      assert.deepEqual(refusal(url), {
+        problem: 'must not use port 0',
+        message: 'Invalid request: url must not use port 0, where no service can listen.',
+      })
+    }
   })
 
   it('accepts public destinations, normalised; host names are left to the check at each attempt', () => {

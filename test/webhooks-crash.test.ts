@@ -1,7 +1,8 @@
 // kill -9 of the instance that is delivering, with 300 deliveries pending. On SQLite the instance is restarted on
 // the same database; on PostgreSQL a second instance, running all along, takes over. Either way every event
 // reaches the receiver at least once, a repeat carries the same webhook-id (and body), and each attempt the dead
-// instance left unfinished is logged as interrupted before the attempt that succeeded.
+// instance left unfinished is logged as interrupted before the attempt that succeeded. The deliveries it had
+// claimed ahead without starting them come back without an attempt logged or counted.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
@@ -11,6 +12,8 @@ import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from './helpers/webho
 
 const KEY = 'webhooks-crash-static-key-0123'
 const EVENTS = 300
+/** The production default of WEBHOOK_CONCURRENCY_PER_ENDPOINT: attempts in progress per endpoint, at most. */
+const PLACES_PER_ENDPOINT = 8
 
 describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
   let database: TestDatabase
@@ -58,7 +61,7 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     await database.drop()
   })
 
-  it('delivers every event at least once, repeats under the same webhook-id, and logs the interrupted attempts', async () => {
+  it('delivers every event at least once, repeats under the same webhook-id, logs only attempts really started', async () => {
     const delivering = await spawnServer(env(), tuning)
     instances.push(delivering)
     // On PostgreSQL, the instance that will take over runs from the start, delivering too.
@@ -105,6 +108,9 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     // was attempted again (to the receiver: a repeat, under the same webhook-id as checked above).
     const interrupted = log.filter((delivery) => delivery.attempts.some((attempt) => attempt.outcome === 'interrupted'))
     assert.ok(interrupted.length > 0, 'the instance died holding leases')
+    // Only attempts it had started are: at most its places for the endpoint, although it held more, claimed ahead.
+    assert.ok(interrupted.length <= PLACES_PER_ENDPOINT, `${interrupted.length} interrupted attempts`)
+    assert.ok(pendingAtKill > PLACES_PER_ENDPOINT, `${pendingAtKill} pending when it died`)
     for (const delivery of interrupted) {
       assert.deepEqual(
         delivery.attempts.map((attempt) => attempt.outcome).slice(-2),
@@ -117,5 +123,15 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     )
     for (const id of repeated)
       assert.ok((log.find((delivery) => delivery.webhookId === id)?.attempts.length ?? 0) >= 2, id)
+    // No attempt is logged that was not sent: an attempt with an outcome was sent, so each delivery has at most
+    // as many of them as the receiver saw its webhook-id, and at most one interrupted attempt besides.
+    const seen = new Map<string, number>()
+    for (const delivery of receiver.received) seen.set(delivery.webhookId, (seen.get(delivery.webhookId) ?? 0) + 1)
+    for (const delivery of log) {
+      const outcomes = delivery.attempts.map((attempt) => attempt.outcome)
+      assert.ok(outcomes.filter((outcome) => outcome === 'interrupted').length <= 1, delivery.webhookId)
+      const answered = outcomes.filter((outcome) => outcome !== 'interrupted').length
+      assert.ok(answered <= (seen.get(delivery.webhookId) ?? 0), delivery.webhookId)
+    }
   })
 })

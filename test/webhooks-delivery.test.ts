@@ -165,7 +165,10 @@ describe(`webhook delivery on ${TEST_STORE}`, () => {
           attempt: 2,
           outcome: 'timed_out',
           responseStatus: null,
-          error: `no answer within ${ATTEMPT_TIMEOUT_MS} ms`,
+          // A time-out throttles the endpoint (half its places) until it answers again, and says so.
+          error:
+            `no answer within ${ATTEMPT_TIMEOUT_MS} ms; the endpoint's attempts time out, so this instance gives ` +
+            'it 4 of its 8 delivery places until it answers again',
           responseBody: null,
         },
         { attempt: 3, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'thanks' },

@@ -56,8 +56,8 @@ function queryToken(request: FastifyRequest): string | ApiError | undefined {
   return `Bearer ${token}`
 }
 
-/** Sets request.principal for a valid key; otherwise returns the 401 to answer. A database failure throws (503). */
-async function identify(request: FastifyRequest, authenticator: Authenticator): Promise<ApiError | undefined> {
+/** The key the request presents: the Bearer token, or '' for an Authorization of another form; or its refusal. */
+function presentedKey(request: FastifyRequest): string | ApiError {
   const fromQuery = queryToken(request)
   if (fromQuery instanceof ApiError) return fromQuery
   const header = fromQuery ?? request.headers.authorization
@@ -66,8 +66,17 @@ async function identify(request: FastifyRequest, authenticator: Authenticator): 
       headers: { 'www-authenticate': REALM },
     })
   }
-  const token = BEARER.exec(header)?.[1]
-  const principal = token === undefined ? undefined : await authenticator.authenticate(token)
+  return BEARER.exec(header)?.[1] ?? ''
+}
+
+/** Sets request.principal for a valid key; otherwise returns the 401 to answer. A database failure throws (503). */
+async function identify(
+  request: FastifyRequest,
+  presented: string | ApiError,
+  authenticator: Authenticator,
+): Promise<ApiError | undefined> {
+  if (presented instanceof ApiError) return presented
+  const principal = presented === '' ? undefined : await authenticator.authenticate(presented)
   if (!principal) {
     return new ApiError('unauthorized', 'The API key is not valid.', {
       headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
@@ -79,10 +88,15 @@ async function identify(request: FastifyRequest, authenticator: Authenticator): 
 
 /** Authenticates, counts the request against its quota, and checks the route's scope; throws the refusal. */
 export async function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
-  // An address known to be over its anonymous quota is refused before its key is looked up: otherwise every
-  // request of a bad-key flood, although answered 429, would still cost a database query.
-  guard.rateLimiter.refuseSpentAddress(request, reply)
-  const refusal = await identify(request, guard.authenticator)
+  // At an address known to be over its anonymous quota, a request whose key cannot be valid (none, not of a key's
+  // form, or looked up lately and not found) is refused before any lookup: otherwise every request of a bad-key
+  // flood, although answered 429, would still cost a database query. A key that may be valid is looked up, and
+  // a valid one is counted against its own quota only: the anonymous traffic of its address never refuses it.
+  const presented = presentedKey(request)
+  guard.rateLimiter.refuseSpentAddress(request, reply, () =>
+    typeof presented === 'string' && presented !== '' ? guard.authenticator.recall(presented) : 'invalid',
+  )
+  const refusal = await identify(request, presented, guard.authenticator)
   // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
   await guard.rateLimiter.check(request, reply)
   if (refusal) throw refusal

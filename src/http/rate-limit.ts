@@ -5,6 +5,7 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from '../config.js'
+import type { Recollection } from '../keys/authenticator.js'
 import { ApiError } from './errors.js'
 import { SpentAddresses } from './spent-addresses.js'
 
@@ -21,10 +22,11 @@ export interface RateLimiter {
   check(request: FastifyRequest, reply: FastifyReply): Promise<void>
   /**
    * Throws `rate_limited`, without asking the store, when this process has seen the client address spend its
-   * anonymous quota in the current window: called before the key is looked up, so that a flood of bad keys
-   * costs no database query once it is over quota (a valid key from that address waits for the window too).
+   * anonymous quota in the current window and the request's key cannot be valid as far as `recall` can tell
+   * without a database query: called before the key is looked up, so that a flood of bad keys costs no query
+   * once it is over quota, while a valid key from that address is looked up and counted against its own quota.
    */
-  refuseSpentAddress(request: FastifyRequest, reply: FastifyReply): void
+  refuseSpentAddress(request: FastifyRequest, reply: FastifyReply, recall: () => Recollection): void
   /**
    * onRequest hook of the public routes (documents, /docs, /metrics, the index): the anonymous quota per
    * client address, counted apart from the API's, so that reading the documentation does not use up the
@@ -113,10 +115,13 @@ export async function registerRateLimit(
 
   return {
     check,
-    refuseSpentAddress(request, reply) {
-      const until = spent.until(request.ip, Date.now())
-      if (until !== undefined)
-        refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
+    refuseSpentAddress(request, reply, recall) {
+      const now = Date.now()
+      const until = spent.until(request.ip, now)
+      if (until === undefined) return
+      const recalled = recall()
+      if (recalled === 'valid' || (recalled === 'unknown' && spent.mayLookUp(request.ip, now))) return
+      refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - now) / 1000))
     },
     async limitPublicRoute(request, reply) {
       publicRequests.add(request)

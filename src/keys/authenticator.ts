@@ -2,8 +2,9 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { DataAccess } from '../db/database.js'
 import { VersionedCache } from '../db/versioned-cache.js'
-import { hashApiKey } from './api-key.js'
+import { hashApiKey, KEY_PREFIX } from './api-key.js'
 import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
+import { RecentDigests } from './recent-digests.js'
 import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
 
 export interface Principal {
@@ -21,8 +22,22 @@ export interface Principal {
 /** last_used_at is a hint for operators, so it is written at most this often per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
 
+/** How long a lookup's answer is remembered for `recall` (a revocation still takes effect at once: see there). */
+const RECALL_MS = 10 * 60_000
+
+/** The shape of every stored key (generateApiKey): the prefix and 32 bytes in base64url, nothing else. */
+const STORED_KEY_FORM = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{43}$`)
+
+/**
+ * What can be said of a presented key without a database query: `valid` (a static key, or one found active
+ * lately: it is still looked up before it is believed), `invalid` (not of a stored key's form, or looked up
+ * lately and not found), or `unknown`.
+ */
+export type Recollection = 'valid' | 'invalid' | 'unknown'
+
 export interface Authenticator {
   authenticate(presentedKey: string): Promise<Principal | undefined>
+  recall(presentedKey: string): Recollection
 }
 
 export interface AuthenticatorOptions {
@@ -44,6 +59,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   // process or from the CLI or another instance, is a commit, so it still takes effect on the very next request. Unknown
   // digests are not kept (VersionedCache never keeps undefined), so a flood of bad keys cannot fill it.
   const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.readVersion)
+  // Digests looked up lately, found or not: a key is never issued with a digest already presented, so "not
+  // found" stays true. Only recall() reads these, to refuse cheaply at an address over its anonymous quota.
+  const foundLately = new RecentDigests(RECALL_MS)
+  const missedLately = new RecentDigests(RECALL_MS)
 
   function matchStatic(digest: Buffer): Principal | undefined {
     // Digests of equal length compared in constant time, every one of them, so timing says nothing.
@@ -70,11 +89,24 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       // Looked up by digest: an index probe on a SHA-256 reveals nothing usable about the key.
       // Checked on every request, so revocation and expiry take effect at once, on every instance.
       const row = await activeKeys.get(hash, () => findActiveApiKeyByHash(options.data.read, hash))
-      if (!row) return undefined
+      const now = Date.now()
       // An expired key is refused exactly like a revoked one: the client learns only that it is not valid.
-      if (row.expires_at !== null && !(Date.parse(row.expires_at) > Date.now())) return undefined
+      if (!row || (row.expires_at !== null && !(Date.parse(row.expires_at) > now))) {
+        foundLately.delete(hash)
+        missedLately.add(hash, now)
+        return undefined
+      }
+      foundLately.add(hash, now)
       touch(row.id)
       return { keyId: String(row.id), scopes: parseStoredScopes(row.scopes) }
+    },
+    recall(presentedKey) {
+      const hash = hashApiKey(presentedKey)
+      if (matchStatic(Buffer.from(hash, 'hex'))) return 'valid'
+      if (!STORED_KEY_FORM.test(presentedKey)) return 'invalid'
+      const now = Date.now()
+      if (missedLately.has(hash, now)) return 'invalid'
+      return foundLately.has(hash, now) ? 'valid' : 'unknown'
     },
   }
 }

@@ -1,7 +1,9 @@
 // Which addresses a webhook may be delivered to. A key holder chooses the URL, so without this the service would
 // POST wherever it is told: to itself, to a database next to it, to the cloud's metadata service (169.254.169.254,
 // which hands out credentials). Only public unicast addresses are allowed; everything below is refused, IPv6
-// forms that carry an IPv4 address (mapped, NAT64, 6to4) by the IPv4 address they carry.
+// forms that carry an IPv4 address (mapped, translated, NAT64's well-known prefix, 6to4) by the IPv4 address they
+// carry. The local-use NAT64 prefix (64:ff9b:1::/48) is refused outright: where its operator puts the IPv4 address
+// inside it is a local choice, so what it reaches cannot be told from the address.
 import { isIP } from 'node:net'
 
 export type AddressKind =
@@ -46,6 +48,8 @@ const IPV6_RANGES: readonly [string, number, Exclude<AddressKind, 'public'>][] =
   ['100::', 64, 'reserved'], // discard
   ['2001::', 23, 'reserved'], // IETF protocol assignments, Teredo included
   ['2001:db8::', 32, 'reserved'], // documentation
+  ['3fff::', 20, 'reserved'], // documentation (RFC 9637)
+  ['5f00::', 16, 'reserved'], // segment routing identifiers (RFC 9602), not hosts
   ['fc00::', 7, 'private'], // unique local
   ['fe80::', 10, 'link-local'],
   ['fec0::', 10, 'private'], // site-local (deprecated)
@@ -90,9 +94,12 @@ function kindIn(ranges: readonly Range[], value: bigint, bits: number): AddressK
   return found?.[2] ?? 'public'
 }
 
-/** The IPv4 address an IPv6 address stands for: IPv4-mapped (::ffff:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16). */
+/**
+ * The IPv4 address an IPv6 address stands for: IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96,
+ * RFC 2765), NAT64's well-known prefix (64:ff9b::/96, RFC 6052), 6to4 (2002::/16).
+ */
 function embeddedIpv4(value: bigint): bigint | undefined {
-  if (value >> 32n === 0xffffn) return value & 0xffffffffn
+  if (value >> 32n === 0xffffn || value >> 32n === 0xffff0000n) return value & 0xffffffffn
   if (value >> 32n === 0x64ff9b0000000000000000n) return value & 0xffffffffn
   if (value >> 112n === 0x2002n) return (value >> 80n) & 0xffffffffn
   return undefined

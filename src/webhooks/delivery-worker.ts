@@ -1,10 +1,11 @@
-// Each instance's deliverer. It creates deliveries from the event feed (fan-out.repository.ts), takes due ones
-// from the database by lease (delivery.repository.ts), makes their attempts concurrently, and records the
-// outcomes in batches. Attempts in progress are bounded in total and per endpoint: a receiver that hangs holds
-// at most its own share of places, so the others' deliveries go on.
+// Each instance's deliverer: a loop that creates deliveries from the event feed (fan-out.repository.ts), takes
+// due ones from the database by lease (delivery-claim.repository.ts), starts their attempts as the planner
+// decides (delivery-planner.ts: places per endpoint, fair turns, throttling of endpoints that time out), and
+// hands what became of them to the batch writer (delivery-batch-writer.ts).
 // A claim is a transaction, with its round trips (and on SQLite a commit's wait); the worker therefore claims
-// ahead, a few attempts' worth per endpoint, and starts each held delivery as a place frees, only while its lease still
-// outlasts an attempt (else it gives the delivery back for anyone to retry).
+// ahead, a few attempts' worth per place, and starts each held delivery as a place frees, only while its lease
+// still outlasts an attempt (else it gives the delivery back for anyone to retry). An attempt is sent once its
+// start is recorded: a delivery held but never started goes back as it was, even if this instance dies.
 // It looks when this instance commits events, when an attempt ends, when a retry it scheduled falls due, and
 // every poll interval (for events and work of other instances). While wake-ups keep coming, looks are spaced by
 // the batch interval, so that each one's transactions serve many events. A look fans out new events only for
@@ -16,108 +17,41 @@
 // On stop it lets attempts in progress finish for a while, then abandons the rest and gives their leases back.
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { AttemptOutcome, DataAccess, Writer } from '../db/database.js'
-import { toFeedEvent } from '../events/event.mapper.js'
-import type { EventVisibility } from '../events/event.repository.js'
-import {
-  claimDueDeliveries,
-  dueState,
-  recordAttempts,
-  releaseDeliveries,
-  type AttemptRecord,
-  type ClaimedDelivery,
-} from './delivery.repository.js'
-import { fanOutEvents } from './fan-out.repository.js'
-import { AttemptAbandoned, type OutboundResult } from './outbound-http.js'
-import { retryDelayMs } from './retry-schedule.js'
-import type { SecretBox } from './secret-box.js'
-import type { Sender } from './sender.js'
-import type { DeliveryGauges, DeliveryObserver } from './webhook-metrics.js'
-
-export interface DeliveryWorkerSettings {
-  /** Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves. */
-  data: DataAccess
-  /** The store's rule for readable events, which the fan-out follows like the feed. */
-  visibility: EventVisibility
-  /** Signs and makes the requests (on a thread of its own, in production). */
-  sender: Sender
-  /** Opens the endpoints' sealed secrets (once the key is at hand). */
-  secrets: () => Promise<SecretBox>
-  retryScheduleMs: readonly number[]
-  leaseMs: number
-  attemptTimeoutMs: number
-  pollIntervalMs: number
-  /** Looks at most this often while wake-ups keep coming (a flood of commits): each look then serves many. */
-  batchIntervalMs: number
-  /** While the API is busy, attempts start at most this often, all endpoints together (taking turns). */
-  busyIntervalMs: number
-  concurrency: number
-  concurrencyPerEndpoint: number
-  /**
-   * True while the API is busy (many requests in progress): each endpoint then gets one place, and attempts
-   * start one per busy interval in all, so that the deliveries' work (a delivery costs the machine several times
-   * what a create does) takes a bounded share from the clients, however many endpoints there are.
-   */
-  apiBusy: () => boolean
-  shutdownWaitMs: number
-  observer: DeliveryObserver
-  onError: (error: unknown, what: string) => void
-}
+import { DeliveryAttempts } from './delivery-attempt.js'
+import { DeliveryBatchWriter } from './delivery-batch-writer.js'
+import type { ClaimedDelivery } from './delivery-claim.repository.js'
+import { lookForWork } from './delivery-look.js'
+import { CLAIM_AHEAD, DeliveryPlanner } from './delivery-planner.js'
+import type { DeliveryWorkerSettings } from './delivery-worker-settings.js'
+import { EarliestTimer } from './earliest-timer.js'
+import type { ThrottledEndpoint } from './endpoint-health.js'
+import type { DeliveryGauges } from './webhook-metrics.js'
 
 interface Held extends ClaimedDelivery {
   /** Epoch milliseconds. */
   leaseEndsAt: number
 }
 
-interface InProgress {
-  abandon: AbortController
-  ended: Promise<void>
-}
-
-type Outcome = Pick<OutboundResult, 'responseStatus' | 'error' | 'responseBody'> & {
-  outcome: AttemptOutcome
-  final?: boolean
-}
-
-/** Deliveries held per place (claimed ahead of their attempt), so that places need not wait for a claim's commit. */
-const CLAIM_AHEAD = 8
-/**
- * A held delivery starts only if its lease outlasts an attempt by this much (the outcome must be recorded in time),
- * or by half the lease's excess over the attempt time-out, when that is less.
- */
-const LEASE_MARGIN_MS = 2000
-/** Opened secrets kept, at most, so that each attempt does not decrypt again. */
-const MAX_OPENED_SECRETS = 1000
-/** Events fanned out per transaction, at most. */
-const FAN_OUT_BATCH = 1000
-
 export class DeliveryWorker implements DeliveryGauges {
   readonly #settings: DeliveryWorkerSettings
   /** This instance's lease token: what it records is conditional on still holding the lease under it. */
   readonly #token = randomUUID()
-  /** Claimed deliveries waiting for a place, per endpoint. */
-  readonly #queued = new Map<number, Held[]>()
-  /** Deliveries held (queued or in progress), per endpoint: what a claim may add to. */
-  readonly #held = new Map<number, number>()
-  readonly #runningPerEndpoint = new Map<number, number>()
-  readonly #inProgress = new Map<number, InProgress>()
-  readonly #opened = new Map<string, string>()
-  #heldTotal = 0
-  /** When the last attempt began while the API was busy (epoch milliseconds): those are spaced. */
-  #lastBusyStart = 0
-  #startTimer: NodeJS.Timeout | undefined
-  #startTimerAt = 0
-  #records: AttemptRecord[] = []
-  #released: { deliveryId: number; attempt: number }[] = []
-  #flushScheduled: Promise<void> | undefined
-  #flushing: Promise<void> = Promise.resolve()
+  readonly #planner: DeliveryPlanner<Held>
+  readonly #writer: DeliveryBatchWriter
+  readonly #attempts: DeliveryAttempts
+  /** Attempts in progress, by delivery: what stop abandons. */
+  readonly #inProgress = new Map<number, { abandon: AbortController; ended: Promise<void> }>()
+  /** Starts held deliveries again when the busy pace allows. */
+  readonly #startTimer = new EarliestTimer(() => {
+    if (!this.#stopping) this.#startWaiting()
+  })
+  /** Looks again when a retry falls due, or a lease ends, before the next poll. */
+  readonly #dueTimer = new EarliestTimer(() => this.wake())
   #running: Promise<void> | undefined
   #runAgain = false
   /** When the last look began (epoch milliseconds). */
   #lastLookAt = 0
   #pollTimer: NodeJS.Timeout | undefined
-  #dueTimer: NodeJS.Timeout | undefined
-  #dueTimerAt = Number.POSITIVE_INFINITY
   #earliestDue: number | undefined
   /** Whether the last look saw an enabled endpoint; until a look says otherwise, assume one. */
   #endpointsEnabled = true
@@ -126,6 +60,16 @@ export class DeliveryWorker implements DeliveryGauges {
 
   constructor(settings: DeliveryWorkerSettings) {
     this.#settings = settings
+    this.#planner = new DeliveryPlanner(settings)
+    this.#writer = new DeliveryBatchWriter({
+      data: settings.data,
+      leaseToken: this.#token,
+      batchIntervalMs: settings.batchIntervalMs,
+      retryMs: settings.pollIntervalMs,
+      finished: (status) => settings.observer.finished(status),
+      onError: settings.onError,
+    })
+    this.#attempts = new DeliveryAttempts(settings)
   }
 
   start(): void {
@@ -136,7 +80,7 @@ export class DeliveryWorker implements DeliveryGauges {
 
   /** Something may be due: look (at most one look at a time; a wake during one makes it look again). */
   wake(): void {
-    if (this.#stopping || this.#heldTotal >= this.#settings.concurrency * CLAIM_AHEAD) return
+    if (this.#stopping || this.#planner.heldTotal >= this.#settings.concurrency * CLAIM_AHEAD) return
     if (this.#running) {
       this.#runAgain = true
       return
@@ -167,6 +111,10 @@ export class DeliveryWorker implements DeliveryGauges {
     return this.#inProgress.size
   }
 
+  throttledEndpoints(): ThrottledEndpoint[] {
+    return this.#planner.health.throttled()
+  }
+
   /**
    * Stops taking work and gives back what waits for a place; attempts in progress get shutdownWaitMs to end,
    * the others are abandoned and their leases given back (due at once, for any instance). Resolves once
@@ -175,68 +123,45 @@ export class DeliveryWorker implements DeliveryGauges {
   async stop(): Promise<void> {
     this.#stopping = true
     clearInterval(this.#pollTimer)
-    clearTimeout(this.#dueTimer)
-    clearTimeout(this.#startTimer)
+    this.#dueTimer.clear()
+    this.#startTimer.clear()
     await this.#running
-    for (const queue of this.#queued.values()) for (const delivery of queue.splice(0)) this.#giveBack(delivery)
+    for (const delivery of this.#planner.drain()) this.#writer.release(this.#start(delivery), false)
     const ended = Promise.all([...this.#inProgress.values()].map((attempt) => attempt.ended))
     let timer: NodeJS.Timeout | undefined
     await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, this.#settings.shutdownWaitMs)))])
     clearTimeout(timer)
     for (const attempt of this.#inProgress.values()) attempt.abandon.abort()
     await ended
-    await this.#flush()
+    this.#writer.stop()
+    await this.#writer.flush()
     await this.#settings.sender.close()
   }
 
   async #run(): Promise<void> {
-    const { data, visibility, concurrencyPerEndpoint } = this.#settings
+    const { data, visibility, leaseMs, concurrencyPerEndpoint } = this.#settings
+    const settings = {
+      data,
+      visibility,
+      leaseMs,
+      leaseToken: this.#token,
+      perEndpoint: concurrencyPerEndpoint * CLAIM_AHEAD,
+    }
     try {
-      // `continue` re-checks the loop's condition: a wake that came during an await (a commit, say, after the
-      // look found nothing due) makes the worker look once more.
+      // A wake that came during an await (a commit, say, after the look found nothing due) makes it look again.
       do {
         this.#runAgain = false
         await this.#spaceLooks()
-        // Places may have opened without an attempt ending (the API is no longer busy).
         if (this.#stopping) break
+        // Places may have opened without an attempt ending (the API is no longer busy).
         this.#startWaiting()
-        // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy
-        // endpoint, each look would otherwise run a claim that takes nothing. An attempt that ends wakes the
-        // worker for them.
-        const state = await dueState(data.read, visibility, Date.now(), this.#fullEndpoints())
-        this.#endpointsEnabled = state.endpointsEnabled
-        this.#earliestDue = state.earliestDue
-        let claimable = state.earliestClaimable
-        // The feed is the queue: deliveries are made only for endpoints that have run out of due ones, so that a
-        // backlog stays events (written once, by their writers) rather than rows made ahead of their attempts.
-        if (state.eventsWaiting && state.endpointsWithoutDueWork > 0) {
-          const made = await this.#bookkeeping((trx) => fanOutEvents(trx, visibility, FAN_OUT_BATCH))
-          if (made.deliveries > 0) claimable = Math.min(claimable ?? Date.now(), Date.now())
-          if (made.more) this.#runAgain = true
-        }
-        const room = this.#claimLimit() - this.#heldTotal
-        if (room <= 0) continue
-        const now = Date.now()
-        if (claimable === undefined) continue
-        if (claimable > now) {
-          this.#wakeAt(claimable)
-          continue
-        }
-        const claimed = await this.#bookkeeping((trx) =>
-          claimDueDeliveries(trx, {
-            now,
-            leaseMs: this.#settings.leaseMs,
-            leaseToken: this.#token,
-            total: room,
-            perEndpoint: concurrencyPerEndpoint * CLAIM_AHEAD,
-            inProgress: this.#held,
-          }),
-        )
-        for (const delivery of claimed) this.#hold({ ...delivery, leaseEndsAt: now + this.#settings.leaseMs })
+        const look = await lookForWork(settings, this.#planner, this.#claimLimit())
+        this.#endpointsEnabled = look.endpointsEnabled
+        this.#earliestDue = look.earliestDue
+        if (look.again) this.#runAgain = true
+        if (look.wakeAt !== undefined) this.#wakeAt(look.wakeAt)
+        for (const delivery of look.claimed) this.#planner.hold({ ...delivery, leaseEndsAt: look.claimedAt + leaseMs })
         this.#startWaiting()
-        // A full batch may have left more behind. A short one took all that was due where there was room; the
-        // rest waits for an attempt to end (which wakes the worker) or for its time.
-        if (claimed.length === room) this.#runAgain = true
       } while (this.#runAgain && !this.#stopping)
       this.#failing = false
     } catch (error) {
@@ -253,25 +178,9 @@ export class DeliveryWorker implements DeliveryGauges {
     this.#lastLookAt = Date.now()
   }
 
-  /** The worker's own transactions (see the top of this file). */
-  #bookkeeping<T>(work: (trx: Writer) => Promise<T>): Promise<T> {
-    return this.#settings.data.transaction(work)
-  }
-
   /** Wakes the worker at `at` (a retry this or another instance scheduled), unless it will look sooner anyway. */
   #wakeAt(at: number): void {
-    const delay = at - Date.now()
-    if (delay >= this.#settings.pollIntervalMs || at >= this.#dueTimerAt) return
-    clearTimeout(this.#dueTimer)
-    this.#dueTimerAt = at
-    this.#dueTimer = setTimeout(
-      () => {
-        this.#dueTimerAt = Number.POSITIVE_INFINITY
-        this.wake()
-      },
-      Math.max(0, delay),
-    )
-    this.#dueTimer.unref()
+    if (at - Date.now() < this.#settings.pollIntervalMs) this.#dueTimer.at(at)
   }
 
   /**
@@ -285,227 +194,56 @@ export class DeliveryWorker implements DeliveryGauges {
     return this.#settings.apiBusy() ? Math.min(limit, Math.ceil(1000 / busyIntervalMs)) : limit
   }
 
-  /** The endpoints of which this instance holds as many deliveries as it may (its share of places, claimed ahead). */
-  #fullEndpoints(): number[] {
-    const cap = this.#settings.concurrencyPerEndpoint * CLAIM_AHEAD
-    return [...this.#held].filter(([, held]) => held >= cap).map(([endpointId]) => endpointId)
-  }
-
-  #hold(delivery: Held): void {
-    const queue = this.#queued.get(delivery.endpointId)
-    if (queue) queue.push(delivery)
-    else this.#queued.set(delivery.endpointId, [delivery])
-    this.#held.set(delivery.endpointId, (this.#held.get(delivery.endpointId) ?? 0) + 1)
-    this.#heldTotal++
-  }
-
-  #unhold(endpointId: number): void {
-    const left = (this.#held.get(endpointId) ?? 1) - 1
-    if (left > 0) this.#held.set(endpointId, left)
-    else this.#held.delete(endpointId)
-    this.#heldTotal--
-  }
-
-  /**
-   * Starts held deliveries where there are places: per endpoint (one while the API is busy), and in total. While
-   * the API is busy, one per busy interval at most, the endpoints taking turns.
-   */
+  /** Starts what the planner says may start now; gives back what was held too long to start. */
   #startWaiting(): void {
-    const { concurrency, attemptTimeoutMs, leaseMs, busyIntervalMs } = this.#settings
-    const busy = this.#settings.apiBusy()
-    const concurrencyPerEndpoint = busy ? 1 : this.#settings.concurrencyPerEndpoint
-    const needed = attemptTimeoutMs + Math.min(LEASE_MARGIN_MS, (leaseMs - attemptTimeoutMs) / 2)
-    const now = Date.now()
-    if (busy && this.#lastBusyStart + busyIntervalMs > now) {
-      if (this.#queued.size > 0) this.#startAt(this.#lastBusyStart + busyIntervalMs)
-      return
-    }
-    for (const [endpointId, queue] of this.#queued) {
-      while (
-        queue.length > 0 &&
-        this.#inProgress.size < concurrency &&
-        (this.#runningPerEndpoint.get(endpointId) ?? 0) < concurrencyPerEndpoint
-      ) {
-        const delivery = queue.shift() as Held
-        // Too late to attempt and record within the lease: another holder could take it meanwhile.
-        if (delivery.leaseEndsAt - now < needed) {
-          this.#giveBack(delivery)
-          continue
-        }
-        this.#begin(delivery)
-        if (busy) {
-          // This endpoint's turn is over: it goes last, and the next start waits for the interval.
-          this.#lastBusyStart = now
-          this.#queued.delete(endpointId)
-          if (queue.length > 0) this.#queued.set(endpointId, queue)
-          if (this.#queued.size > 0) this.#startAt(now + busyIntervalMs)
-          return
-        }
-      }
-      if (queue.length === 0) this.#queued.delete(endpointId)
-    }
+    const plan = this.#planner.plan(Date.now(), this.#settings.apiBusy())
+    for (const delivery of plan.giveBack) this.#writer.release(this.#start(delivery), false)
+    for (const delivery of plan.start) this.#begin(delivery)
+    if (plan.nextAt !== undefined) this.#startTimer.at(plan.nextAt)
   }
 
-  /** Starts waiting deliveries again at `at`, unless an earlier start is already set. */
-  #startAt(at: number): void {
-    if (this.#startTimer && this.#startTimerAt <= at) return
-    clearTimeout(this.#startTimer)
-    this.#startTimerAt = at
-    this.#startTimer = setTimeout(() => {
-      this.#startTimer = undefined
-      if (!this.#stopping) this.#startWaiting()
-    }, at - Date.now())
-    this.#startTimer.unref()
-  }
-
-  #giveBack(delivery: Held): void {
-    this.#unhold(delivery.endpointId)
-    this.#released.push({ deliveryId: delivery.id, attempt: delivery.attempt })
-    this.#scheduleFlush()
+  #start(delivery: Held): { deliveryId: number; attempt: number } {
+    return { deliveryId: delivery.id, attempt: delivery.attempt }
   }
 
   #begin(delivery: Held): void {
     const abandon = new AbortController()
     const { endpointId } = delivery
-    this.#runningPerEndpoint.set(endpointId, (this.#runningPerEndpoint.get(endpointId) ?? 0) + 1)
     const ended = this.#attempt(delivery, abandon.signal).finally(() => {
       this.#inProgress.delete(delivery.id)
-      const left = (this.#runningPerEndpoint.get(endpointId) ?? 1) - 1
-      if (left > 0) this.#runningPerEndpoint.set(endpointId, left)
-      else this.#runningPerEndpoint.delete(endpointId)
-      this.#unhold(endpointId)
       if (!this.#stopping) this.#startWaiting()
       // Claims cost a commit's wait: an endpoint that still holds plenty waits for more to end before claiming again.
-      if ((this.#held.get(endpointId) ?? 0) <= (this.#settings.concurrencyPerEndpoint * CLAIM_AHEAD) / 2) this.wake()
+      if (this.#planner.held(endpointId) <= this.#planner.allowance(endpointId) / 2) this.wake()
     })
     this.#inProgress.set(delivery.id, { abandon, ended })
   }
 
+  /** Records the start, sends, and hands the outcome to the writer; tells the planner how it ended. */
   async #attempt(delivery: Held, abandoned: AbortSignal): Promise<void> {
-    const started = new Date()
-    let result: Outcome
-    try {
-      result = await this.#send(delivery, started, abandoned)
-    } catch (error) {
-      if (error instanceof AttemptAbandoned) {
-        this.#released.push({ deliveryId: delivery.id, attempt: delivery.attempt })
-        this.#scheduleFlush()
-        return
-      }
-      this.#settings.onError(error, `could not make webhook delivery ${delivery.id}`)
-      result = {
-        outcome: 'internal_error',
-        responseStatus: null,
-        error: 'the service could not make the request (see its logs)',
-        responseBody: null,
-      }
+    const start = this.#start(delivery)
+    if (!(await this.#writer.started(start))) {
+      // Not sent: the lease was lost, or the start could not be written (then the lease runs out by itself).
+      this.#writer.release(start, false)
+      this.#planner.ended(delivery, undefined, Date.now())
+      return
+    }
+    const record = await this.#attempts.make(delivery, abandoned)
+    if (!record) {
+      this.#writer.release(start, true)
+      this.#planner.ended(delivery, undefined, Date.now())
+      return
     }
     const ended = Date.now()
-    this.#settings.observer.attempted(result.outcome, (ended - started.getTime()) / 1000)
-    const delay =
-      result.outcome === 'succeeded' || result.final
-        ? undefined
-        : retryDelayMs(this.#settings.retryScheduleMs, delivery.attempt)
-    const finishedAt = new Date(ended).toISOString()
-    this.#records.push({
-      deliveryId: delivery.id,
-      attempt: delivery.attempt,
-      startedAt: started.toISOString(),
-      durationMs: ended - started.getTime(),
-      outcome: result.outcome,
-      responseStatus: result.responseStatus,
-      error: result.error,
-      responseBody: result.responseBody,
-      next:
-        result.outcome === 'succeeded'
-          ? { status: 'succeeded' }
-          : delay === undefined
-            ? { status: 'failed', finishedAt }
-            : { status: 'pending', dueAt: ended + delay },
-    })
-    this.#scheduleFlush()
-    if (delay !== undefined) this.#wakeAt(ended + delay)
-  }
-
-  async #send(delivery: ClaimedDelivery, now: Date, abandoned: AbortSignal): Promise<Outcome> {
-    if (!delivery.event) {
-      return {
-        outcome: 'event_gone',
-        responseStatus: null,
-        error: 'the event is no longer kept (purged by retention), so it cannot be delivered',
-        responseBody: null,
-        final: true,
-      }
+    const timedOut = record.outcome === 'timed_out'
+    this.#planner.ended(delivery, !timedOut, ended)
+    const places = this.#planner.health.places(delivery.endpointId)
+    if (timedOut && places < this.#settings.concurrencyPerEndpoint) {
+      record.error =
+        `${record.error ?? 'timed out'}; the endpoint's attempts time out, so this instance gives it ${places} ` +
+        `of its ${this.#settings.concurrencyPerEndpoint} delivery places until it answers again`
     }
-    const overlapping =
-      delivery.previousSecret !== null &&
-      delivery.previousSecretExpiresAt !== null &&
-      delivery.previousSecretExpiresAt > now.toISOString()
-    return this.#settings.sender.send(
-      {
-        url: delivery.url,
-        eventId: delivery.eventId,
-        // The same bytes as the feed and the stream send.
-        body: toFeedEvent(delivery.event).json,
-        current: await this.#open(delivery.secret),
-        previous:
-          overlapping && delivery.previousSecret !== null ? await this.#open(delivery.previousSecret) : undefined,
-        startedAt: now.getTime(),
-      },
-      abandoned,
-    )
-  }
-
-  async #open(sealed: string): Promise<string> {
-    let secret = this.#opened.get(sealed)
-    if (secret === undefined) {
-      if (this.#opened.size >= MAX_OPENED_SECRETS) this.#opened.clear()
-      secret = (await this.#settings.secrets()).open(sealed)
-      this.#opened.set(sealed, secret)
-    }
-    return secret
-  }
-
-  /**
-   * Outcomes are written together, in one transaction per batch interval at most: attempts end one by one, and a
-   * transaction each would cost the database more than the attempts. Nothing waits for them but the leases.
-   */
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return
-    const wait = this.#settings.batchIntervalMs
-    this.#flushScheduled = new Promise<void>((resolve) => setTimeout(resolve, wait).unref()).then(() => {
-      this.#flushScheduled = undefined
-      return this.#flush()
-    })
-  }
-
-  #flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#flushOnce())
-    return this.#flushing
-  }
-
-  async #flushOnce(): Promise<void> {
-    const records = this.#records
-    const released = this.#released
-    if (records.length === 0 && released.length === 0) return
-    this.#records = []
-    this.#released = []
-    try {
-      const recorded = await this.#bookkeeping(async (trx) => {
-        await releaseDeliveries(trx, this.#token, released, Date.now())
-        return recordAttempts(trx, this.#token, records, new Date().toISOString())
-      })
-      const ids = new Set(recorded)
-      for (const record of records) {
-        if (ids.has(record.deliveryId) && record.next.status !== 'pending')
-          this.#settings.observer.finished(record.next.status)
-      }
-    } catch (error) {
-      // Kept for the next flush; should the outage outlast the leases, the deliveries are simply attempted again.
-      this.#records.unshift(...records)
-      this.#released.unshift(...released)
-      this.#settings.onError(error, 'could not record webhook delivery attempts')
-      if (!this.#stopping) setTimeout(() => this.#scheduleFlush(), this.#settings.pollIntervalMs).unref()
-    }
+    this.#settings.observer.attempted(record.outcome, record.durationMs / 1000)
+    this.#writer.record(record)
+    if (record.next.status === 'pending') this.#wakeAt(record.next.dueAt)
   }
 }

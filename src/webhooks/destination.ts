@@ -33,6 +33,8 @@ export function checkDestination(text: string, allowPrivateNetworks: boolean): s
   if (url.username !== '' || url.password !== '')
     throw refuse('must not contain credentials', 'must not contain a user name or password')
   if (url.hash !== '') throw refuse('must not have a fragment', 'must not have a fragment (#…), which is never sent')
+  // Port 0 names no service: nothing can ever be delivered there.
+  if (url.port === '0') throw refuse('must not use port 0', 'must not use port 0, where no service can listen')
   if (url.href.length > MAX_URL_LENGTH)
     throw refuse(
       `must be at most ${MAX_URL_LENGTH} characters`,

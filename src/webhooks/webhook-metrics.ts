@@ -2,6 +2,7 @@
 // exists before the app's registry does; createMetrics registers them (http/metrics.ts).
 import { Counter, Gauge, Histogram, type Metric } from 'prom-client'
 import type { AttemptOutcome } from '../db/database.js'
+import type { ThrottledEndpoint } from './endpoint-health.js'
 
 export interface DeliveryObserver {
   /** An attempt made by this instance ended (an abandoned one is not reported). */
@@ -14,6 +15,8 @@ export interface DeliveryGauges {
   /** Seconds since the oldest pending delivery became due (0 when none is overdue), as of the last look. */
   oldestDueAgeSeconds(): number
   attemptsInProgress(): number
+  /** Endpoints given fewer delivery places on this instance, and why. */
+  throttledEndpoints(): ThrottledEndpoint[]
 }
 
 export interface DeliveryMetrics extends DeliveryObserver {
@@ -56,8 +59,19 @@ export function createDeliveryMetrics(gauges: () => DeliveryGauges | undefined):
       this.set(gauges()?.attemptsInProgress() ?? 0)
     },
   })
+  const throttled = new Gauge({
+    name: 'petstore_webhook_endpoint_throttled_places',
+    help: 'Delivery places this instance gives each throttled webhook endpoint (endpoint id), and why (reason: timed_out, its attempts time out); other endpoints are not listed. Lasts until the endpoint answers again.',
+    labelNames: ['endpoint', 'reason'] as const,
+    registers: [],
+    collect() {
+      this.reset()
+      for (const endpoint of gauges()?.throttledEndpoints() ?? [])
+        this.set({ endpoint: String(endpoint.endpointId), reason: endpoint.reason }, endpoint.places)
+    },
+  })
   return {
-    metrics: [attempts, duration, finished, oldestDue, inProgress],
+    metrics: [attempts, duration, finished, oldestDue, inProgress, throttled],
     attempted(outcome, seconds) {
       attempts.inc({ outcome })
       duration.observe({ outcome }, seconds)
