@@ -1,7 +1,8 @@
 // npm run bench:instructions: CPU instructions per request, counted by valgrind's callgrind in each server
 // process while a steady stream of requests runs. Unlike requests per second, a count barely moves when other
 // work shares the machine, so two builds (or the service and F) can be compared on a busy host.
-//   tsx bench/instructions.ts [--postgres URL] [--requests N] [--warmup N] [--scenarios IDS] [--annotate]
+//   tsx bench/instructions.ts [--postgres URL] [--requests N] [--warmup N] [--concurrency N] [--scenarios IDS]
+//     [--before DIR (a built checkout: its service is counted too, after this one)] [--annotate]
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -19,6 +20,7 @@ import {
 } from './processes.js'
 import { markdownTable } from './report.js'
 import { createStore } from './seed.js'
+import { shippedCommand } from './shipped-command.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -27,6 +29,7 @@ const { values: options } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '10' },
     scenarios: { type: 'string', default: 'baseline,framework,list,get,create' },
+    before: { type: 'string' },
     annotate: { type: 'boolean', default: false },
   },
   strict: true,
@@ -161,14 +164,23 @@ async function main(): Promise<void> {
     `--vgdb-prefix=${vgdbPrefix(directory)}`,
   ]
   const rows: string[][] = []
+  const runs: Array<{ kind: Target['server']; suffix: string; script?: string }> = [
+    { kind: 'baseline', suffix: '' },
+    { kind: 'framework', suffix: '' },
+    { kind: 'service', suffix: '' },
+  ]
+  // The same migrations are assumed: the earlier build serves this build's store.
+  if (options.before)
+    runs.push({ kind: 'service', suffix: ' (--before)', script: shippedCommand(options.before).script })
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
     await store.seedTo(PETS)
     const compiled = compileBenchServers()
-    for (const kind of ['baseline', 'framework', 'service'] as const) {
+    for (const run of runs) {
+      const { kind, suffix } = run
       const targets = TARGETS.filter((target) => target.server === kind && wanted.includes(target.id))
       if (targets.length === 0) continue
-      log(`instructions: starting ${kind} under valgrind`)
+      log(`instructions: starting ${kind}${suffix} under valgrind`)
       const server =
         kind === 'service'
           ? await startService({
@@ -177,6 +189,7 @@ async function main(): Promise<void> {
               apiKey,
               logPath: '/dev/null',
               wrapper: valgrind,
+              ...(run.script ? { script: run.script } : {}),
             })
           : await startBenchServer(kind, join(compiled, `${kind}-server.js`), { BENCH_API_KEY: apiKey }, valgrind)
       try {
@@ -190,10 +203,9 @@ async function main(): Promise<void> {
             () => warmed++,
           )
           const { counted, perRequest } = await measure(server, apiKey, target, directory)
-          log(
-            `instructions: ${target.label}: ${Math.round(perRequest).toLocaleString('en-US')} per request (${counted})`,
-          )
-          rows.push([target.label, Math.round(perRequest).toLocaleString('en-US'), String(counted)])
+          const label = `${target.label}${suffix}`
+          log(`instructions: ${label}: ${Math.round(perRequest).toLocaleString('en-US')} per request (${counted})`)
+          rows.push([label, Math.round(perRequest).toLocaleString('en-US'), String(counted)])
         }
       } finally {
         await server.stop()
