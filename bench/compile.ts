@@ -9,6 +9,7 @@ import { ROOT, registerTempDirectory } from './processes.js'
 
 const SERVER_SOURCES = [
   'baseline-server.ts',
+  'framework-server.ts',
   'reference-server.ts',
   'reference-postgres-server.ts',
   'pets-data.ts',

@@ -130,8 +130,22 @@ export function tail(): { append: (chunk: Buffer) => void; read: () => string } 
   }
 }
 
-async function waitUntilHealthy(baseUrl: string, child: ChildProcess, describe: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000
+/** How long a server may take to start: under a wrapper (valgrind runs node some fifty times slower) much longer. */
+const startLimitMs = (wrapper: string[] | undefined) => (wrapper ? 300_000 : 30_000)
+
+/** The command and arguments that run node with `args`, under `wrapper` (a command and its options) if given. */
+function nodeCommand(wrapper: string[] | undefined, args: string[]): [string, string[]] {
+  const [command, ...options] = wrapper ?? []
+  return command === undefined ? [process.execPath, args] : [command, [...options, process.execPath, ...args]]
+}
+
+async function waitUntilHealthy(
+  baseUrl: string,
+  child: ChildProcess,
+  describe: () => string,
+  limitMs: number,
+): Promise<void> {
+  const deadline = Date.now() + limitMs
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`the service exited with ${child.exitCode} while starting:\n${describe()}`)
@@ -140,7 +154,8 @@ async function waitUntilHealthy(baseUrl: string, child: ChildProcess, describe: 
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the service did not answer /healthz within 30 s:\n${describe()}`)
+    if (Date.now() > deadline)
+      throw new Error(`the service did not answer /healthz within ${limitMs / 1000} s:\n${describe()}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
@@ -157,6 +172,8 @@ export interface ServiceOptions {
   env?: Record<string, string>
   /** Another build's command (`…/dist/bundle/cli.js`, for --before); this checkout's by default. */
   script?: string
+  /** A command node runs under, with its options (e.g. valgrind for instruction counts). */
+  wrapper?: string[]
 }
 
 /**
@@ -178,8 +195,12 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
   const logFd = openSync(options.logPath, 'a')
   const stderr = tail()
   const child = spawn(
-    process.execPath,
-    [...SHIPPED.nodeFlags, ...(options.nodeFlags ?? []), options.script ?? CLI, 'serve'],
+    ...nodeCommand(options.wrapper, [
+      ...SHIPPED.nodeFlags,
+      ...(options.nodeFlags ?? []),
+      options.script ?? CLI,
+      'serve',
+    ]),
     {
       cwd: ROOT,
       env: {
@@ -203,7 +224,7 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
   const handle = track(child, options.name, stderr.read)
   const baseUrl = `http://127.0.0.1:${port}`
   try {
-    await waitUntilHealthy(baseUrl, child, stderr.read)
+    await waitUntilHealthy(baseUrl, child, stderr.read, startLimitMs(options.wrapper))
   } catch (error) {
     await handle.stop()
     throw error
@@ -216,9 +237,10 @@ export async function startBenchServer(
   name: string,
   script: string,
   env: Record<string, string>,
+  wrapper?: string[],
 ): Promise<RunningServer> {
   const output = tail()
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(...nodeCommand(wrapper, [script]), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -226,7 +248,11 @@ export async function startBenchServer(
   const handle = track(child, name, output.read)
   child.stderr?.on('data', output.append)
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s:\n${output.read()}`)), 30_000)
+    const limitMs = startLimitMs(wrapper)
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${limitMs / 1000} s:\n${output.read()}`)),
+      limitMs,
+    )
     child.stdout?.on('data', (chunk: Buffer) => {
       output.append(chunk)
       const match = /listening (\d+)/.exec(output.read())

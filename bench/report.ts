@@ -42,7 +42,7 @@ export function summarise(id: string, label: string, rounds: RoundResult[]): Sce
   }
 }
 
-const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a')
+export const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a')
 const thousands = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a')
 
 function problems(summary: ScenarioSummary): string {
@@ -60,13 +60,14 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [line(header), rule, ...rows.map(line)].join('\n')
 }
 
-export function resultsTable(summaries: ScenarioSummary[], limit: number): string {
+export function resultsTable(summaries: ScenarioSummary[], limit: number, framework: number): string {
   return markdownTable(
-    ['scenario', 'req/s', '× L', '± %', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'non-2xx/errors'],
+    ['scenario', 'req/s', '× L', '× F', '± %', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'non-2xx/errors'],
     summaries.map((summary) => [
       summary.label,
       thousands(summary.requestsPerSecond),
       fixed(summary.requestsPerSecond / limit, 2),
+      fixed(summary.requestsPerSecond / framework, 2),
       fixed(summary.spreadPercent, 0),
       fixed(summary.p50, 2),
       fixed(summary.p99, 2),
@@ -89,15 +90,16 @@ export interface IdleRss {
 
 type Verdict = 'met' | 'NOT met' | 'not measured'
 /** The targets are in MB (10^6 bytes); the tables in MiB (2^20 bytes), as /proc reports them. */
-const toMB = (mib: number) => (mib * 2 ** 20) / 1e6
-const verdict = (ok: boolean | undefined): Verdict => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met')
+export const toMB = (mib: number) => (mib * 2 ** 20) / 1e6
+export const verdict = (ok: boolean | undefined): Verdict =>
+  ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met'
 
 /**
  * The ratios of two rows round by round (measured seconds apart, not the whole run apart): their range says
  * how far the noise of a busy machine could move the ratio of the medians, and their median is the paired
  * estimate, which a slow minute of the host (it moves both rows of a round) sways less.
  */
-function roundRange(numerator: ScenarioSummary, denominator: ScenarioSummary): string {
+export function roundRange(numerator: ScenarioSummary, denominator: ScenarioSummary): string {
   const ratios = numerator.rounds
     .map((round, index) => round.requestsPerSecond / (denominator.rounds[index]?.requestsPerSecond ?? NaN))
     .filter(Number.isFinite)

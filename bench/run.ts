@@ -8,6 +8,7 @@ import { compileBenchServers } from './compile.js'
 import { summariseProfile } from './cpu-profile.js'
 import { mintWindowedCursors } from './deep-cursor.js'
 import { runLoad } from './load.js'
+import { frameworkTargetsReport } from './framework-targets.js'
 import { describeMachine, describeRevision } from './machine.js'
 import { nginxAvailable, startNginx } from './nginx.js'
 import {
@@ -42,7 +43,7 @@ const HELP = `Usage: npm run bench -- [options]
   --connections N    autocannon connections (50)
   --warmup S         seconds of warm-up per scenario, before round 1 (3)
   --pets N           pets seeded for the read scenarios (1000000)
-  --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} (L always runs)
+  --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} (L and F always run)
   --postgres URL     run the service on PostgreSQL (a fresh schema on that server): the PostgreSQL reference and
                      two instances behind nginx instead of the SQLite references
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   const withNginx = nginxAvailable()
   if (!withNginx && options.postgres) log('bench: warning: nginx is not installed; the two-instance rows are left out')
   const scenarios = SCENARIOS.filter(
-    (scenario) => scenario.id === 'baseline' || !wanted || wanted.includes(scenario.id),
+    (scenario) => ['baseline', 'framework'].includes(scenario.id) || !wanted || wanted.includes(scenario.id),
   )
     .filter(
       (scenario) =>
@@ -230,6 +231,7 @@ async function main(): Promise<void> {
       if (needed.has(target)) starting.push(launch().then((server) => void servers.set(target, server)))
     }
     start('baseline', () => startBenchServer('baseline', baselineScript, benchEnv))
+    start('framework', () => startBenchServer('framework', join(compiled, 'framework-server.js'), benchEnv))
     // The service always starts: it creates the cursor secret the deep scenario needs, and its idle RSS is reported.
     needed.add('service')
     start('service', () =>
@@ -382,13 +384,14 @@ async function main(): Promise<void> {
       summarise(scenario.id, scenario.label, rounds.get(scenario.id) ?? []),
     )
     const limit = summaries.find((summary) => summary.id === 'baseline')?.requestsPerSecond ?? NaN
+    const framework = summaries.find((summary) => summary.id === 'framework')?.requestsPerSecond ?? NaN
     console.log(
       `\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
     )
     console.log(
       `autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`,
     )
-    console.log(resultsTable(summaries, limit))
+    console.log(resultsTable(summaries, limit, framework))
     console.log(
       `\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`,
     )
@@ -397,6 +400,7 @@ async function main(): Promise<void> {
       `service idle ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterLoadSettledMiB.toFixed(0)} MiB; ${heapSettled}\n`,
     )
     console.log(targetsReport(summaries, limit, idle, store.kind))
+    console.log(`\nAgainst the framework:\n${frameworkTargetsReport(summaries, idle, store.kind)}`)
     const failures = summaries.filter((summary) => summary.errors > 0 || Object.keys(summary.unexpected).length > 0)
     if (failures.length > 0)
       console.log(`\nWARNING: non-2xx answers or errors in: ${failures.map((summary) => summary.label).join('; ')}`)

@@ -13,6 +13,7 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
  */
 export type TargetName =
   | 'baseline'
+  | 'framework'
   | 'service'
   | 'createService'
   | 'createServiceBefore'
@@ -105,6 +106,13 @@ export const SCENARIOS: Scenario[] = [
     id: 'baseline',
     label: 'L: bare node:http, same 20-pet body',
     target: 'baseline',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'framework',
+    label: 'F: plain Fastify, same 20-pet body',
+    target: 'framework',
     requests: () => [list('/v1/pets')],
     expect: { status: 200, body: pageOf(1) },
   },

@@ -12,8 +12,8 @@ import { AccessLog } from './http/access-log.js'
 import { decoratePrincipal, guardApi, guardRequest, type ApiGuard } from './http/auth.js'
 import { handleClientError, handOverRequestsNodeWouldRefuse } from './http/client-errors.js'
 import { registerDocs, registerOpenApi } from './http/docs.js'
-import { refuseDuplicateHeaders } from './http/duplicate-headers.js'
 import { handleFrameworkError, registerErrorHandler } from './http/error-handler.js'
+import { registerFirstHook } from './http/first-hook.js'
 import { registerHealthRoutes } from './http/health.js'
 import { registerJsonBodyParser } from './http/json-body.js'
 import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './http/limits.js'
@@ -23,9 +23,8 @@ import { noRouteError, refuseEmptyPathParameters } from './http/no-route.js'
 import { API_PREFIX, requestPath } from './http/paths.js'
 import { preferringKnownJson } from './http/prepared-json.js'
 import { registerRateLimit } from './http/rate-limit.js'
-import { registerRequestIdHeader, requestIdFor } from './http/request-id.js'
+import { requestIdFor } from './http/request-id.js'
 import { registerRootIndex } from './http/root-index.js'
-import { registerSecurityHeaders } from './http/security-headers.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
 import { orderRoutes } from './orders/order.routes.js'
@@ -132,10 +131,7 @@ export async function buildApp(
   handOverRequestsNodeWouldRefuse(app)
   registerJsonBodyParser(app)
   registerErrorHandler(app)
-  registerRequestIdHeader(app)
-  registerSecurityHeaders(app)
-  registerShutdownGuard(app)
-  refuseDuplicateHeaders(app)
+  registerFirstHook(app, registerShutdownGuard(app))
   decoratePrincipal(app)
   await app.register(cors, {
     origin: '*',

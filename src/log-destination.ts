@@ -12,7 +12,7 @@ const MAX_QUEUED_CHARACTERS = 8 * 1024 * 1024
 /** How long to wait before writing again to a full pipe (sonic-boom's interval). */
 const RETRY_MS = 100
 
-type State = 'idle' | 'writing' | 'waiting' | 'broken'
+type State = 'idle' | 'scheduled' | 'writing' | 'waiting' | 'broken'
 
 export class LogDestination implements DestinationStream {
   private readonly fd: number
@@ -30,7 +30,13 @@ export class LogDestination implements DestinationStream {
     if (this.state === 'broken' || this.queuedCharacters + line.length > MAX_QUEUED_CHARACTERS) return
     this.queue.push(line)
     this.queuedCharacters += line.length
-    if (this.state === 'idle') this.writeQueued()
+    if (this.state !== 'idle') return
+    // The lines of one event-loop turn (one a request under load) go out in one write, not one write each:
+    // a write per line cost as much as the rest of the logging.
+    this.state = 'scheduled'
+    setImmediate(() => {
+      if (this.state === 'scheduled') this.writeQueued()
+    })
   }
 
   /** At exit: what the descriptor takes now, without waiting for a reader; the rest is lost. */

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { STATUS_CODES, type Server } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
 import { HEADER_LIMIT_BYTES, inKiB } from './limits.js'
 
@@ -51,22 +51,20 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
  * Two requests Node answers itself, bare (no Error body, none of the headers every response has), unless told
  * not to: an HTTP/1.1 request without Host, which RFC 9112 section 3.2 requires to be refused with 400, and an
  * Expect other than 100-continue, which RFC 9110 section 10.1.1 allows (not requires) to be refused with 417.
- * Both are handed to Fastify instead: the first is refused there with the Error body, the second is served as
- * if the expectation were absent.
+ * Both are handed to Fastify instead: the first is refused there with the Error body (missingHostError, in the
+ * first hook), the second is served as if the expectation were absent.
  */
 export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
   const server = app.server as Server & { requireHostHeader: boolean }
   server.requireHostHeader = false
   server.on('checkExpectation', (request, response) => server.emit('request', request, response))
-  app.addHook('onRequest', (request, _reply, done) => {
-    const { httpVersionMajor, httpVersionMinor } = request.raw
-    if (httpVersionMajor === 1 && httpVersionMinor >= 1 && request.headers.host === undefined) {
-      return done(
-        new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', {
-          details: [{ path: 'header/host', message: 'is required' }],
-        }),
-      )
-    }
-    done()
+}
+
+/** The refusal of an HTTP/1.1 request without Host (RFC 9112 section 3.2), if it is one. */
+export function missingHostError(request: FastifyRequest): ApiError | undefined {
+  const { httpVersionMajor, httpVersionMinor } = request.raw
+  if (httpVersionMajor !== 1 || httpVersionMinor < 1 || request.headers.host !== undefined) return undefined
+  return new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', {
+    details: [{ path: 'header/host', message: 'is required' }],
   })
 }

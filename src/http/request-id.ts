@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
 
 // A client's id is kept only when it is short and harmless in logs and headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -9,11 +8,4 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export function requestIdFor(request: IncomingMessage): string {
   const given = request.headers['x-request-id']
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
-}
-
-export function registerRequestIdHeader(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
 }

@@ -1,0 +1,71 @@
+// Where the service stands against the framework it is built on: the read ratios to F (plain Fastify answering
+// L's bytes), the read tails, the durable create against L, and memory, each judged from the same run.
+import { fixed, roundRange, toMB, verdict, type IdleRss, type ScenarioSummary } from './report.js'
+
+interface ReadTarget {
+  minimumTimesF: number
+  maximumP99Ms?: number
+}
+
+const READ_TARGETS: Record<'sqlite' | 'postgres', ReadTarget> = {
+  sqlite: { minimumTimesF: 0.65 },
+  postgres: { minimumTimesF: 0.5, maximumP99Ms: 25 },
+}
+const CREATE_TARGETS: Record<'sqlite' | 'postgres', { minimumTimesL: number; maximumP99Ms?: number }> = {
+  sqlite: { minimumTimesL: 0.2, maximumP99Ms: 40 },
+  postgres: { minimumTimesL: 0.15 },
+}
+const IDLE_RSS_MB = 80
+const PEAK_RSS_MB = 150
+
+export function frameworkTargetsReport(
+  summaries: ScenarioSummary[],
+  idle: IdleRss | undefined,
+  store: 'sqlite' | 'postgres',
+): string {
+  const byId = new Map(summaries.map((summary) => [summary.id, summary]))
+  const framework = byId.get('framework')
+  const limit = byId.get('baseline')
+  const lines: string[] = []
+  if (framework && limit)
+    lines.push(
+      `F / L: ${fixed(framework.requestsPerSecond / limit.requestsPerSecond, 2)}${roundRange(framework, limit)}`,
+    )
+  const read = READ_TARGETS[store]
+  for (const [id, name] of [
+    ['list', 'list 20'],
+    ['get', 'get one (random id)'],
+  ] as const) {
+    const row = byId.get(id)
+    if (!row || !framework) continue
+    const times = row.requestsPerSecond / framework.requestsPerSecond
+    const tail = read.maximumP99Ms === undefined ? '' : ` with p99 ≤ ${read.maximumP99Ms} ms`
+    const ok = times >= read.minimumTimesF && (read.maximumP99Ms === undefined || row.p99 <= read.maximumP99Ms)
+    lines.push(
+      `${name} ≥ ${read.minimumTimesF} × F${tail}: ${fixed(times, 2)} × F${roundRange(row, framework)}, p99 ${fixed(row.p99, 1)} ms → ${verdict(ok)}`,
+    )
+  }
+  const create = byId.get('create')
+  const wanted = CREATE_TARGETS[store]
+  if (create && limit) {
+    const times = create.requestsPerSecond / limit.requestsPerSecond
+    const tail = wanted.maximumP99Ms === undefined ? '' : ` with p99 ≤ ${wanted.maximumP99Ms} ms`
+    const ok = times >= wanted.minimumTimesL && (wanted.maximumP99Ms === undefined || create.p99 <= wanted.maximumP99Ms)
+    lines.push(
+      `create (durable) ≥ ${wanted.minimumTimesL} × L${tail}: ${fixed(times, 2)} × L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}`,
+    )
+  }
+  const serviceRows = summaries.filter((summary) => !['baseline', 'framework'].includes(summary.id))
+  const peaks = serviceRows.map((summary) => summary.peakRssMiB).filter(Number.isFinite)
+  if (peaks.length > 0) {
+    const peak = Math.max(...peaks)
+    lines.push(
+      `RSS under load ≤ ${PEAK_RSS_MB} MB: peak ${fixed(toMB(peak), 0)} MB → ${verdict(toMB(peak) <= PEAK_RSS_MB)}`,
+    )
+  }
+  if (idle)
+    lines.push(
+      `RSS idle after start ≤ ${IDLE_RSS_MB} MB: ${fixed(toMB(idle.afterStartSettledMiB), 0)} MB → ${verdict(toMB(idle.afterStartSettledMiB) <= IDLE_RSS_MB)}`,
+    )
+  return lines.map((line) => `- ${line}`).join('\n')
+}
