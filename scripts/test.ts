@@ -32,6 +32,7 @@ const STORE_INDEPENDENT = new Set([
   'client-webhook.test.ts',
   // The contract: the document and its gates (the headers test drives the store, so it runs on both).
   'openapi-gates.test.ts',
+  'openapi-breaking-gate.test.ts',
   'openapi-contract.test.ts',
   'is-main.test.ts',
 ])
