@@ -84,7 +84,7 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   rate_limited:
     'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
-    'The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+    'The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }

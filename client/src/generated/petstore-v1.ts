@@ -267,7 +267,7 @@ export interface paths {
          * [beta] Change a webhook endpoint
          * @description **Beta:** this operation may still change in a backwards-incompatible way.
          *
-         *     Changes `url`, `types`, `description` or `status` with a JSON Merge Patch (RFC 7396) sent as `application/json`: the properties given replace the stored ones, `null` removes `types` (every type) or `description`. New events follow the new settings; pending deliveries go to the new `url` from their next attempt on. Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.
+         *     Changes `url`, `types`, `description` or `status` with a JSON Merge Patch (RFC 7396; `application/merge-patch+json`, or `application/json` read the same way): the properties given replace the stored ones, `null` removes `types` (every type) or `description`. New events follow the new settings; pending deliveries go to the new `url` from their next attempt on. Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.
          *
          *     **Required scope:** `webhooks:manage` (otherwise 403 `forbidden`).
          */
@@ -439,7 +439,7 @@ export interface components {
              *     - `precondition_failed` (412): The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it no longer exists; nothing was changed.
              *     - `gone` (410): What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).
              *     - `payload_too_large` (413): The request body is larger than 16 KiB.
-             *     - `unsupported_media_type` (415): The request body is not application/json (or, for updatePet, application/merge-patch+json), or declares a charset other than UTF-8.
+             *     - `unsupported_media_type` (415): The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.
              *     - `idempotency_key_reused` (422): The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.
              *     - `request_header_fields_too_large` (431): The request headers are too large.
              *     - `rate_limited` (429): The API key (or, without a valid key, the client address) has used up its request quota for the current window, or the key already holds as many open event streams and long polls as it may; retry after the time given in Retry-After.
@@ -1545,7 +1545,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`). */
+        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`). */
         UnsupportedMediaType: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2754,6 +2754,13 @@ export interface operations {
         /** @description The properties to change (a JSON Merge Patch, RFC 7396): at least one. The others stay as they are; unknown properties are refused. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "types": null,
+                 *       "status": "disabled"
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["WebhookPatch"];
                 /**
                  * @example {
                  *       "types": null,
