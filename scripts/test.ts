@@ -33,6 +33,7 @@ const STORE_INDEPENDENT = new Set([
   // The contract: the document and its gates (the headers test drives the store, so it runs on both).
   'openapi-gates.test.ts',
   'openapi-breaking-gate.test.ts',
+  'openapi-served-lint.test.ts',
   'openapi-contract.test.ts',
   'is-main.test.ts',
 ])

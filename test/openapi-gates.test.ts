@@ -115,6 +115,16 @@ describe('the committed OpenAPI document and its gates', () => {
     })
   })
 
+  it('gives stock openapi-typescript optional defaulted request fields and receiver types for webhooks', async () => {
+    // Default options: a property with a `default` would come out required (defaultNonNullable).
+    const output = astToString(await openapiTS(new URL(`file://${join(process.cwd(), COMMITTED_DOCUMENT)}`)))
+    const schema = (name: string) => new RegExp(`\n {8}${name}: [{]\n([^]*?)\n {8}[}];\n`).exec(output)?.[1] ?? ''
+    assert.match(schema('NewPet'), /\n {12}status\?: components\["schemas"\]\["PetStatus"\];/)
+    assert.match(schema('NewOrder'), /\n {12}quantity\?: number;/)
+    assert.match(output, /\nexport interface webhooks \{\n {4}event: \{/)
+    assert.match(output, /"application\/json": components\["schemas"\]\["Event"\];/)
+  })
+
   it('gives openapi-typescript a named type for every schema (components["schemas"] is no longer never)', async () => {
     const output = astToString(await openapiTS(new URL(`file://${join(process.cwd(), COMMITTED_DOCUMENT)}`)))
     const schemas = /\n {4}schemas: \{\n([^]*?)\n {4}\};\n/.exec(output)?.[1] ?? ''
