@@ -55,12 +55,21 @@ class Walk {
     if (isObject(before.items)) this.schema(before.items, after.items, [...path, 'items'], direction)
     if (isObject(before.additionalProperties))
       this.schema(before.additionalProperties, after.additionalProperties, [...path, 'additionalProperties'], direction)
-    for (const combiner of ['anyOf', 'oneOf', 'allOf']) {
-      const afterBranches = listAt(after, combiner)
-      listAt(before, combiner).forEach((branch, index) =>
-        this.schema(branch, afterBranches[index], [...path, combiner, String(index)], direction),
-      )
-    }
+    for (const combiner of ['anyOf', 'oneOf']) this.branches(before, after, [...path, combiner], direction)
+    const afterAll = listAt(after, 'allOf')
+    listAt(before, 'allOf').forEach((branch, index) =>
+      this.schema(branch, afterAll[index], [...path, 'allOf', String(index)], direction),
+    )
+  }
+
+  /** Alternatives, paired by position: written data may not gain one (a shape clients do not know). */
+  private branches(before: Json, after: Json, path: string[], direction: Direction): void {
+    const combiner = path.at(-1) ?? ''
+    const [was, is] = [listAt(before, combiner), listAt(after, combiner)]
+    was.forEach((branch, index) => this.schema(branch, is[index], [...path, String(index)], direction))
+    if (direction === 'writes' && was.length > 0)
+      for (let index = was.length; index < is.length; index++)
+        this.report('add', [...path, String(index)], `the service may now send a shape clients do not know`)
   }
 
   private types(before: Json, after: Json, path: string[], direction: Direction): void {

@@ -135,6 +135,26 @@ describe('the breaking-change gate', () => {
     })
   }
 
+  it('fails when a webhook delivery is removed or its payload loses a property (against this document as a release)', () => {
+    const removed = structuredClone(current)
+    delete removed.webhooks.event
+    assert.deepEqual(
+      breakingChanges(current, removed, accepted).map((change) => `${change.action} ${change.path}`),
+      ['remove webhooks/event/post'],
+    )
+    const thinner = structuredClone(current)
+    thinner.webhooks.event.post.requestBody.content['application/json'].schema = {
+      ...schemas(current).Event,
+      properties: Object.fromEntries(
+        Object.entries(schemas(current).Event.properties).filter(([name]) => name !== 'timestamp'),
+      ),
+      required: ['id', 'type', 'data'],
+    }
+    const changes = breakingChanges(current, thinner, accepted).map((change) => `${change.action} ${change.path}`)
+    const payload = 'webhooks/event/post/requestBody/content/application/json/schema'
+    assert.deepEqual(changes, [`remove ${payload}/properties/timestamp`])
+  })
+
   it('fails when an operation of a callback is removed', () => {
     const withCallback = structuredClone(current)
     const onDelivery = { post: structuredClone(current.paths['/pets'].post) }
@@ -168,15 +188,28 @@ describe('the breaking-change gate', () => {
     assert.deepEqual(changes, { baseline: [], release: [] })
   })
 
-  it('passes a new event type only because a recorded decision accepts it', () => {
-    const edit = (document: Json) => schemas(document).EventType.enum.push('category.created')
+  it('passes a new event type (value, data shape, longer subscription lists) only by the recorded decisions', () => {
+    const edit = (document: Json) => {
+      schemas(document).EventType.enum.push('category.created')
+      schemas(document).Event.properties.data.anyOf.push({ type: 'object', properties: { category: {} } })
+      for (const name of ['Webhook', 'NewWebhook', 'WebhookPatch', 'WebhookWithSecret'])
+        schemas(document)[name].properties.types.maxItems += 1
+    }
     assert.deepEqual(judged(edit), { baseline: [], release: [] })
-    const withoutDecision = structuredClone(current)
-    edit(withoutDecision)
-    const changes = breakingChanges(references.release, withoutDecision, []).map((change) => change.path)
-    assert.ok(
-      changes.includes('paths//events/get/responses/200/content/application/json/schema/items/properties/type/enum'),
-    )
+    const withoutDecisions = structuredClone(current)
+    edit(withoutDecisions)
+    // Against the committed document as the next release's snapshot: it has the webhooks section.
+    const changes = breakingChanges(current, withoutDecisions, []).map((c) => `${c.action} ${c.path}`)
+    const event = 'paths//events/get/responses/200/content/application/json/schema/items/properties'
+    const delivered = 'webhooks/event/post/requestBody/content/application/json/schema/properties'
+    for (const expected of [
+      `add ${event}/type/enum`,
+      `add ${event}/data/anyOf/2`,
+      `add ${delivered}/type/enum`,
+      `add ${delivered}/data/anyOf/2`,
+      'replace paths//webhooks/post/responses/201/content/application/json/schema/properties/types/maxItems',
+    ])
+      assert.ok(changes.includes(expected), `${expected} in ${JSON.stringify(changes.slice(0, 8))}`)
   })
 
   it('judges the document the code generates: Order.complete made a string in the code fails', async () => {
