@@ -1,4 +1,4 @@
-// The contract's locks (issue 15): the committed document is exactly what the code generates, it passes the
+// The contract's locks: the committed document is exactly what the code generates, it passes the
 // breaking-change gate against the 1.0.0 baseline, and the gate does fail on a removed operation, a new required
 // request field and a narrowed type while additive changes and naming schemas pass. Also an outside tool's view:
 // openapi-typescript generates named types from the committed document.
