@@ -1,6 +1,7 @@
 // What a webhook receiver gets, as the document's OpenAPI 3.1 `webhooks` section: generators make receiver types
 // from it (the payload is the feed's Event, referenced by name). Deliveries are not routes of this service, so
 // this is written here rather than generated from a route schema.
+import { BETA } from '../http/stability.js'
 
 /** The Standard Webhooks headers of every delivery (signature.ts writes them). */
 const DELIVERY_HEADERS = [
@@ -33,6 +34,7 @@ export const DELIVERY_WEBHOOKS = {
       operationId: 'receiveEvent',
       tags: ['Webhooks'],
       summary: '[beta] An event, delivered to a registered endpoint',
+      ...BETA,
       description:
         'Every committed change of a type the endpoint subscribes to is POSTed to its `url` as the Event the feed ' +
         "shows, signed with the endpoint's secret (Standard Webhooks). Verify the signature before trusting the " +
