@@ -1,18 +1,25 @@
-// The breaking-change gate: compares the committed document (openapi/petstore-v1.json) with the 1.0.0 baseline
-// (openapi/baseline-1.0.0.json) using api-smart-diff, and fails on any change it classifies as breaking (a removed
-// operation, a new required request field or parameter, a narrowed type or range, …) that is not accepted in
-// openapi/accepted-breaking-changes.json. Both documents are compared with every `$ref` resolved, so naming a
-// schema, a response or a header is no change at all.
+// The breaking-change gate: compares the contract with each document clients may hold (the 1.0.0 baseline,
+// openapi/baseline-1.0.0.json, and the last released document, the newest snapshot in openapi/releases/) and fails
+// on any breaking change not accepted in openapi/accepted-breaking-changes.json. Two judges: api-smart-diff (a
+// removed operation, a new required parameter, a narrowed type or range, …) and our own rules where it is blind
+// (openapi-rules.ts: type and enum changes, required fields, webhooks, callbacks, components). Both documents are
+// compared with every `$ref` resolved, so naming a schema, a response or a header is no change at all.
+// Without arguments it checks the committed document and the document the code generates now, so a change made
+// in the code is judged even before the committed copy is rewritten.
 //
-//   tsx scripts/openapi-breaking.ts [BASELINE.json [CURRENT.json]]
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+//   tsx scripts/openapi-breaking.ts [REFERENCE.json [CURRENT.json]]
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { apiCompare } from 'api-smart-diff'
 import { isMain } from './is-main.js'
+import { ruleChanges } from './openapi-rules.js'
+import { generateDocument } from './write-openapi.js'
 
 export const BASELINE = 'openapi/baseline-1.0.0.json'
 export const CURRENT = 'openapi/petstore-v1.json'
 export const ACCEPTED = 'openapi/accepted-breaking-changes.json'
+/** One snapshot per release, named by the document's `info.version`: what clients of that release have. */
+export const RELEASES = 'openapi/releases'
 
 type Json = Record<string, unknown>
 
@@ -58,16 +65,40 @@ export function dereference(document: Json): Json {
   return { ...resolved, components }
 }
 
-/** The breaking changes from `before` to `after` that no acceptance covers. */
+/** The breaking changes from `before` to `after` (the diff tool's, then our rules' new ones) that no acceptance covers. */
 export function breakingChanges(before: Json, after: Json, accepted: Acceptance[] = []): BreakingChange[] {
-  const { diffs } = apiCompare(dereference(before), dereference(after))
-  const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^${acceptance.path}$`) }))
-  return diffs
+  const [resolvedBefore, resolvedAfter] = [dereference(before), dereference(after)]
+  const { diffs } = apiCompare(resolvedBefore, resolvedAfter)
+  const found = diffs
     .filter((diff) => diff.type === 'breaking')
     .map((diff) => ({ action: diff.action, path: diff.path.join('/'), description: diff.description ?? '' }))
-    .filter(
-      (change) => !patterns.some((pattern) => pattern.action === change.action && pattern.regex.test(change.path)),
-    )
+  const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
+  for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
+    if (!seen.has(`${change.action} ${change.path}`)) found.push(change)
+  const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^${acceptance.path}$`) }))
+  return found.filter(
+    (change) => !patterns.some((pattern) => pattern.action === change.action && pattern.regex.test(change.path)),
+  )
+}
+
+/** Release versions in ascending order (1.2.0 before 1.10.0). */
+function byVersion(a: string, b: string): number {
+  const parts = (version: string) => version.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0)
+  const [x, y] = [parts(a), parts(b)]
+  for (let index = 0; index < Math.max(x.length, y.length); index++)
+    if ((x[index] ?? 0) !== (y[index] ?? 0)) return (x[index] ?? 0) - (y[index] ?? 0)
+  return 0
+}
+
+/** The snapshot of the last release: the newest openapi/releases/<version>.json. */
+export function lastRelease(directory = RELEASES): string {
+  const versions = readdirSync(directory)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .sort(byVersion)
+  const newest = versions.at(-1)
+  if (newest === undefined) throw new Error(`no release snapshot in ${directory}`)
+  return join(directory, `${newest}.json`)
 }
 
 function readJson(path: string): Json {
@@ -78,26 +109,37 @@ export function readAcceptances(path = ACCEPTED): Acceptance[] {
   return (readJson(path) as { accepted: Acceptance[] }).accepted
 }
 
-function main([baseline = BASELINE, current = CURRENT]: string[]): void {
-  const changes = breakingChanges(readJson(baseline), readJson(current), readAcceptances())
+/** Throws, listing the breaking changes, when `current` breaks `reference`. */
+export function judge(reference: string, current: string, document: Json, accepted = readAcceptances()): string {
+  const changes = breakingChanges(readJson(reference), document, accepted)
   if (changes.length > 0) {
     const listed = changes
       .slice(0, 50)
       .map((change) => `  ${change.action} ${change.path}\n    ${change.description}`)
       .join('\n')
     throw new Error(
-      `${current} breaks ${baseline} in ${changes.length} place(s):\n${listed}${changes.length > 50 ? '\n  …' : ''}\n` +
+      `${current} breaks ${reference} in ${changes.length} place(s):\n${listed}${changes.length > 50 ? '\n  …' : ''}\n` +
         `A breaking change needs a new major version, or a deliberate decision recorded in ${ACCEPTED}.`,
     )
   }
-  process.stdout.write(`${current}: no breaking change against ${baseline}\n`)
+  return `${current}: no breaking change against ${reference}\n`
+}
+
+async function main([reference, current]: string[]): Promise<void> {
+  if (reference !== undefined && current !== undefined) {
+    process.stdout.write(judge(reference, current, readJson(current)))
+    return
+  }
+  const generated = JSON.parse(await generateDocument()) as Json
+  for (const against of reference === undefined ? [BASELINE, lastRelease()] : [reference]) {
+    process.stdout.write(judge(against, CURRENT, readJson(CURRENT)))
+    process.stdout.write(judge(against, 'the document the code generates', generated))
+  }
 }
 
 if (isMain(import.meta.url)) {
-  try {
-    main(process.argv.slice(2))
-  } catch (error) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`openapi-breaking: ${error instanceof Error ? error.message : String(error)}\n`)
     process.exitCode = 1
-  }
+  })
 }

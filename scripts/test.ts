@@ -37,6 +37,8 @@ const STORE_INDEPENDENT = new Set([
   'client-webhook.test.ts',
   // The contract: the document and its gates (the headers test drives the store, so it runs on both).
   'openapi-gates.test.ts',
+  'openapi-breaking-gate.test.ts',
+  'openapi-served-lint.test.ts',
   'openapi-contract.test.ts',
   'is-main.test.ts',
 ])

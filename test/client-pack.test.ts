@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test'
 import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
 
 const REPOSITORY = join(import.meta.dirname, '..')
-const CLIENT = join(REPOSITORY, 'client')
 const TSC = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc')
 
 interface Outcome {
@@ -65,10 +64,10 @@ describe('@petstore/client packed', () => {
   before(async () => {
     server = await startTestServer()
     const destination = makeTempDir()
-    // prepack builds dist/ first.
+    // As client/README.md tells a user, from the repository root; prepack builds dist/ first.
     const output = succeeded(
-      await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: CLIENT }),
-      'npm pack',
+      await run('npm', ['pack', '-w', 'client', '--json', '--pack-destination', destination], { cwd: REPOSITORY }),
+      'npm pack -w client',
     )
     const [entry] = JSON.parse(output.slice(output.indexOf('['))) as {
       filename: string

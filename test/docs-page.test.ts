@@ -191,6 +191,14 @@ describe('GET /docs in a browser', { skip: missing ?? false }, () => {
         summary: '[beta] Retry a delivery now',
         deprecated: false,
       },
+      // The document's `webhooks` section: what a registered endpoint receives.
+      {
+        method: 'POST',
+        path: 'event',
+        operationId: 'receiveEvent',
+        summary: '[beta] An event, delivered to a registered endpoint',
+        deprecated: false,
+      },
     ] satisfies RenderedOperation[])
     // Deprecated operations are drawn with their path struck through.
     assert.equal(await page.locator('.opblock-deprecated .opblock-summary-path__deprecated').count(), 1)

@@ -64,7 +64,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Pets',
     beta: false,
-    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '405', '408', '429', '431', '500', '503'],
     scope: 'pets:read',
   },
   createPet: {
@@ -72,7 +72,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Pets',
     beta: false,
-    statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['201', '400', '401', '403', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'pets:write',
   },
   getPet: {
@@ -80,7 +80,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Pets',
     beta: false,
-    statuses: ['200', '304', '400', '401', '403', '404', '429', '500', '503'],
+    statuses: ['200', '304', '400', '401', '403', '404', '405', '408', '429', '431', '500', '503'],
     scope: 'pets:read',
   },
   updatePet: {
@@ -88,7 +88,24 @@ const EXPECTED_OPERATIONS = {
     method: 'patch',
     tag: 'Pets',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'],
+    statuses: [
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '408',
+      '409',
+      '412',
+      '413',
+      '415',
+      '422',
+      '429',
+      '431',
+      '500',
+      '503',
+    ],
     scope: 'pets:write',
   },
   deletePet: {
@@ -96,7 +113,24 @@ const EXPECTED_OPERATIONS = {
     method: 'delete',
     tag: 'Pets',
     beta: true,
-    statuses: ['204', '400', '401', '403', '404', '409', '412', '413', '415', '422', '429', '500', '503'],
+    statuses: [
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '408',
+      '409',
+      '412',
+      '413',
+      '415',
+      '422',
+      '429',
+      '431',
+      '500',
+      '503',
+    ],
     scope: 'pets:write',
   },
   listOrders: {
@@ -104,7 +138,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Store',
     beta: false,
-    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '405', '408', '429', '431', '500', '503'],
     scope: 'orders:read',
   },
   placeOrder: {
@@ -112,7 +146,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Store',
     beta: true,
-    statuses: ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['201', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'orders:write',
   },
   getOrder: {
@@ -120,7 +154,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Store',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '429', '431', '500', '503'],
     scope: 'orders:read',
   },
   cancelOrder: {
@@ -128,7 +162,7 @@ const EXPECTED_OPERATIONS = {
     method: 'delete',
     tag: 'Store',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'orders:write',
   },
   completeOrder: {
@@ -136,7 +170,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Store',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'orders:write',
   },
   listEvents: {
@@ -144,7 +178,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Events',
     beta: true,
-    statuses: ['200', '400', '401', '403', '410', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '405', '408', '410', '429', '431', '500', '503'],
     scope: 'events:read',
   },
   streamEvents: {
@@ -152,7 +186,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Events',
     beta: true,
-    statuses: ['200', '400', '401', '403', '410', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '405', '408', '410', '429', '431', '500', '503'],
     scope: 'events:read',
   },
   createWebhook: {
@@ -160,7 +194,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['201', '400', '401', '403', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   listWebhooks: {
@@ -168,7 +202,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['200', '400', '401', '403', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '405', '408', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   getWebhook: {
@@ -176,7 +210,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   updateWebhook: {
@@ -184,7 +218,7 @@ const EXPECTED_OPERATIONS = {
     method: 'patch',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   deleteWebhook: {
@@ -192,7 +226,7 @@ const EXPECTED_OPERATIONS = {
     method: 'delete',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['204', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['204', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   rotateWebhookSecret: {
@@ -200,7 +234,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   listWebhookDeliveries: {
@@ -208,7 +242,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['200', '400', '401', '403', '404', '429', '500', '503'],
+    statuses: ['200', '400', '401', '403', '404', '405', '408', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
   retryWebhookDelivery: {
@@ -216,7 +250,7 @@ const EXPECTED_OPERATIONS = {
     method: 'post',
     tag: 'Webhooks',
     beta: true,
-    statuses: ['202', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+    statuses: ['202', '400', '401', '403', '404', '405', '408', '409', '413', '415', '422', '429', '431', '500', '503'],
     scope: 'webhooks:manage',
   },
 } as const
@@ -533,7 +567,7 @@ describe('GET /v1/openapi.json', () => {
       { petId, quantity, shipDate },
       {
         petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-        quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 1 },
+        quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100 },
         shipDate: { type: 'string', format: 'date-time', maxLength: 29 },
       },
     )
@@ -871,7 +905,12 @@ describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
       assert.equal(response.status, 200)
       const { servers } = (await response.json()) as OpenApiDocument
       assert.deepEqual(servers, [
-        { url: 'https://pets.internal.example/v1', description: INSTANCE, 'x-internal': true },
+        {
+          url: 'https://pets.internal.example/v1',
+          description:
+            'This instance, a local or development one (no production or staging server is configured): the address this document was fetched from.',
+          'x-internal': true,
+        },
       ])
     } finally {
       await server.close()

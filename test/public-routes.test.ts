@@ -108,7 +108,7 @@ describe('the OpenAPI document, prepared once', () => {
             `  - url: "http://${host}/v1"`,
             `    description: ${JSON.stringify(INSTANCE)}`,
             '    x-internal: true',
-            'security:',
+            'webhooks:',
           ].join('\n')}\n`,
         ),
         'the YAML names this origin last',

@@ -157,7 +157,8 @@ describe('checkDestination', () => {
     for (const [url, problem] of refused) assert.equal(refusal(url).problem, problem, url)
     assert.equal(
       refusal('http://2130706433/').message,
-      'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public addresses.',
+      'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public addresses ' +
+        'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
     )
   })
 

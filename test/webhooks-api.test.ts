@@ -112,7 +112,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://127.0.0.1/hook' },
         {
           message:
-            'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public addresses.',
+            'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public addresses ' +
+            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -120,7 +121,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://[::1]:8080/' },
         {
           message:
-            'Invalid request: url points at [::1], a loopback address; webhooks are delivered only to public addresses.',
+            'Invalid request: url points at [::1], a loopback address; webhooks are delivered only to public addresses ' +
+            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -128,7 +130,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://localhost:3000/' },
         {
           message:
-            'Invalid request: url points at localhost, a loopback address; webhooks are delivered only to public addresses.',
+            'Invalid request: url points at localhost, a loopback address; webhooks are delivered only to public addresses ' +
+            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -139,7 +142,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://169.254.169.254/latest/meta-data/' },
         {
           message:
-            'Invalid request: url points at 169.254.169.254, a link-local address (where cloud metadata services answer); webhooks are delivered only to public addresses.',
+            'Invalid request: url points at 169.254.169.254, a link-local address (where cloud metadata services answer); webhooks are delivered only to public addresses ' +
+            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a link-local address (where cloud metadata services answer)' }],
         },
       )
@@ -147,7 +151,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://192.168.0.10/' },
         {
           message:
-            'Invalid request: url points at 192.168.0.10, a private network address; webhooks are delivered only to public addresses.',
+            'Invalid request: url points at 192.168.0.10, a private network address; webhooks are delivered only to public addresses ' +
+            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a private network address' }],
         },
       )
@@ -260,7 +265,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         status: 400,
         code: 'invalid_request',
         message:
-          'Invalid request: url points at 10.0.0.1, a private network address; webhooks are delivered only to public addresses.',
+          'Invalid request: url points at 10.0.0.1, a private network address; webhooks are delivered only to public addresses ' +
+          'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
         details: [{ path: 'body/url', message: 'is a private network address' }],
       },
     )
@@ -279,6 +285,31 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
     const read = (await (await server.request(`/v1/webhooks/${webhook.id}`)).json()) as Webhook
     assert.equal(read.status, 'disabled')
     assert.equal(read.url, 'https://hooks.example.com/patch')
+  })
+
+  it('takes the merge patch as application/merge-patch+json too, and that type nowhere else', async () => {
+    const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/merge-patch' })
+    const mergePatch = (path: string, method: string, body: unknown) =>
+      server.request(path, {
+        method,
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify(body),
+      })
+    const patched = await mergePatch(`/v1/webhooks/${webhook.id}`, 'PATCH', { description: 'merged' })
+    assert.equal(patched.status, 200)
+    const body = (await patched.json()) as Webhook
+    assert.deepEqual({ ...body, updatedAt: '' }, { ...withoutSecret(webhook), description: 'merged', updatedAt: '' })
+    await assertError(await mergePatch('/v1/webhooks', 'POST', { url: 'https://hooks.example.com/other' }), {
+      status: 415,
+      code: 'unsupported_media_type',
+      message: 'The request body must be sent as Content-Type: application/json.',
+    })
+    await assertError(await mergePatch(`/v1/webhooks/${webhook.id}/rotate-secret`, 'POST', { a: 1 }), {
+      status: 415,
+      code: 'unsupported_media_type',
+      message: 'The request body must be sent as Content-Type: application/json.',
+    })
+    assert.equal((await storedEndpoints()).filter((row) => row.url === 'https://hooks.example.com/other').length, 0)
   })
 
   it('deletes an endpoint: 204, then 404 everywhere', async () => {

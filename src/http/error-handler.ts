@@ -6,6 +6,7 @@ import { isClientAbort } from './client-abort.js'
 import { duplicateHeaderError } from './duplicate-headers.js'
 import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
 import { redactKeys } from './log-url.js'
+import { acceptedMediaTypes } from './media-type.js'
 import { API_PREFIX, requestPath } from './paths.js'
 import { applySecurityHeaders } from './security-headers.js'
 import { validationDetails } from './validation-details.js'
@@ -13,12 +14,6 @@ import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
 
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
-
-/** The media types the route's body may have: its schema's `consumes` (which also documents them), or JSON. */
-function acceptedMediaTypes(request: FastifyRequest): string[] {
-  const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes
-  return consumes && consumes.length > 0 ? consumes : ['application/json']
-}
 
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {

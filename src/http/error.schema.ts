@@ -1,9 +1,9 @@
 import { Type, type TSchema } from 'typebox'
 import { named, namedResponse, RESPONSE_NAME } from './openapi-names.js'
-import { ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from './response-headers.js'
+import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from './response-headers.js'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from './validation-details.js'
-import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
+import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES, inKiB } from './limits.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)
@@ -71,7 +71,12 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'The API key is missing or invalid (code `unauthorized`); see WWW-Authenticate.',
   forbidden: 'The API key lacks the scope this operation requires (code `forbidden`); WWW-Authenticate names it.',
   not_found: 'Not found (code `not_found`).',
-  method_not_allowed: 'Method not allowed (code `method_not_allowed`).',
+  // The same words as the response listed for each path's other methods (docs.ts): both are one shared response.
+  method_not_allowed:
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+  request_timeout: 'The request did not arrive completely in time (code `request_timeout`); the connection is closed.',
+  request_header_fields_too_large:
+    'The request line and headers are larger than the limit (code `request_header_fields_too_large`); the connection is closed.',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
     'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
@@ -84,7 +89,7 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   rate_limited:
     'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
-    'The body is not of a media type the operation takes (application/json; for updatePet also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+    'The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
@@ -99,7 +104,7 @@ const exampleFor: Record<ErrorCode, { message: string; details?: { path: string;
   forbidden: { message: 'This API key does not have the scope pets:write, which this operation requires.' },
   not_found: { message: 'No pet has id 12.' },
   method_not_allowed: { message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.' },
-  request_timeout: { message: 'The request was not received completely in time.' },
+  request_timeout: { message: 'The request was not received in time.' },
   conflict: { message: 'Pet 12 is pending; only an available pet can be ordered.' },
   idempotency_key_in_flight: {
     message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
@@ -118,7 +123,9 @@ const exampleFor: Record<ErrorCode, { message: string; details?: { path: string;
     message:
       'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
   },
-  request_header_fields_too_large: { message: 'The request headers are too large.' },
+  request_header_fields_too_large: {
+    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
+  },
   rate_limited: { message: 'This API key has used its 600 requests per 60 s; retry in 42 s.' },
   internal_error: { message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.' },
   unavailable: { message: 'The database cannot be reached right now; retry the request.' },
@@ -130,6 +137,7 @@ function exampleBody(code: ErrorCode, message = exampleFor[code].message) {
 }
 
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
+  method_not_allowed: { Allow: AllowHeader },
   unauthorized: { 'WWW-Authenticate': WwwAuthenticateHeader },
   forbidden: { 'WWW-Authenticate': WwwAuthenticateHeader },
   precondition_failed: { ETag: ETagHeader },
@@ -150,11 +158,17 @@ function responseName(codes: ErrorCode[]): string {
     .join('Or')
 }
 
-/** What any authenticated operation may answer, whatever it does. */
+/**
+ * What any authenticated operation may answer, whatever it does: besides its own refusals, what the server sends
+ * before any route is chosen (a request too slow or with too large headers; a method its path does not take).
+ */
 export const EVERY_OPERATION_ERRORS = [
   'invalid_request',
   'unauthorized',
   'forbidden',
+  'method_not_allowed',
+  'request_timeout',
+  'request_header_fields_too_large',
   'rate_limited',
   'internal_error',
   'unavailable',

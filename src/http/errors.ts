@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   unsupported_media_type: {
     status: 415,
     meaning:
-      'The request body is not application/json (or, for updatePet, application/merge-patch+json), or declares a charset other than UTF-8.',
+      'The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.',
   },
   idempotency_key_reused: {
     status: 422,

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from './errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
-import { unsupportedCharset } from './media-type.js'
+import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 
 const SHOWN_LENGTH = 40
@@ -68,6 +68,16 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
     // no body, an empty one is simply no body (the operation refuses one that is not empty).
     if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
+    // A scope's parser serves all of its routes; only those that document the type (`consumes`) take it.
+    const accepted = acceptedMediaTypes(request)
+    if (!accepted.includes(mediaType))
+      return done(
+        new ApiError(
+          'unsupported_media_type',
+          `The request body must be sent as Content-Type: ${accepted.join(' or ')}.`,
+        ),
+        undefined,
+      )
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
       return done(

@@ -1,6 +1,8 @@
 // The charset a Content-Type declares. JSON is UTF-8 (RFC 8259 §8.1) and the body is decoded as UTF-8 only,
 // so a body declared in another charset would be misread (latin1 `é` is one byte, not valid UTF-8, or worse,
-// valid UTF-8 meaning something else): the client is told so (415) rather than guessed at.
+// valid UTF-8 meaning something else): the client is told so (415) rather than guessed at. Also which media
+// types a route's body may have.
+import type { FastifyRequest } from 'fastify'
 
 // RFC 9110 §5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
 const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
@@ -18,4 +20,13 @@ export function unsupportedCharset(contentType: string | undefined): string | un
     if (value.toLowerCase() !== 'utf-8') return value
   }
   return undefined
+}
+
+/** RFC 7396's media type, which every operation that takes a JSON Merge Patch accepts besides application/json. */
+export const MERGE_PATCH = 'application/merge-patch+json'
+
+/** The media types the route's body may have: its schema's `consumes` (which also documents them), or JSON. */
+export function acceptedMediaTypes(request: FastifyRequest): string[] {
+  const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes
+  return consumes && consumes.length > 0 ? consumes : ['application/json']
 }

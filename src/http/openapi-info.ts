@@ -1,5 +1,6 @@
 // The parts of the OpenAPI document that are not derived from route schemas: who, where, how to authenticate.
 import { ERROR_CODES } from './errors.js'
+import { DELIVERY_WEBHOOKS } from '../webhooks/webhook-delivery.openapi.js'
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
@@ -189,4 +190,5 @@ export const openapiBase = (servers: ApiServers) => ({
     },
   },
   security: [{ bearerAuth: [] }],
+  webhooks: DELIVERY_WEBHOOKS,
 })

@@ -23,6 +23,9 @@ export interface DocumentSource {
 
 export const INSTANCE_DESCRIPTION =
   'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
+/** An instance without configured servers (a local one) points nowhere else: there is no other server to use. */
+export const ONLY_INSTANCE_DESCRIPTION =
+  'This instance, a local or development one (no production or staging server is configured): the address this document was fetched from.'
 
 /** Without PUBLIC_BASE_URL the origin comes from the Host header, which any client chooses: the cache is bounded. */
 const MAX_CACHED = 16
@@ -57,7 +60,8 @@ export class PreparedDocuments {
     const prepared = this.#prepare()
     // Last, so that a generator (which takes the first server) is not bound to whichever instance served the
     // document; left out when it is one of the configured servers already.
-    const self = { url: `${origin}${this.#pathPrefix}`, description: INSTANCE_DESCRIPTION, 'x-internal': true }
+    const description = prepared.servers.length > 0 ? INSTANCE_DESCRIPTION : ONLY_INSTANCE_DESCRIPTION
+    const self = { url: `${origin}${this.#pathPrefix}`, description, 'x-internal': true }
     const servers = prepared.servers.some((server) => server.url === self.url)
       ? prepared.servers
       : [...prepared.servers, self]

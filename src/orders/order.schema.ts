@@ -40,6 +40,12 @@ const ShipDate = Type.String({
   examples: ['2026-05-01T10:00:00+02:00'],
 })
 
+const NewOrderQuantity = {
+  ...Quantity,
+  description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}; ${DEFAULT_ORDER_QUANTITY} when omitted.`,
+  examples: [1],
+}
+
 export const NewOrderSchema = named(
   'NewOrder',
   Type.Object(
@@ -50,12 +56,8 @@ export const NewOrderSchema = named(
           'The animal to order (1 to 2^53−1). It must exist (404 otherwise) and be `available` (409 otherwise).',
         examples: [12],
       },
-      quantity: Type.Optional({
-        ...Quantity,
-        default: DEFAULT_ORDER_QUANTITY,
-        description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}; ${DEFAULT_ORDER_QUANTITY} when omitted.`,
-        examples: [1],
-      }),
+      // Validation fills in the default; the document only states it (generators make a defaulted property required).
+      quantity: Type.Optional(documentedAs({ ...NewOrderQuantity, default: DEFAULT_ORDER_QUANTITY }, NewOrderQuantity)),
       shipDate: Type.Optional(documentedAs(ShipDate, { ...ShipDate, maxLength: MAX_SHIP_DATE_LENGTH })),
     },
     {

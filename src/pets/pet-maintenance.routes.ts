@@ -6,6 +6,7 @@ import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
 import { ETagHeaderSchema, IfMatchHeader } from '../http/entity-tag.schema.js'
 import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/error.schema.js'
 import { addJsonBodyParser } from '../http/json-body.js'
+import { MERGE_PATCH } from '../http/media-type.js'
 import type { Metrics } from '../http/metrics.js'
 import { refuseBody } from '../http/refuse-body.js'
 import { NoQuery } from '../http/schema-primitives.js'
@@ -30,9 +31,6 @@ const CONDITIONAL_WRITE_ERRORS = errorResponses(
   ...IDEMPOTENCY_ERRORS,
   ...BODY_ERRORS,
 )
-
-/** RFC 7396's own media type. Read only in this scope: no other operation takes a merge patch. */
-const MERGE_PATCH = 'application/merge-patch+json'
 
 const ConditionalWriteHeaders = Type.Object({ ...IdempotencyHeaders.properties, 'If-Match': IfMatchHeader })
 

@@ -142,7 +142,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
             headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema },
           }),
           ...withHeaders(errorResponses('invalid_request', 'not_found'), DeprecationHeadersSchema),
-          ...errorResponses('unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'unavailable'),
+          // Answered before the route (and its deprecation headers) is reached.
+          ...errorResponses(...EVERY_OPERATION_ERRORS.filter((code) => code !== 'invalid_request')),
         },
       },
     },

@@ -55,17 +55,22 @@ const CategoryId = {
   examples: [3],
 }
 
+const PET_STATUS_WHEN_OMITTED = `Availability status; \`${DEFAULT_PET_STATUS}\` when omitted.`
+
 export const NewPetSchema = named(
   'NewPet',
   Type.Object(
     {
       name: PetName,
       categoryId: CategoryId,
-      status: Type.Optional({
-        ...PetStatusSchema,
-        default: DEFAULT_PET_STATUS,
-        description: 'Availability status; `available` when omitted.',
-      }),
+      // Validation fills in the default; the document only states it, so that generators (which make a property
+      // with a `default` required) keep it optional for clients.
+      status: Type.Optional(
+        documentedAs(
+          { ...PetStatusSchema, default: DEFAULT_PET_STATUS, description: PET_STATUS_WHEN_OMITTED },
+          { ...PetStatusSchema, description: PET_STATUS_WHEN_OMITTED },
+        ),
+      ),
     },
     {
       additionalProperties: false,

@@ -47,7 +47,9 @@ export function checkDestination(text: string, allowPrivateNetworks: boolean): s
     if (kind !== 'public') {
       throw refuse(
         `is ${KIND_NAMES[kind]}`,
-        `points at ${url.hostname}, ${KIND_NAMES[kind]}; webhooks are delivered only to public addresses`,
+        // The operator's switch is named so that someone trying a local receiver finds it without the docs.
+        `points at ${url.hostname}, ${KIND_NAMES[kind]}; webhooks are delivered only to public addresses ` +
+          'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network)',
       )
     }
   }

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/error.schema.js'
+import { addJsonBodyParser } from '../http/json-body.js'
+import { MERGE_PATCH } from '../http/media-type.js'
 import { rejectOtherMethods } from '../http/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
@@ -52,6 +54,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
   { webhooks, cursors, idempotency, storedSecrets, publicBaseUrl, secretOverlapSeconds },
 ) => {
   const sealed = { storedBody: storedSecrets }
+  addJsonBodyParser(app, MERGE_PATCH)
   const overlap = secretOverlapSeconds % 3600 === 0 ? `${secretOverlapSeconds / 3600} h` : `${secretOverlapSeconds} s`
 
   app.post(
@@ -161,11 +164,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         tags: TAGS,
         summary: '[beta] Change a webhook endpoint',
         description:
-          `${BETA_NOTE}\n\nChanges \`url\`, \`types\`, \`description\` or \`status\` with a JSON Merge Patch (RFC 7396) sent as \`application/json\`: the properties given replace the stored ones, ` +
+          `${BETA_NOTE}\n\nChanges \`url\`, \`types\`, \`description\` or \`status\` with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, ` +
           '`null` removes `types` (every type) or `description`. New events follow the new settings; pending deliveries go to the new `url` from their next attempt on. ' +
           'Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.',
         ...BETA,
         ...ENDPOINT_WRITE,
+        consumes: [MERGE_PATCH, 'application/json'],
         body: WebhookPatchSchema,
         response: {
           200: { ...WebhookSchema, description: 'The endpoint as stored now.', headers: ReplayedHeaderSchema },

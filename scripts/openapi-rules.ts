@@ -1,0 +1,235 @@
+// The breaking-change rules the diff tool (api-smart-diff) is blind to. It pairs schemas by similarity, so a
+// response property whose type alone changed (boolean → string) or a property made required while its other
+// keywords stayed can pass; and it knows nothing of `webhooks`, callbacks or the component list. These rules walk
+// both documents side by side instead, in the direction the data flows:
+// - what the service writes (response bodies and headers, webhook and callback payloads) may not gain a type or
+//   an enum value, lose a property, or make a required property optional;
+// - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
+//   or an enum value, refuse a property it accepted, or require a field or parameter it did not;
+// - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
+//   schema or component schema property may disappear.
+// Each change is reported with a `/`-joined path, like the diff tool's, so that one acceptance list covers both.
+
+type Json = Record<string, unknown>
+
+export interface RuleChange {
+  action: 'add' | 'remove' | 'replace'
+  path: string
+  description: string
+}
+
+/** `writes`: the service produces this data (clients read it); `reads`: the service consumes it. */
+type Direction = 'writes' | 'reads'
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+const objectAt = (node: Json, key: string): Json => (isObject(node[key]) ? node[key] : {})
+const listAt = (node: Json, key: string): unknown[] => (Array.isArray(node[key]) ? node[key] : [])
+
+function typesOf(schema: Json): string[] | undefined {
+  if (typeof schema.type === 'string') return [schema.type, ...(schema.nullable === true ? ['null'] : [])]
+  if (Array.isArray(schema.type)) return schema.type.map(String)
+  return undefined
+}
+
+/** The values a schema allows when it lists them (`enum`, or `const`), as JSON text for comparing. */
+function valuesOf(schema: Json): string[] | undefined {
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value))
+  if ('const' in schema) return [JSON.stringify(schema.const)]
+  return undefined
+}
+
+class Walk {
+  readonly changes: RuleChange[] = []
+
+  private report(action: RuleChange['action'], path: string[], description: string): void {
+    this.changes.push({ action, path: path.join('/'), description })
+  }
+
+  schema(before: unknown, after: unknown, path: string[], direction: Direction): void {
+    if (!isObject(before) || !isObject(after)) return
+    this.types(before, after, path, direction)
+    this.values(before, after, path, direction)
+    this.properties(before, after, path, direction)
+    if (isObject(before.items)) this.schema(before.items, after.items, [...path, 'items'], direction)
+    if (isObject(before.additionalProperties))
+      this.schema(before.additionalProperties, after.additionalProperties, [...path, 'additionalProperties'], direction)
+    for (const combiner of ['anyOf', 'oneOf']) this.branches(before, after, [...path, combiner], direction)
+    const afterAll = listAt(after, 'allOf')
+    listAt(before, 'allOf').forEach((branch, index) =>
+      this.schema(branch, afterAll[index], [...path, 'allOf', String(index)], direction),
+    )
+  }
+
+  /** Alternatives, paired by position: written data may not gain one (a shape clients do not know). */
+  private branches(before: Json, after: Json, path: string[], direction: Direction): void {
+    const combiner = path.at(-1) ?? ''
+    const [was, is] = [listAt(before, combiner), listAt(after, combiner)]
+    was.forEach((branch, index) => this.schema(branch, is[index], [...path, String(index)], direction))
+    if (direction === 'writes' && was.length > 0)
+      for (let index = was.length; index < is.length; index++)
+        this.report('add', [...path, String(index)], `the service may now send a shape clients do not know`)
+  }
+
+  private types(before: Json, after: Json, path: string[], direction: Direction): void {
+    const [was, is] = [typesOf(before), typesOf(after)]
+    if (was === undefined && is === undefined) return
+    // Written data may not take a type a client did not expect; read data may not refuse a type it took.
+    const [wider, narrower] = direction === 'writes' ? [is, was] : [was, is]
+    if (narrower === undefined) return
+    const gained = (wider ?? ['any']).filter((type) => !narrower.includes(type))
+    if (gained.length > 0)
+      this.report(
+        'replace',
+        [...path, 'type'],
+        `type ${JSON.stringify(was ?? 'any')} became ${JSON.stringify(is ?? 'any')} in what the service ${direction}`,
+      )
+  }
+
+  private values(before: Json, after: Json, path: string[], direction: Direction): void {
+    const [was, is] = [valuesOf(before), valuesOf(after)]
+    if (direction === 'writes' && was !== undefined) {
+      for (const value of is ?? ['(any value)'])
+        if (!was.includes(value))
+          this.report('add', [...path, 'enum'], `the service may now send ${value}, which clients do not know`)
+    }
+    if (direction === 'reads' && was !== undefined && is !== undefined) {
+      for (const value of was)
+        if (!is.includes(value)) this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`)
+    }
+  }
+
+  private properties(before: Json, after: Json, path: string[], direction: Direction): void {
+    const [wasProperties, isProperties] = [objectAt(before, 'properties'), objectAt(after, 'properties')]
+    const [wasRequired, isRequired] = [listAt(before, 'required'), listAt(after, 'required')]
+    for (const [name, schema] of Object.entries(wasProperties)) {
+      const here = [...path, 'properties', name]
+      if (!(name in isProperties)) {
+        const refused = direction === 'reads' && after.additionalProperties === false
+        if (direction === 'writes' || refused)
+          this.report('remove', here, `property ${name} was removed from what the service ${direction}`)
+        continue
+      }
+      this.schema(schema, isProperties[name], here, direction)
+    }
+    if (direction === 'writes') {
+      for (const name of wasRequired)
+        if (!isRequired.includes(name) && String(name) in isProperties)
+          this.report('remove', [...path, 'required'], `${String(name)} is no longer always sent`)
+    } else {
+      for (const name of isRequired)
+        if (!wasRequired.includes(name))
+          this.report('add', [...path, 'required'], `${String(name)} is now required in what the service reads`)
+    }
+  }
+
+  /** Media types by name: the before's must all still be there, each schema compared. */
+  content(before: Json, after: Json, path: string[], direction: Direction): void {
+    const isContent = objectAt(after, 'content')
+    for (const [mediaType, media] of Object.entries(objectAt(before, 'content'))) {
+      const here = [...path, 'content', mediaType]
+      if (!(mediaType in isContent)) {
+        this.report('remove', here, `${mediaType} is no longer ${direction === 'reads' ? 'accepted' : 'sent'}`)
+        continue
+      }
+      const [was, is] = [isObject(media) ? media.schema : undefined, objectAt(isContent, mediaType).schema]
+      this.schema(was, is, [...here, 'schema'], direction)
+    }
+  }
+
+  parameters(before: Json, after: Json, path: string[]): void {
+    const key = (parameter: unknown): string =>
+      isObject(parameter) ? `${String(parameter.in)}:${String(parameter.name).toLowerCase()}` : ''
+    const wasByKey = new Map(listAt(before, 'parameters').map((parameter) => [key(parameter), parameter]))
+    listAt(after, 'parameters').forEach((parameter, index) => {
+      if (!isObject(parameter)) return
+      const here = [...path, 'parameters', String(index)]
+      const was = wasByKey.get(key(parameter))
+      if (parameter.required === true && !(isObject(was) && was.required === true))
+        this.report('add', [...here, 'required'], `parameter ${key(parameter)} is now required`)
+      if (isObject(was)) this.schema(was.schema, parameter.schema, [...here, 'schema'], 'reads')
+    })
+  }
+
+  /** One operation; `served`: a request the service answers (false: a webhook or callback the service sends). */
+  operation(before: Json, after: Json, path: string[], served: boolean): void {
+    const request: Direction = served ? 'reads' : 'writes'
+    const response: Direction = served ? 'writes' : 'reads'
+    this.parameters(before, after, path)
+    this.content(objectAt(before, 'requestBody'), objectAt(after, 'requestBody'), [...path, 'requestBody'], request)
+    const isResponses = objectAt(after, 'responses')
+    for (const [status, was] of Object.entries(objectAt(before, 'responses'))) {
+      const here = [...path, 'responses', status]
+      if (!(status in isResponses)) {
+        if (status.startsWith('2')) this.report('remove', here, `response ${status} was removed`)
+        continue
+      }
+      const is = objectAt(isResponses, status)
+      if (isObject(was)) this.content(was, is, here, response)
+      const isHeaders = objectAt(is, 'headers')
+      for (const [header, definition] of Object.entries(isObject(was) ? objectAt(was, 'headers') : {})) {
+        const [wasSchema, isSchema] = [
+          isObject(definition) ? definition.schema : undefined,
+          objectAt(isHeaders, header).schema,
+        ]
+        this.schema(wasSchema, isSchema, [...here, 'headers', header, 'schema'], response)
+      }
+    }
+    const isCallbacks = objectAt(after, 'callbacks')
+    for (const [name, callback] of Object.entries(objectAt(before, 'callbacks')))
+      this.pathItems(
+        isObject(callback) ? callback : {},
+        objectAt(isCallbacks, name),
+        [...path, 'callbacks', name],
+        false,
+      )
+  }
+
+  pathItems(before: Json, after: Json, path: string[], served: boolean): void {
+    for (const [route, item] of Object.entries(before)) {
+      if (!isObject(item)) continue
+      const isItem = objectAt(after, route)
+      for (const method of METHODS) {
+        if (!isObject(item[method])) continue
+        const here = [...path, route, method]
+        if (!isObject(isItem[method]))
+          this.report('remove', here, `operation ${method.toUpperCase()} ${route} was removed`)
+        else this.operation(item[method], isItem[method], here, served)
+      }
+    }
+  }
+
+  /** Named schemas and their properties, by name: generated clients expose them as types. */
+  components(before: Json, after: Json): void {
+    const isSchemas = objectAt(objectAt(after, 'components'), 'schemas')
+    for (const [name, schema] of Object.entries(objectAt(objectAt(before, 'components'), 'schemas'))) {
+      const here = ['components', 'schemas', name]
+      if (!(name in isSchemas)) this.report('remove', here, `component schema ${name} was removed`)
+      else this.componentProperties(schema, isSchemas[name], here)
+    }
+  }
+
+  private componentProperties(before: unknown, after: unknown, path: string[]): void {
+    if (!isObject(before) || !isObject(after)) return
+    const isProperties = objectAt(after, 'properties')
+    for (const [name, schema] of Object.entries(objectAt(before, 'properties'))) {
+      const here = [...path, 'properties', name]
+      if (!(name in isProperties)) this.report('remove', here, `property ${name} was removed from ${path.join('/')}`)
+      else this.componentProperties(schema, isProperties[name], here)
+    }
+    if (isObject(before.items)) this.componentProperties(before.items, after.items, [...path, 'items'])
+  }
+}
+
+/**
+ * The breaking changes our rules find from `before` to `after`. `raw*` are the documents as written (for the
+ * component list); `before` and `after` have every `$ref` resolved.
+ */
+export function ruleChanges(rawBefore: Json, rawAfter: Json, before: Json, after: Json): RuleChange[] {
+  const walk = new Walk()
+  walk.pathItems(objectAt(before, 'paths'), objectAt(after, 'paths'), ['paths'], true)
+  walk.pathItems(objectAt(before, 'webhooks'), objectAt(after, 'webhooks'), ['webhooks'], false)
+  walk.components(rawBefore, rawAfter)
+  return walk.changes
+}
