@@ -40,29 +40,30 @@ function parseLine(line: string, what: string): Record<string, unknown> {
   try {
     value = JSON.parse(line)
   } catch {
-    throw new DamagedFileError(`damaged: ${what} is not JSON`)
+    throw new DamagedFileError(`the file is damaged: ${what} is not JSON`)
   }
-  if (!isObject(value)) throw new DamagedFileError(`damaged: ${what} is not a JSON object`)
+  if (!isObject(value)) throw new DamagedFileError(`the file is damaged: ${what} is not a JSON object`)
   return value
 }
 
 export function parseHeader(line: string | undefined): Header {
-  if (line === undefined) throw new DamagedFileError('empty: no header line')
+  if (line === undefined) throw new DamagedFileError('the file is empty')
   const header = parseLine(line, 'the header line')
-  if (header.format !== FORMAT_NAME) throw new DamagedFileError(`not a ${FORMAT_NAME} file`)
+  if (header.format !== FORMAT_NAME)
+    throw new DamagedFileError(`the file is not a petstore export (no ${FORMAT_NAME} header)`)
   const { formatVersion, schemaVersion, sourceStore, exportedAt } = header
   if (!Number.isSafeInteger(formatVersion) || typeof schemaVersion !== 'string')
-    throw new DamagedFileError('damaged: the header has no format or schema version')
+    throw new DamagedFileError('the file is damaged: the header has no format or schema version')
   if ((formatVersion as number) > FORMAT_VERSION)
     throw new NewerFileError(
-      `format version ${String(formatVersion)} is newer than this petstore reads (${FORMAT_VERSION}): upgrade petstore`,
+      `the file's format version ${String(formatVersion)} is newer than this petstore reads (${FORMAT_VERSION}): upgrade petstore`,
     )
   if (schemaVersion > SCHEMA_VERSION)
     throw new NewerFileError(
-      `schema ${schemaVersion} is newer than this petstore's (${SCHEMA_VERSION}): upgrade petstore`,
+      `the file's schema ${schemaVersion} is newer than this petstore's (${SCHEMA_VERSION}): upgrade petstore`,
     )
   if ((sourceStore !== 'sqlite' && sourceStore !== 'postgres') || typeof exportedAt !== 'string')
-    throw new DamagedFileError('damaged: the header has no source store or time')
+    throw new DamagedFileError('the file is damaged: the header has no source store or time')
   return { format: FORMAT_NAME, formatVersion: formatVersion as number, schemaVersion, sourceStore, exportedAt }
 }
 
@@ -71,11 +72,12 @@ export function parseBody(line: string, lineNumber: number): ShopRecord | Closin
   const value = parseLine(line, `line ${lineNumber}`)
   if (value.end === true) {
     if (!isObject(value.counts) || typeof value.sha256 !== 'string')
-      throw new DamagedFileError('damaged: the closing line has no counts or checksum')
+      throw new DamagedFileError('the file is damaged: the closing line has no counts or checksum')
     return { end: true, counts: value.counts as Record<string, number>, sha256: value.sha256 }
   }
-  if (typeof value.table !== 'string') throw new DamagedFileError(`damaged: line ${lineNumber} names no table`)
+  if (typeof value.table !== 'string')
+    throw new DamagedFileError(`the file is damaged: line ${lineNumber} names no table`)
   if (isObject(value.row)) return { table: value.table, row: value.row }
   if (Number.isSafeInteger(value.counter)) return { table: value.table, counter: value.counter as number }
-  throw new DamagedFileError(`damaged: line ${lineNumber} is neither a row nor a counter`)
+  throw new DamagedFileError(`the file is damaged: line ${lineNumber} is neither a row nor a counter`)
 }

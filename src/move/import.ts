@@ -11,7 +11,7 @@ import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
 import { SecretCheck } from './secret-check.js'
 import { openMoveSession, quoted, type MoveSession } from './session.js'
-import { TABLES, findTable } from './tables.js'
+import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
 
@@ -44,6 +44,8 @@ async function load(
   const secrets = new SecretCheck(config.webhookSecretKey)
   for (const table of TABLES) if (table.replaced) await session.run(`delete from ${quoted(table.name)}`, [])
   const loaders = new Map<string, TableLoader>()
+  // Set once the whole file is checked: PostgreSQL's sequences do not roll back with a refused transaction.
+  const counters: [TableEntry, number][] = []
   const records = source.records()
   for (;;) {
     const next = await records.next()
@@ -52,12 +54,13 @@ async function load(
       const counts = Object.fromEntries([...loaders].map(([name, loader]) => [name, loader.count]))
       for (const [name, count] of Object.entries(next.value.counts))
         if ((counts[name] ?? 0) !== count)
-          throw new DamagedFileError(`damaged: ${name} has not the rows its count says`)
+          throw new DamagedFileError(`the file is damaged: ${name} has not the rows its count says`)
+      for (const [table, counter] of counters) await setCounter(session, table, counter)
       return counts
     }
     const record = next.value
     const table = findTable(record.table)
-    if (!table) throw new DamagedFileError(`damaged: no table ${JSON.stringify(record.table)} in this shop`)
+    if (!table) throw new DamagedFileError(`the file is damaged: no table ${JSON.stringify(record.table)} in this shop`)
     let loader = loaders.get(table.name)
     if (!loader) {
       // A new table: the previous one's last batch goes first (the order of the file is the order of references).
@@ -66,8 +69,7 @@ async function load(
       loaders.set(table.name, loader)
     }
     if ('counter' in record) {
-      await loader.flush()
-      await setCounter(session, table, record.counter)
+      counters.push([table, record.counter])
       continue
     }
     if (table.name === 'service_secrets') secrets.serviceSecret(record.row)

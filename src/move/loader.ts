@@ -26,7 +26,7 @@ export class TableLoader {
     const columns = Object.keys(row)
     for (const column of columns)
       if (!Object.hasOwn(this.#table.columns, column))
-        throw new DamagedFileError(`damaged: ${this.#table.name} has no column ${JSON.stringify(column)}`)
+        throw new DamagedFileError(`the file is damaged: ${this.#table.name} has no column ${JSON.stringify(column)}`)
     // Every row of one file has the same columns; a file of an earlier schema may have fewer (defaults fill in).
     if (this.#rows > 0 && columns.join() !== this.#columns.join()) await this.flush()
     this.#columns = columns
@@ -62,7 +62,7 @@ export class TableLoader {
 /** Sets the counter behind the table's ids: new ids continue above the file's counter and above every row. */
 export async function setCounter(session: MoveSession, table: TableEntry, counter: number): Promise<void> {
   const column = table.counter
-  if (!column) throw new DamagedFileError(`damaged: ${table.name} has no id counter`)
+  if (!column) throw new DamagedFileError(`the file is damaged: ${table.name} has no id counter`)
   const largest = `coalesce(max(${quoted(column)}), 0)`
   if (session.dialect === 'postgres') {
     await session.run(

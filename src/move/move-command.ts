@@ -29,7 +29,15 @@ export async function moveShop(command: 'export' | 'import', config: Config, fil
     console.error(`petstore: exported ${total(counts)} rows (${counts.pets ?? 0} pets) to ${where}`)
     return
   }
-  const counts = await importShop(config, file, terminalProgress('importing'))
+  let counts: Record<string, number>
+  try {
+    counts = await importShop(config, file, terminalProgress('importing'))
+  } catch (error) {
+    // The transaction rolled back, and a database file the import created is removed: the target is as it was.
+    throw new Error(`import refused, nothing changed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    })
+  }
   console.error(
     `petstore: imported ${total(counts)} rows (${counts.pets ?? 0} pets) into ${describeDatabase(config.database)}`,
   )

@@ -38,13 +38,14 @@ export async function openShopFile(source: string): Promise<ShopFileReader> {
     let lineNumber = 1
     for (;;) {
       const next = await lines.next()
-      if (next.done === true) throw new DamagedFileError('truncated: the file ends before its closing line')
+      if (next.done === true) throw new DamagedFileError('the file is truncated: it ends before its closing line')
       lineNumber++
       const record = parseBody(next.value, lineNumber)
       if ('end' in record) {
         if (record.sha256 !== checksum.hex())
-          throw new DamagedFileError('damaged or edited: its checksum does not match its contents')
-        if ((await lines.next()).done !== true) throw new DamagedFileError('damaged: lines follow the closing line')
+          throw new DamagedFileError('the file is damaged or edited: its checksum does not match its contents')
+        if ((await lines.next()).done !== true)
+          throw new DamagedFileError('the file is damaged: lines follow its closing line')
         return record
       }
       checksum.add(`${next.value}\n`)
