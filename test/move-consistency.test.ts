@@ -32,7 +32,9 @@ describe(`petstore export while the service writes (${TEST_STORE})`, () => {
     let created = 0
     const writer = async (number: number) => {
       for (let turn = 0; writing; turn++) {
-        const response = await server.request('/v1/pets', { json: { name: `w${number}-${turn}`, categoryId: number + 1 } })
+        const response = await server.request('/v1/pets', {
+          json: { name: `w${number}-${turn}`, categoryId: number + 1 },
+        })
         assert.equal(response.status, 201)
         const pet = (await response.json()) as { id: number }
         created++
