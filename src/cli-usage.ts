@@ -46,7 +46,8 @@ const HELP: Record<Command, CommandHelp> = {
     variables: DATABASE_VARIABLES,
   },
   'keys create': {
-    usage: 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
+    usage:
+      'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME] [--quiet]',
     summary:
       'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
       `unless the options say otherwise. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
