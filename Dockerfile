@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: compiles better-sqlite3 and the TypeScript sources.
-FROM node:24-bookworm-slim AS build
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -12,7 +12,7 @@ COPY scripts/bundle.ts ./scripts/
 RUN npm ci && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, running as the unprivileged node user.
-FROM node:24-bookworm-slim
+FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
