@@ -54,6 +54,8 @@ function seedEvents(path: string): void {
   }
 }
 
+const mebibytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -91,9 +93,7 @@ async function main(): Promise<void> {
   steps.push(await timed('import into SQLite', ['import', second], target.databaseUrl))
   await middle?.drop()
 
-  console.log(
-    `\nMoving a shop of ${pets} pets and ${pets} events (file ${sizes.map((size) => `${(size / 2 ** 20).toFixed(0)} MiB`).join(', ')}):\n`,
-  )
+  console.log(`\nMoving a shop of ${pets} pets and ${pets} events (file ${sizes.map(mebibytes).join(', ')}):\n`)
   console.log('| step | wall time | peak RSS |')
   console.log('| --- | ---: | ---: |')
   for (const { step, seconds, peakMiB } of steps)

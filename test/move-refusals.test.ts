@@ -82,7 +82,8 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
     file: () => exported,
     key: randomBytes(32).toString('hex'),
     cause:
-      "webhook endpoint 1's secret was encrypted with another WEBHOOK_SECRET_KEY than the one set: set the key the source used",
+      "webhook endpoint 1's secret was encrypted with another WEBHOOK_SECRET_KEY than the one set: " +
+      'set the key the source used',
   },
   {
     name: 'a missing file',
@@ -126,7 +127,8 @@ for (const store of ['sqlite', 'postgres'] as const) {
       assert.equal(again.code, 1)
       assert.equal(
         again.stderr.split('\n').slice(1).join('\n'),
-        'petstore: import refused, nothing changed: the target database already holds a shop (pets has rows): import into an empty one\n',
+        'petstore: import refused, nothing changed: ' +
+          'the target database already holds a shop (pets has rows): import into an empty one\n',
       )
       assert.equal(await shopContents(target.url, join(directory, 'held-after.jsonl')), held)
     })

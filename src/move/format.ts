@@ -56,7 +56,8 @@ export function parseHeader(line: string | undefined): Header {
     throw new DamagedFileError('the file is damaged: the header has no format or schema version')
   if ((formatVersion as number) > FORMAT_VERSION)
     throw new NewerFileError(
-      `the file's format version ${String(formatVersion)} is newer than this petstore reads (${FORMAT_VERSION}): upgrade petstore`,
+      `the file's format version ${String(formatVersion)} is newer than this petstore reads ` +
+        `(${FORMAT_VERSION}): upgrade petstore`,
     )
   if (schemaVersion > SCHEMA_VERSION)
     throw new NewerFileError(

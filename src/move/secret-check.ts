@@ -31,7 +31,8 @@ export class SecretCheck {
         this.#box.open(sealed)
       } catch {
         throw new ForeignSecretError(
-          `webhook endpoint ${String(row.id)}'s secret was encrypted with another WEBHOOK_SECRET_KEY than the one set: ` +
+          `webhook endpoint ${String(row.id)}'s secret was encrypted with another WEBHOOK_SECRET_KEY ` +
+            'than the one set: ' +
             'set the key the source used',
         )
       }

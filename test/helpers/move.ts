@@ -44,7 +44,7 @@ export function shopRows(file: string, table: string): Record<string, unknown>[]
   )
 }
 
-/** What a database holds, as a shop file says it without its header and closing line (which name a time and a store). */
+/** What a database holds: its shop file without the header and closing line (which name a time and a store). */
 export async function shopContents(url: string, file: string): Promise<string> {
   const result = await petstore(['export', file], { DATABASE_URL: url })
   if (result.code !== 0) throw new Error(`export failed: ${result.stderr}`)
