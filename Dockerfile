@@ -5,12 +5,11 @@ WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/bundle.ts ./scripts/
-RUN npm run build && npm prune --omit=dev
+# npm ci builds the project too (its prepare script), as it does on a fresh clone.
+RUN npm ci && npm prune --omit=dev
 
 # Runtime stage: production dependencies and compiled code only, running as the unprivileged node user.
 FROM node:20-bookworm-slim

@@ -12,6 +12,8 @@ export const COMMANDS = [
   'keys revoke',
   'webhooks list',
   'webhooks deliveries',
+  'export',
+  'import',
 ] as const
 export type Command = (typeof COMMANDS)[number]
 
@@ -40,7 +42,8 @@ const HELP: Record<Command, CommandHelp> = {
     options: [],
   },
   'keys create': {
-    usage: 'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
+    usage:
+      'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME] [--quiet]',
     summary:
       'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
       `unless the options say otherwise. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
@@ -49,6 +52,7 @@ const HELP: Record<Command, CommandHelp> = {
       ['--scopes LIST', `comma-separated, from ${SCOPES.join(', ')}`],
       ['--expires-in DURATION', 'whole minutes, hours or days from now: 90m, 12h, 30d'],
       ['--expires-at DATE-TIME', 'an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z'],
+      ['--quiet', 'print the key alone, for a script to capture: KEY=$(petstore keys create --name ci --quiet)'],
     ],
   },
   'keys list': {
@@ -77,6 +81,25 @@ const HELP: Record<Command, CommandHelp> = {
       `status, attempts, last outcome, last response status, next attempt, last error. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [['--limit N', `how many deliveries, newest first: 1 to 1000 (default 20)`]],
   },
+  export: {
+    usage: 'petstore export FILE|-',
+    summary:
+      'Write the whole shop (pets, orders, keys, events, webhooks and their secrets as stored, idempotency records, the ' +
+      'cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with -; the service may keep ' +
+      `serving meanwhile. Progress goes to stderr when it is a terminal. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    options: [],
+    variables: DATABASE_VARIABLES,
+  },
+  import: {
+    usage: 'petstore import FILE|-',
+    summary:
+      'Load a file written by petstore export (or stdin with -) into an empty database of either store, migrating it first, ' +
+      'in one transaction: ids, ETags, cursors, keys, events and webhook secrets continue as they were. Refused, with ' +
+      'nothing changed, when the database already holds a shop, the file is damaged or newer, or its webhook secrets ' +
+      `need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
+    options: [],
+    variables: [...DATABASE_VARIABLES, 'WEBHOOK_SECRET_KEY'],
+  },
 }
 
 function columns(rows: [string, string][], indent = '  '): string {
@@ -98,6 +121,8 @@ ${columns([
   ['petstore keys revoke ID', 'revoke a key'],
   ['petstore webhooks list', 'list webhook endpoints, with pending and failed deliveries (never secrets)'],
   ['petstore webhooks deliveries ID', "an endpoint's newest deliveries and their last attempts"],
+  ['petstore export FILE|-', 'write the whole shop to a file (mode 0600) or stdout'],
+  ['petstore import FILE|-', 'load an exported shop into an empty database'],
   ['petstore COMMAND --help', "a command's options and the environment variables it reads"],
   ['petstore --version', 'the version'],
 ])}`

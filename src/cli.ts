@@ -38,6 +38,7 @@ const KEYS_CREATE_OPTIONS = {
   scopes: { type: 'string' },
   'expires-in': { type: 'string' },
   'expires-at': { type: 'string' },
+  quiet: { type: 'boolean' },
 } as const
 const DELIVERIES_OPTIONS = { ...HELP_OPTION, limit: { type: 'string' } } as const
 const OPTIONS: Partial<Record<Command, typeof HELP_OPTION>> = {
@@ -52,12 +53,16 @@ const POSITIONALS: Record<Command, number> = {
   'keys revoke': 1,
   'webhooks list': 0,
   'webhooks deliveries': 1,
+  export: 1,
+  import: 1,
 }
 /** Commands with subcommands, and how their subcommands are listed in messages. */
 const GROUPS: Record<string, string> = { keys: 'create, list or revoke', webhooks: 'list or deliveries' }
 const EXACTLY_ONE_ID: Partial<Record<Command, string>> = {
   'keys revoke': 'keys revoke needs exactly one key id (see keys list)',
   'webhooks deliveries': 'webhooks deliveries needs exactly one endpoint id (see webhooks list)',
+  export: 'export needs exactly one FILE (or - for stdout)',
+  import: 'import needs exactly one FILE (or - for stdin)',
 }
 const isOption = (argument: string | undefined) => argument?.startsWith('-') === true
 
@@ -171,6 +176,8 @@ async function migrate(config: Config): Promise<void> {
 
 interface NewKey {
   name: string
+  /** Only the key on stdout. */
+  quiet: boolean
   scopes: ReturnType<typeof parseScopeList>
   expiresAt: string | undefined
 }
@@ -187,13 +194,17 @@ function newKeyOptions(values: Record<string, string | boolean | undefined>): Ne
   const expiresAt = keyOption(() =>
     parseExpiry({ expiresIn: text('expires-in'), expiresAt: text('expires-at') }, Date.now()),
   )
-  return { name, scopes, expiresAt }
+  return { name, scopes, expiresAt, quiet: values.quiet === true }
 }
 
-async function keysCreate(config: Config, { name, scopes, expiresAt }: NewKey): Promise<void> {
+async function keysCreate(config: Config, { name, scopes, expiresAt, quiet }: NewKey): Promise<void> {
   const { key, row } = await withDatabase('keys create', config, (store) =>
     issueApiKey(store, name, { scopes, expiresAt }),
   )
+  if (quiet) {
+    console.log(key)
+    return
+  }
   const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
   console.log(
     `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`,
@@ -302,6 +313,10 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
   console.error(`petstore: using ${describeDatabase(config.database)}`)
   warnAboutMisspeltVariables()
   if (command === 'migrate') return migrate(config)
+  if (command === 'export' || command === 'import') {
+    const { moveShop } = await import('./move/move-command.js')
+    return moveShop(command, config, positionals[0] ?? '-')
+  }
   if (newKey) return keysCreate(config, newKey)
   if (revokedId !== undefined) return keysRevoke(config, revokedId)
   if (endpointId !== undefined && limit !== undefined) return webhooksDeliveries(config, endpointId, limit)

@@ -93,6 +93,8 @@ const SYNOPSIS = `Usage:
   petstore keys revoke ID           revoke a key
   petstore webhooks list            list webhook endpoints, with pending and failed deliveries (never secrets)
   petstore webhooks deliveries ID   an endpoint's newest deliveries and their last attempts
+  petstore export FILE|-            write the whole shop to a file (mode 0600) or stdout
+  petstore import FILE|-            load an exported shop into an empty database
   petstore COMMAND --help           a command's options and the environment variables it reads
   petstore --version                the version
 `
@@ -103,7 +105,7 @@ const usageOf = (command: string, usage: string) =>
   `Usage: ${usage}\nRun "petstore ${command} --help" for its options and environment variables.\n`
 const KEYS_CREATE_USAGE = usageOf(
   'keys create',
-  'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]',
+  'petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME] [--quiet]',
 )
 const KEYS_REVOKE_USAGE = usageOf('keys revoke', 'petstore keys revoke ID')
 
@@ -287,6 +289,16 @@ describe('petstore keys', () => {
     for (const text of everyStoredText(file)) {
       assert.ok(!text.includes(randomPart), 'the key (or its random part) is stored in the database')
     }
+  })
+
+  it('--quiet prints the key alone, for a script to capture', async () => {
+    const result = await run('keys', 'create', '--name', 'script', '--quiet')
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(result.stderr, using(file))
+    const key = result.stdout.trimEnd()
+    assert.match(key, KEY_PATTERN)
+    assert.equal(result.stdout, `${key}\n`)
+    assert.equal(readKeys(file).find((row) => row.name === 'script')?.key_hash, sha256(key))
   })
 
   it('creates a different key every time, with --name=VALUE too', async () => {
@@ -625,7 +637,7 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
     assert.deepEqual(result, {
       code: 0,
       stderr: '',
-      stdout: `Usage: petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME]
+      stdout: `Usage: petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME] [--quiet]
 
 Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry unless the options say otherwise. The first line on stderr names the database used. It never creates a SQLite database: create one with petstore migrate (or npm start) first.
 
@@ -634,6 +646,7 @@ Options:
   --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write, events:read, webhooks:manage
   --expires-in DURATION   whole minutes, hours or days from now: 90m, 12h, 30d
   --expires-at DATE-TIME  an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
+  --quiet                 print the key alone, for a script to capture: KEY=$(petstore keys create --name ci --quiet)
   -h, --help              show this help
 
 Environment variables (the others are checked too):

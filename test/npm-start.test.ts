@@ -32,7 +32,7 @@ after(() => {
 })
 
 before(() => {
-  // npm start runs the production bundle; building it is what its prestart step does (skipped below).
+  // npm start runs the production bundle, which npm ci builds (the prepare script); built here for this checkout.
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
 })
 

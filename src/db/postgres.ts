@@ -23,7 +23,7 @@ const INT8_OID = 20
  * bigint columns arrive as text from pg (they may exceed 2^53). The service keeps every int64 within
  * 1 … 2^53−1, so they are read as exact numbers; anything outside that range is an error, never a rounding.
  */
-function parseInt8(text: string): number {
+export function parseInt8(text: string): number {
   const value = Number(text)
   if (!Number.isSafeInteger(value))
     throw new RangeError(`int8 value ${text} is outside the exactly representable range`)

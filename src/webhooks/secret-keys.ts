@@ -8,7 +8,8 @@ import { findSecret, loadOrCreateSecret } from '../db/secret.repository.js'
 import type { DataAccess } from '../db/database.js'
 import { createSecretBox, type SecretBox } from './secret-box.js'
 
-const STORED_KEY = 'webhook-secret-key'
+/** The name in service_secrets of the key kept in the database. */
+export const STORED_KEY = 'webhook-secret-key'
 
 export interface WebhookSecretBoxes {
   /** Signing secrets in webhook_endpoints. */
@@ -20,6 +21,11 @@ export interface WebhookSecretBoxes {
 export interface WebhookKeyRing {
   /** The boxes, once the key is at hand (the first call may create the database-kept key). */
   boxes(): Promise<WebhookSecretBoxes>
+}
+
+/** The box of signing secrets: seals with `key`, opens what `key` or one of `older` sealed. */
+export function signingSecretBox(key: Buffer, older: readonly Buffer[]): SecretBox {
+  return createSecretBox(key, 'petstore webhook signing secret', older)
 }
 
 export function webhookKeyRing(
@@ -42,7 +48,7 @@ export function webhookKeyRing(
       key = await loadOrCreateSecret(data, STORED_KEY)
     }
     return {
-      signingSecrets: createSecretBox(key, 'petstore webhook signing secret', older),
+      signingSecrets: signingSecretBox(key, older),
       storedResponses: createSecretBox(key, 'petstore stored response', older),
     }
   }

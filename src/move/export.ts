@@ -1,0 +1,59 @@
+// petstore export: one consistent snapshot of the whole shop, table after table, as a shop file (format.ts).
+import type { DatabaseConfig } from '../config.js'
+import { FORMAT_NAME, FORMAT_VERSION, SCHEMA_VERSION, type Closing, type Header } from './format.js'
+import { openMoveSession } from './session.js'
+import { beginSnapshot, readCounter, tablePages } from './snapshot.js'
+import { TABLES } from './tables.js'
+import { shopFileWriter } from './writer.js'
+
+export interface MoveProgress {
+  /** Rows done so far, in `table`. */
+  rows(table: string, count: number): void
+  done(): void
+}
+
+export async function exportShop(
+  database: DatabaseConfig,
+  target: string,
+  progress: MoveProgress,
+): Promise<Record<string, number>> {
+  const session = await openMoveSession(database)
+  const writer = shopFileWriter(target)
+  try {
+    await beginSnapshot(session)
+    const exportedAt = new Date().toISOString()
+    const header: Header = {
+      format: FORMAT_NAME,
+      formatVersion: FORMAT_VERSION,
+      schemaVersion: SCHEMA_VERSION,
+      sourceStore: session.dialect,
+      exportedAt,
+    }
+    await writer.write(`${JSON.stringify(header)}\n`)
+    const counts: Record<string, number> = {}
+    for (const table of TABLES) {
+      let count = 0
+      for await (const rows of tablePages(session, table, exportedAt)) {
+        let lines = ''
+        for (const row of rows) lines += `${JSON.stringify({ table: table.name, row })}\n`
+        await writer.write(lines)
+        count += rows.length
+        progress.rows(table.name, count)
+      }
+      counts[table.name] = count
+      if (table.counter) {
+        const counter = await readCounter(session, table, table.counter)
+        await writer.write(`${JSON.stringify({ table: table.name, counter })}\n`)
+      }
+    }
+    await session.run('commit', [])
+    await writer.close((sha256) => `${JSON.stringify({ end: true, counts, sha256 } satisfies Closing)}\n`)
+    progress.done()
+    return counts
+  } catch (error) {
+    await writer.abandon()
+    throw error
+  } finally {
+    await session.close()
+  }
+}

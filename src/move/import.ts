@@ -1,0 +1,110 @@
+// petstore import: a shop file into an empty database of either store, migrated first, in one transaction.
+// Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
+import { existsSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import type { Config } from '../config.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { openStore } from '../db/store.js'
+import { DamagedFileError } from './columns.js'
+import type { MoveProgress } from './export.js'
+import { TableLoader, setCounter } from './loader.js'
+import { openShopFile } from './reader.js'
+import { SecretCheck } from './secret-check.js'
+import { openMoveSession, quoted, type MoveSession } from './session.js'
+import { TABLES, findTable, type TableEntry } from './tables.js'
+
+export class HeldShopError extends Error {}
+
+async function migrate(config: Config): Promise<void> {
+  const store = openStore(config)
+  try {
+    await migrateToLatest(store.admin)
+  } finally {
+    await store.close()
+  }
+}
+
+async function refuseHeldShop(session: MoveSession): Promise<void> {
+  for (const table of TABLES) {
+    if (table.replaced) continue
+    const rows = await session.select(`select 1 as found from ${quoted(table.name)} limit 1`, [])
+    if (rows.length > 0)
+      throw new HeldShopError(
+        `the target database already holds a shop (${table.name} has rows): import into an empty one`,
+      )
+  }
+}
+
+async function load(
+  session: MoveSession,
+  source: Awaited<ReturnType<typeof openShopFile>>,
+  config: Config,
+  progress: MoveProgress,
+) {
+  const secrets = new SecretCheck(config.webhookSecretKey)
+  for (const table of TABLES) if (table.replaced) await session.run(`delete from ${quoted(table.name)}`, [])
+  const loaders = new Map<string, TableLoader>()
+  // Set once the whole file is checked: PostgreSQL's sequences do not roll back with a refused transaction.
+  const counters: [TableEntry, number][] = []
+  const records = source.records()
+  for (;;) {
+    const next = await records.next()
+    if (next.done === true) {
+      for (const loader of loaders.values()) await loader.flush()
+      const counts = Object.fromEntries([...loaders].map(([name, loader]) => [name, loader.count]))
+      for (const [name, count] of Object.entries(next.value.counts))
+        if ((counts[name] ?? 0) !== count)
+          throw new DamagedFileError(`the file is damaged: ${name} has not the rows its count says`)
+      for (const [table, counter] of counters) await setCounter(session, table, counter)
+      return counts
+    }
+    const record = next.value
+    const table = findTable(record.table)
+    if (!table) throw new DamagedFileError(`the file is damaged: no table ${JSON.stringify(record.table)} in this shop`)
+    let loader = loaders.get(table.name)
+    if (!loader) {
+      // A new table: the previous one's last batch goes first (the order of the file is the order of references).
+      for (const previous of loaders.values()) await previous.flush()
+      loader = new TableLoader(session, table)
+      loaders.set(table.name, loader)
+    }
+    if ('counter' in record) {
+      counters.push([table, record.counter])
+      continue
+    }
+    if (table.name === 'service_secrets') secrets.serviceSecret(record.row)
+    if (table.name === 'webhook_endpoints') secrets.endpoint(record.row)
+    await loader.add(record.row)
+    if (loader.count % 10_000 === 0) progress.rows(table.name, loader.count)
+  }
+}
+
+export async function importShop(
+  config: Config,
+  sourcePath: string,
+  progress: MoveProgress,
+): Promise<Record<string, number>> {
+  const source = await openShopFile(sourcePath)
+  const { database } = config
+  const createdFile = database.kind === 'sqlite' && !existsSync(database.path)
+  let session: MoveSession | undefined
+  let committed = false
+  try {
+    await migrate(config)
+    session = await openMoveSession(database)
+    await refuseHeldShop(session)
+    await session.run(session.dialect === 'postgres' ? 'begin' : 'begin immediate', [])
+    const counts = await load(session, source, config, progress)
+    await session.run('commit', [])
+    committed = true
+    progress.done()
+    return counts
+  } finally {
+    source.close()
+    if (session && !committed) await session.run('rollback', []).catch(() => {})
+    await session?.close()
+    // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
+    if (createdFile && !committed && database.kind === 'sqlite')
+      for (const suffix of ['', '-wal', '-shm']) await rm(`${database.path}${suffix}`, { force: true })
+  }
+}

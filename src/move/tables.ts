@@ -1,0 +1,126 @@
+// What a shop is made of: every table that must move for the shop to continue, in the order they are written
+// and loaded (a table comes after the tables it refers to). Adding a table is one entry here.
+import type { ColumnKind } from './columns.js'
+
+export interface TableEntry {
+  name: string
+  /** Every column that moves, and how its values are written (columns.ts). */
+  columns: Readonly<Record<string, ColumnKind>>
+  /** The primary key: rows are read in pages in its order. Empty for a table of one row. */
+  key: readonly string[]
+  /** The column whose values the database hands out: its counter moves too, so no id is handed out twice. */
+  counter?: string
+  /** Rows the migrations (or a first start) create in an empty database: the file's replace them. */
+  replaced?: boolean
+  /** A column holding an RFC 3339 instant: rows whose instant has passed are of no use and stay behind. */
+  expiresAt?: string
+}
+
+const text = 'text'
+const integer = 'integer'
+
+export const TABLES: readonly TableEntry[] = [
+  // The cursor signing key and the key kept in the database that opens webhook secrets, before anything sealed.
+  { name: 'service_secrets', columns: { name: text, value: text }, key: ['name'], replaced: true },
+  {
+    name: 'pets',
+    columns: { id: integer, name: text, category_id: integer, status: text, version: integer, deleted_at: text },
+    key: ['id'],
+    counter: 'id',
+  },
+  {
+    name: 'orders',
+    columns: { id: integer, pet_id: integer, quantity: integer, ship_date: text, status: text },
+    key: ['id'],
+    counter: 'id',
+  },
+  {
+    name: 'api_keys',
+    columns: {
+      id: integer,
+      name: text,
+      key_hash: text,
+      key_prefix: text,
+      created_at: text,
+      last_used_at: text,
+      revoked_at: text,
+      scopes: text,
+      expires_at: text,
+    },
+    key: ['id'],
+    counter: 'id',
+  },
+  {
+    name: 'idempotency_keys',
+    columns: {
+      api_key_id: text,
+      idempotency_key: text,
+      request_fingerprint: text,
+      state: text,
+      lease_token: text,
+      leased_until: text,
+      response_status: integer,
+      response_body: text,
+      response_headers: text,
+      created_at: text,
+      expires_at: text,
+    },
+    key: ['api_key_id', 'idempotency_key'],
+    expiresAt: 'expires_at',
+  },
+  { name: 'events', columns: { id: integer, type: text, occurred_at: text, data: text }, key: ['id'] },
+  { name: 'event_retention', columns: { purged_through: integer }, key: [], replaced: true },
+  {
+    name: 'webhook_endpoints',
+    columns: {
+      id: integer,
+      url: text,
+      types: text,
+      description: text,
+      status: text,
+      secret: text,
+      previous_secret: text,
+      previous_secret_expires_at: text,
+      created_at: text,
+      updated_at: text,
+      receives_after: integer,
+    },
+    key: ['id'],
+    counter: 'id',
+  },
+  { name: 'webhook_fan_out', columns: { position: integer }, key: [], replaced: true },
+  {
+    name: 'webhook_deliveries',
+    columns: {
+      id: integer,
+      endpoint_id: integer,
+      event_id: integer,
+      status: text,
+      attempts: integer,
+      due_at: integer,
+      lease_token: text,
+      created_at: text,
+      finished_at: text,
+    },
+    key: ['id'],
+    counter: 'id',
+  },
+  {
+    name: 'webhook_attempts',
+    columns: {
+      delivery_id: integer,
+      attempt: integer,
+      started_at: text,
+      duration_ms: integer,
+      outcome: text,
+      response_status: integer,
+      error: text,
+      response_body: text,
+    },
+    key: ['delivery_id', 'attempt'],
+  },
+]
+
+export function findTable(name: string): TableEntry | undefined {
+  return TABLES.find((table) => table.name === name)
+}
