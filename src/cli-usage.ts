@@ -88,7 +88,6 @@ const HELP: Record<Command, CommandHelp> = {
       'cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with -; the service may keep ' +
       `serving meanwhile. Progress goes to stderr when it is a terminal. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
-    variables: DATABASE_VARIABLES,
   },
   import: {
     usage: 'petstore import FILE|-',
@@ -98,7 +97,6 @@ const HELP: Record<Command, CommandHelp> = {
       'nothing changed, when the database already holds a shop, the file is damaged or newer, or its webhook secrets ' +
       `need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
     options: [],
-    variables: [...DATABASE_VARIABLES, 'WEBHOOK_SECRET_KEY'],
   },
 }
 

@@ -14,8 +14,11 @@ export { ConfigError } from './config/config-error.js'
 export type { DatabaseConfig, LogLevel } from './config/kinds.js'
 export type { TrustProxy } from './config/list-kinds.js'
 
-/** Which commands read a variable: every command (they all open the database), or `petstore serve` alone. */
-export type ReadBy = 'every command' | 'serve'
+/**
+ * Which commands read a variable: every command (they all open the database), `petstore serve` alone, or serve
+ * and import (which opens the webhook secrets it loads).
+ */
+export type ReadBy = 'every command' | 'serve' | 'serve and import'
 
 export interface Variable<Field extends string, Value> {
   /** The name of the variable's value in Config. */
@@ -157,7 +160,7 @@ const variables = {
   WEBHOOK_SECRET_KEY: variable(
     'webhookSecretKey',
     secretKey,
-    'serve',
+    'serve and import',
     'key encrypting webhook secrets at rest: 32 bytes as 64 hex characters or base64',
   ),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: variable(

@@ -11,5 +11,7 @@ export function variableHelp(name: string): string {
 
 /** The variables `command` reads, in the table's order: those every command reads, and its own. */
 export function variablesReadBy(command: string): string[] {
-  return CONFIG_TABLE.filter(([, { readBy }]) => readBy === 'every command' || readBy === command).map(([name]) => name)
+  return CONFIG_TABLE.filter(
+    ([, { readBy }]) => readBy === 'every command' || readBy.split(' and ').includes(command),
+  ).map(([name]) => name)
 }

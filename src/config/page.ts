@@ -19,7 +19,9 @@ function table(header: string[], rows: string[][]): string {
 function variablesTable(): string {
   const rows = CONFIG_TABLE.map(([name, { kind, readBy, description }]) => [
     `\`${name}\``,
-    readBy === 'serve' ? '`serve`' : readBy,
+    readBy === 'every command'
+      ? readBy
+      : readBy.replace(/\w+/g, (command) => (command === 'and' ? command : `\`${command}\``)),
     kind.defaultText ?? 'unset',
     kind.accepts,
     description,
