@@ -229,7 +229,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         headers: CategoryDeleteHeaders,
         response: {
           204: Type.Null({ description: 'The category is deleted. No body.', headers: ReplayedHeaderSchema }),
-          ...errorResponses(...WRITE_ERRORS, 'not_found', 'conflict', 'precondition_failed'),
+          ...errorResponses(...WRITE_ERRORS, 'not_found', 'conflict', 'precondition_failed', ...BODY_ERRORS),
         },
       },
     },
