@@ -12,9 +12,10 @@ import { publicOrigin } from '../http/public-origin.js'
 import { refuseBody } from '../http/refuse-body.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
-import { BETA, BETA_NOTE } from '../http/stability.js'
+import { BETA } from '../http/stability.js'
 import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
+import { DESCRIPTIONS } from './category.descriptions.js'
 import type { CategoryService, PutOutcome, VersionedCategory } from './category.service.js'
 import {
   CategoriesSchema,
@@ -37,10 +38,6 @@ export interface CategoryRoutesOptions {
 const TAGS = ['Categories']
 const READ = { scope: 'pets:read' } as const
 const WRITE = { scope: 'pets:write' } as const
-const RETRY = 'Safe to retry with an `Idempotency-Key`.'
-const NAMES = 'Names are unique ignoring case: a name another category has is 409 `conflict`.'
-const IF_MATCH =
-  'With `If-Match` (the `ETag` of an earlier response), only if nobody changed the category since; otherwise 412 `precondition_failed`, and nothing changes.'
 const WRITE_ERRORS = [...EVERY_OPERATION_ERRORS, ...IDEMPOTENCY_ERRORS] as const
 
 const described = <Schema extends object>(schema: Schema, description: string, headers?: object) => ({
@@ -64,7 +61,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         operationId: 'listCategories',
         tags: TAGS,
         summary: '[beta] List categories',
-        description: `${BETA_NOTE}\n\nCategories in ascending id order. When more exist, \`Link: <…>; rel="next"\` points at the next page.`,
+        description: DESCRIPTIONS.listCategories,
         ...BETA,
         querystring: ListCategoriesQuery,
         response: {
@@ -95,9 +92,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         operationId: 'createCategory',
         tags: TAGS,
         summary: '[beta] Add a category',
-        description:
-          `${BETA_NOTE}\n\nAdds a category; the service assigns its id, above every category id and every \`categoryId\` an animal carries, so a new category never names an existing group by accident (use PUT to name one). ` +
-          `${NAMES} ${RETRY}`,
+        description: DESCRIPTIONS.createCategory,
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,
@@ -135,7 +130,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         operationId: 'getCategory',
         tags: TAGS,
         summary: '[beta] Get a category',
-        description: `${BETA_NOTE}\n\nThe category, with its \`ETag\`; with \`If-None-Match\` naming it, 304 without a body while it is unchanged.`,
+        description: DESCRIPTIONS.getCategory,
         ...BETA,
         querystring: NoQuery,
         params: CategoryIdParams,
@@ -168,9 +163,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         operationId: 'putCategory',
         tags: TAGS,
         summary: '[beta] Create or rename a category',
-        description:
-          `${BETA_NOTE}\n\nGives the category with this id the name: creates it (201; the way to name a \`categoryId\` animals already carry), or renames it (200; the same name again changes nothing). ` +
-          `${NAMES} ${IF_MATCH} With \`If-None-Match: *\`, only creates: 412 if it exists. ${RETRY}`,
+        description: DESCRIPTIONS.putCategory,
         ...BETA,
         querystring: NoQuery,
         params: CategoryIdParams,
@@ -220,9 +213,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         operationId: 'deleteCategory',
         tags: TAGS,
         summary: '[beta] Delete a category',
-        description:
-          `${BETA_NOTE}\n\nRemoves the category record; animals are never deleted with it. Refused with 409 while an animal (not deleted) carries its id: move or delete them first. ` +
-          `No request body. ${IF_MATCH} ${RETRY}`,
+        description: DESCRIPTIONS.deleteCategory,
         ...BETA,
         querystring: NoQuery,
         params: CategoryIdParams,

@@ -41,7 +41,10 @@ export interface CategoryService {
     conditions: PutConditions,
     inTransaction?: InTransaction<PutOutcome>,
   ): Promise<PutOutcome>
-  /** Deletes the category, if `condition` holds; a Conflict while a pet (not deleted) is in it. Returns its last state. */
+  /**
+   * Deletes the category, if `condition` holds; a Conflict while a pet (not deleted) is in it.
+   * Returns its last state.
+   */
   delete(
     id: number,
     condition: VersionCondition | undefined,
