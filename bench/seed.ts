@@ -29,7 +29,7 @@ export async function migrate(databaseUrl: string, cli = CLI): Promise<void> {
   await runToCompletion([cli, 'migrate'], { DATABASE_URL: databaseUrl })
 }
 
-function sqliteStore(path: string): BenchStore {
+export function sqliteStore(path: string): BenchStore {
   return {
     kind: 'sqlite',
     databaseUrl: `file:${path}`,
@@ -131,7 +131,7 @@ function postgresStore(databaseUrl: string, drop: () => Promise<void>): BenchSto
   }
 }
 
-async function freshPostgresStore(serverUrl: string): Promise<BenchStore> {
+export async function freshPostgresStore(serverUrl: string): Promise<BenchStore> {
   const schema = `petstore_bench_${randomBytes(6).toString('hex')}`
   await withClient(serverUrl, (client) => client.query(`create schema ${schema}`))
   return postgresStore(urlForSchema(serverUrl, schema), async () => {

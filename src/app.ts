@@ -28,6 +28,7 @@ import { registerRootIndex } from './http/root-index.js'
 import { registerShutdownGuard } from './http/shutdown-guard.js'
 import { createValidatorCompiler } from './http/validation.js'
 import { orderRoutes } from './orders/order.routes.js'
+import { categoryRoutes } from './categories/category.routes.js'
 import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
 import { petRoutes } from './pets/pet.routes.js'
 import { countRequestsInFlight } from './http/requests-in-flight.js'
@@ -135,7 +136,7 @@ export async function buildApp(
   decoratePrincipal(app)
   await app.register(cors, {
     origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: [
       'Authorization',
       'Content-Type',
@@ -190,6 +191,12 @@ export async function buildApp(
       await api.register(orderRoutes, {
         orders: services.orders,
         cursors: services.cursors.orders,
+        idempotency: services.idempotency,
+        publicBaseUrl,
+      })
+      await api.register(categoryRoutes, {
+        categories: services.categories,
+        cursors: services.cursors.categories,
         idempotency: services.idempotency,
         publicBaseUrl,
       })

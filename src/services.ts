@@ -14,6 +14,7 @@ import { createIdempotency, type Idempotency } from './idempotency/idempotent.js
 import { startPurgeTimer } from './idempotency/purge.js'
 import { createAuthenticator, type Authenticator } from './keys/authenticator.js'
 import { createOrderService, type OrderService } from './orders/order.service.js'
+import { createCategoryService, type CategoryService } from './categories/category.service.js'
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
 import { cachedPetReads } from './pets/pet-reads.cached.js'
@@ -37,6 +38,7 @@ import type { Metric } from 'prom-client'
 export interface Services {
   pets: PetService
   orders: OrderService
+  categories: CategoryService
   events: EventService
   webhooks: WebhookService
   /** The delivery worker's metrics, for the app's registry. */
@@ -49,6 +51,7 @@ export interface Services {
   cursors: {
     pets: CursorCodec<PetStatus>
     orders: CursorCodec
+    categories: CursorCodec
     webhooks: CursorCodec
     deliveries: CursorCodec<DeliveryStatus>
   }
@@ -158,6 +161,7 @@ export async function createServices(
   return {
     pets: createPetService({ data, reads: petReadsFor(store) }),
     orders: createOrderService(data),
+    categories: createCategoryService(data),
     events,
     webhooks: createWebhookService({
       data,
@@ -186,6 +190,7 @@ export async function createServices(
     cursors: {
       pets: createCursorCodec<PetStatus>(cursorSecret, 'pets'),
       orders: createCursorCodec(cursorSecret, 'orders'),
+      categories: createCursorCodec(cursorSecret, 'categories'),
       webhooks: createCursorCodec(cursorSecret, 'webhooks'),
       deliveries: createCursorCodec<DeliveryStatus>(cursorSecret, 'deliveries'),
     },

@@ -24,8 +24,9 @@ import { startTestServer, type TestServer } from './helpers/server.js'
 import { TEST_STORE } from './helpers/store.js'
 
 /** What `types` must match: a comma-separated list of event types. */
-const TYPES_PATTERN =
-  '^(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed)(?:,(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed))*$'
+const ONE_TYPE =
+  '(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed|category\\.created|category\\.updated|category\\.deleted)'
+const TYPES_PATTERN = `^${ONE_TYPE}(?:,${ONE_TYPE})*$`
 
 describe(`the event log on ${TEST_STORE}`, () => {
   let server: TestServer

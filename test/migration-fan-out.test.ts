@@ -60,7 +60,7 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
       )
     assert.equal(await count('webhook_deliveries'), 2, 'the trigger of 0008 made them')
 
-    assert.deepEqual((await migrateToLatest(db)).applied, ['0009_webhook_fan_out'])
+    assert.equal((await migrateToLatest(db)).applied[0], '0009_webhook_fan_out')
     const newest = Number(
       (
         await db

@@ -345,7 +345,7 @@ describe('GET /v1/openapi.json', () => {
     ])
   })
 
-  it('documents exactly the twelve API paths, relative to the servers, and no hidden route', () => {
+  it('documents exactly the fourteen API paths, relative to the servers, and no hidden route', () => {
     // Besides its operations, each path names the 405 its other methods get.
     for (const item of Object.values(document.paths))
       assert.equal(
@@ -356,6 +356,8 @@ describe('GET /v1/openapi.json', () => {
       )
     for (const item of Object.values(document.paths)) delete item['x-other-methods']
     assert.deepEqual(Object.keys(document.paths).sort(), [
+      '/categories',
+      '/categories/{categoryId}',
       '/events',
       '/events/stream',
       '/pets',
@@ -414,10 +416,10 @@ describe('GET /v1/openapi.json', () => {
     assert.match(operation('cancelOrder').description ?? '', /returns its animal to `available`.*409/s)
   })
 
-  it('declares the tags Pets, Store, Events and Webhooks globally', () => {
+  it('declares the tags Pets, Categories, Store, Events and Webhooks globally', () => {
     assert.deepEqual(
       document.tags.map((tag) => tag.name),
-      ['Pets', 'Store', 'Events', 'Webhooks'],
+      ['Pets', 'Categories', 'Store', 'Events', 'Webhooks'],
     )
     for (const tag of document.tags) assert.ok(tag.description, `tag ${tag.name} has a description`)
   })
@@ -476,7 +478,7 @@ describe('GET /v1/openapi.json', () => {
       (operation(name).parameters ?? []).map(({ in: location, name: parameter, required, schema }) => {
         return { location, parameter, required, schema: withoutDescription(schema ?? {}) }
       })
-    const [limit, status, cursor] = parameters('listPets')
+    const [limit, status, cursor, categoryId] = parameters('listPets')
     assert.deepEqual(limit, {
       location: 'query',
       parameter: 'limit',
@@ -495,7 +497,13 @@ describe('GET /v1/openapi.json', () => {
       required: false,
       schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]{2,64}\\.[A-Za-z0-9_-]{22}$' },
     })
-    assert.equal(parameters('listPets').length, 3)
+    assert.deepEqual(categoryId, {
+      location: 'query',
+      parameter: 'categoryId',
+      required: false,
+      schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    })
+    assert.equal(parameters('listPets').length, 4)
     const petIdParameter = {
       location: 'path',
       parameter: 'petId',

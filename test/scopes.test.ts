@@ -73,6 +73,29 @@ describe('API key scopes, expiry and revocation', () => {
       allowed: 404,
     },
     { name: 'deletePet', scope: 'pets:write', request: () => ['/v1/pets/999999', { method: 'DELETE' }], allowed: 404 },
+    { name: 'listCategories', scope: 'pets:read', request: () => ['/v1/categories', {}], allowed: 200 },
+    { name: 'getCategory', scope: 'pets:read', request: () => ['/v1/categories/999999', {}], allowed: 404 },
+    {
+      name: 'createCategory',
+      scope: 'pets:write',
+      request: () => ['/v1/categories', { json: { name: '' } }],
+      allowed: 400,
+    },
+    {
+      name: 'putCategory',
+      scope: 'pets:write',
+      request: () => [
+        '/v1/categories/999999',
+        { method: 'PUT', json: { name: 'Scoped' }, headers: { 'if-match': '*' } },
+      ],
+      allowed: 412,
+    },
+    {
+      name: 'deleteCategory',
+      scope: 'pets:write',
+      request: () => ['/v1/categories/999999', { method: 'DELETE' }],
+      allowed: 404,
+    },
     { name: 'listOrders', scope: 'orders:read', request: () => ['/v1/store/orders', {}], allowed: 200 },
     { name: 'getOrder', scope: 'orders:read', request: () => [`/v1/store/orders/${orderId}`, {}], allowed: 200 },
     {

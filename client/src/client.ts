@@ -5,6 +5,7 @@ import type { Context } from './context.js'
 import { DeprecationNotices } from './deprecation.js'
 import { eventsApi, type EventsApi } from './events.js'
 import type { paths } from './generated/petstore-v1.js'
+import { categoriesApi, type CategoriesApi } from './categories.js'
 import { ordersApi, type OrdersApi } from './orders.js'
 import { petsApi, type PetsApi } from './pets.js'
 import { retryPolicy, type RetryOptions } from './retry.js'
@@ -25,6 +26,8 @@ export interface PetstoreClientOptions {
 export interface PetstoreClient {
   pets: PetsApi
   orders: OrdersApi
+  /** [beta] Category records. */
+  categories: CategoriesApi
   events: EventsApi
   webhooks: WebhooksApi
 }
@@ -47,6 +50,7 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
   return {
     pets: petsApi(context),
     orders: ordersApi(context),
+    categories: categoriesApi(context),
     events: eventsApi(context),
     webhooks: webhooksApi(context),
   }

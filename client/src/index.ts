@@ -5,20 +5,24 @@ export { DEPRECATION_WARNING_CODE } from './deprecation.js'
 export { PetstoreTimeoutError } from './attempt-signal.js'
 export { PetstoreError } from './errors.js'
 export type { EventPage, EventQuery, EventsApi, FollowOptions, ListEventsOptions, StreamOptions } from './events.js'
+export type { CategoriesApi, CategoryWithETag, PutCategoryOptions } from './categories.js'
 export type { OrdersApi } from './orders.js'
 export type { ConditionalWriteOptions, PetsApi, PetWithETag } from './pets.js'
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js'
 export type {
+  Category,
   DeliveryStatus,
   ErrorCode,
   ErrorDetail,
   Event,
   EventType,
+  ListCategoriesQuery,
   ListEventsQuery,
   ListOrdersQuery,
   ListPetsQuery,
   ListWebhookDeliveriesQuery,
   ListWebhooksQuery,
+  NewCategory,
   NewOrder,
   NewPet,
   NewWebhook,

@@ -13,6 +13,11 @@ export type NewPet = Schemas['NewPet']
 export type PetPatch = Schemas['PetPatch']
 export type PetStatus = Schemas['PetStatus']
 
+/** [beta] A named group of animals: the `categoryId` they carry. */
+export type Category = Schemas['Category']
+/** A category to add (createCategory), or the name to give one (putCategory). */
+export type NewCategory = Schemas['NewCategory']
+
 /** An order for one animal. */
 export type Order = Schemas['Order']
 /** An order to place (placeOrder). */
@@ -47,6 +52,7 @@ export type ErrorCode = PetstoreErrorBody['code']
 export type ErrorDetail = Schemas['ErrorDetail']
 
 export type ListPetsQuery = QueryOf<'listPets'>
+export type ListCategoriesQuery = QueryOf<'listCategories'>
 export type ListOrdersQuery = QueryOf<'listOrders'>
 export type ListEventsQuery = QueryOf<'listEvents'>
 export type ListWebhooksQuery = QueryOf<'listWebhooks'>

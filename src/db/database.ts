@@ -70,7 +70,29 @@ export interface IdempotencyKeyTable {
 }
 
 export type EventType =
-  'pet.created' | 'pet.updated' | 'pet.deleted' | 'order.placed' | 'order.cancelled' | 'order.completed'
+  | 'pet.created'
+  | 'pet.updated'
+  | 'pet.deleted'
+  | 'order.placed'
+  | 'order.cancelled'
+  | 'order.completed'
+  | 'category.created'
+  | 'category.updated'
+  | 'category.deleted'
+
+/** A named category; its id is chosen by the service (categories/), never by the database. */
+export interface CategoryTable {
+  id: number
+  name: string
+  /** The name case-folded (categories/category.mapper.ts): unique, so names differ in more than case. */
+  name_key: string
+  version: Generated<number>
+}
+
+/** One row: the largest category id handed out so far. */
+export interface CategoryIdCounterTable {
+  last_id: number
+}
 
 /** One change, written in the change's own transaction (events/). */
 export interface EventTable {
@@ -164,6 +186,8 @@ export interface WebhookAttemptTable {
 
 export interface Database {
   pets: PetTable
+  categories: CategoryTable
+  category_id_counter: CategoryIdCounterTable
   orders: OrderTable
   api_keys: ApiKeyTable
   service_secrets: ServiceSecretTable

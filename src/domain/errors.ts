@@ -4,7 +4,7 @@
 /** The resource does not exist (or no longer does). */
 export class NotFound extends Error {
   constructor(
-    readonly resource: 'pet' | 'order' | 'webhook' | 'delivery',
+    readonly resource: 'pet' | 'order' | 'webhook' | 'delivery' | 'category',
     readonly id: number,
     /** The input field that named it, when it is not the addressed resource (an order's `petId`). */
     readonly referencedBy?: string,
@@ -28,14 +28,18 @@ export class Conflict extends Error {
  */
 export class PreconditionFailed extends Error {
   constructor(
-    readonly resource: 'pet',
+    readonly resource: 'pet' | 'category',
     readonly id: number,
     readonly currentVersion: number | undefined,
+    /** The condition was that the resource does not exist yet (HTTP `If-None-Match: *`), and it does. */
+    readonly exists = false,
   ) {
     super(
-      currentVersion === undefined
-        ? `No ${resource} has id ${id}, so the condition on its version cannot hold.`
-        : `The ${resource} ${id} is at version ${currentVersion}, which the condition does not name.`,
+      exists
+        ? `The ${resource} ${id} exists already, so the condition that it does not cannot hold.`
+        : currentVersion === undefined
+          ? `No ${resource} has id ${id}, so the condition on its version cannot hold.`
+          : `The ${resource} ${id} is at version ${currentVersion}, which the condition does not name.`,
     )
     this.name = 'PreconditionFailed'
   }

@@ -2,6 +2,7 @@
 // together or not at all. Once a transaction with events has committed, whoever composed the services hears of
 // it (notifyingCommits), to wake the readers waiting on this instance without a query per commit.
 import { PostgresAdapter } from 'kysely'
+import type { Category } from '../categories/category.schema.js'
 import type { DataAccess, EventType, Writer } from '../db/database.js'
 import type { Order } from '../orders/order.schema.js'
 import { toPet } from '../pets/pet.mapper.js'
@@ -11,6 +12,7 @@ import { appendEvent } from './event.repository.js'
 
 export type PetEventType = Extract<EventType, `pet.${string}`>
 export type OrderEventType = Extract<EventType, `order.${string}`>
+export type CategoryEventType = Extract<EventType, `category.${string}`>
 
 /** The types of the events each open transaction has written, until it ends. */
 const written = new WeakMap<Writer, EventType[]>()
@@ -26,7 +28,11 @@ function noteWritten(trx: Writer, type: EventType): void {
   else written.set(trx, [type])
 }
 
-async function recordEvent(trx: Writer, type: EventType, data: { pet: Pet } | { order: Order }): Promise<void> {
+async function recordEvent(
+  trx: Writer,
+  type: EventType,
+  data: { pet: Pet } | { order: Order } | { category: Category },
+): Promise<void> {
   // The data as the API shows the resource: the mappers give the keys in the schema's order.
   await appendEvent(trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) }, eventsWritten(trx))
   noteWritten(trx, type)
@@ -40,6 +46,11 @@ export function recordPetChange(trx: Writer, type: PetEventType, pet: Pet): Prom
 /** Records a change of an order (as it is after the change) in `trx`. */
 export function recordOrderChange(trx: Writer, type: OrderEventType, order: Order): Promise<void> {
   return recordEvent(trx, type, { order })
+}
+
+/** Records a change of a category (as it is after the change; its last state for category.deleted) in `trx`. */
+export function recordCategoryChange(trx: Writer, type: CategoryEventType, category: Category): Promise<void> {
+  return recordEvent(trx, type, { category })
 }
 
 /** What a pet's id is written as in a feed before the database gave it one: cut out of the JSON, then spliced in. */

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import type { EventType } from '../db/database.js'
 import { documentedAs, named } from '../http/openapi-names.js'
 import { MAX_INT64_ID } from '../http/schema-primitives.js'
+import { CategorySchema } from '../categories/category.schema.js'
 import { OrderSchema } from '../orders/order.schema.js'
 import { PetSchema } from '../pets/pet.schema.js'
 
@@ -14,6 +15,9 @@ export const EVENT_TYPES = [
   'order.placed',
   'order.cancelled',
   'order.completed',
+  'category.created',
+  'category.updated',
+  'category.deleted',
 ] as const satisfies readonly EventType[]
 
 export const DEFAULT_EVENT_PAGE_SIZE = 100
@@ -68,6 +72,17 @@ export const OrderEventDataSchema = named(
   ),
 )
 
+export const CategoryEventDataSchema = named(
+  'CategoryEventData',
+  Type.Object(
+    { category: CategorySchema },
+    {
+      description: 'For `category.*`: the category after the change (for `category.deleted`, its last state).',
+      examples: [{ category: { id: 3, name: 'Dogs' } }],
+    },
+  ),
+)
+
 export const EventSchema = named(
   'Event',
   Type.Object(
@@ -87,7 +102,7 @@ export const EventSchema = named(
         description: 'When the change was made: RFC 3339, UTC, with milliseconds.',
         examples: ['2026-05-01T08:00:00.000Z'],
       }),
-      data: Type.Union([PetEventDataSchema, OrderEventDataSchema], {
+      data: Type.Union([PetEventDataSchema, OrderEventDataSchema, CategoryEventDataSchema], {
         description: 'The changed resource as it was right after the change.',
       }),
     },

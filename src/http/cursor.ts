@@ -10,12 +10,14 @@ const SIGNATURE_BYTES = 16
 export interface CursorPosition<Status extends string = never> {
   afterId: number
   status: Status | undefined
+  /** A collection's second filter, an id (pets: categoryId); absent for collections without one. */
+  categoryId?: number | undefined
 }
 
 export interface CursorCodec<Status extends string = never> {
   encode(position: CursorPosition<Status>): string
   /** The id to continue after, for a cursor issued for this same filter; a 400 ApiError otherwise. */
-  decode(cursor: string, status: Status | undefined): number
+  decode(cursor: string, status: Status | undefined, categoryId?: number): number
 }
 
 export function createCursorCodec<Status extends string = never>(secret: Buffer, scope: string): CursorCodec<Status> {
@@ -28,11 +30,12 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
     })
 
   return {
-    encode({ afterId, status }) {
-      const payload = `${afterId}.${status ?? ''}`
+    encode({ afterId, status, categoryId }) {
+      // Without a category the payload is as it was before that filter existed: earlier cursors stay valid.
+      const payload = `${afterId}.${status ?? ''}${categoryId === undefined ? '' : `.${categoryId}`}`
       return `${Buffer.from(payload).toString('base64url')}.${sign(payload).toString('base64url')}`
     },
-    decode(cursor, status) {
+    decode(cursor, status, categoryId) {
       const [encodedPayload, encodedSignature, extra] = cursor.split('.')
       if (encodedPayload === undefined || encodedSignature === undefined || extra !== undefined) throw invalid()
       const payload = Buffer.from(encodedPayload, 'base64url').toString()
@@ -46,13 +49,18 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
         throw invalid()
       const expected = sign(payload)
       if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid()
-      const match = /^([1-9][0-9]{0,15})\.([a-z]*)$/.exec(payload)
+      const match = /^([1-9][0-9]{0,15})\.([a-z]*)(?:\.([1-9][0-9]{0,15}))?$/.exec(payload)
       const afterId = Number(match?.[1])
       if (!match || !Number.isSafeInteger(afterId)) throw invalid()
-      if ((match[2] || undefined) !== status) {
+      const [, , issuedStatus, issuedCategory] = match
+      if ((issuedStatus || undefined) !== status || issuedCategory !== categoryId?.toString()) {
+        const filters = [
+          ...(issuedStatus ? [`status=${issuedStatus}`] : []),
+          ...(issuedCategory ? [`categoryId=${issuedCategory}`] : []),
+        ]
         throw new ApiError(
           'invalid_request',
-          `The cursor was issued for ${match[2] ? `status=${match[2]}` : 'no status filter'}; repeat that filter or start without a cursor.`,
+          `The cursor was issued for ${filters.join(' and ') || 'no filter'}; repeat that filter or start without a cursor.`,
           {
             details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
           },

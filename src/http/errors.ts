@@ -131,7 +131,15 @@ export function knownApiError(error: unknown): ApiError | undefined {
 }
 
 /** 412, with the current ETag so that the client sees at once which version it would now be changing. */
-function preconditionFailed({ resource, id, currentVersion }: PreconditionFailed): ApiError {
+function preconditionFailed({ resource, id, currentVersion, exists }: PreconditionFailed): ApiError {
+  if (exists && currentVersion !== undefined) {
+    const tag = entityTag(id, currentVersion)
+    return new ApiError(
+      'precondition_failed',
+      `If-None-Match: * cannot hold: ${resource} ${id} exists already, at ${tag}. Nothing was changed.`,
+      { headers: { etag: tag } },
+    )
+  }
   if (currentVersion === undefined) {
     return new ApiError(
       'precondition_failed',

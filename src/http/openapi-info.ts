@@ -166,6 +166,10 @@ export const openapiBase = (servers: ApiServers) => ({
   tags: [
     { name: 'Pets', description: 'The animals in the catalogue.' },
     {
+      name: 'Categories',
+      description: 'Names for the groups of animals (the `categoryId` every animal carries). Beta.',
+    },
+    {
       name: 'Store',
       description:
         'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.',

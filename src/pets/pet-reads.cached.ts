@@ -16,7 +16,8 @@ export function cachedPetReads(reads: PetReads, readVersion: () => Promise<numbe
       return (await pets.get(String(id), async () => (await reads.pet(id)) ?? null)) ?? undefined
     },
     page(query) {
-      return pages.get(`${query.status ?? ''} ${query.afterId ?? ''} ${query.limit}`, () => reads.page(query))
+      const key = `${query.status ?? ''} ${query.categoryId ?? ''} ${query.afterId ?? ''} ${query.limit}`
+      return pages.get(key, () => reads.page(query))
     },
   }
 }

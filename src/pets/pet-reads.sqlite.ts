@@ -2,7 +2,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import { rowsToFetch } from '../http/pagination.js'
 import { withJsonText } from '../http/prepared-json.js'
 import type { VersionedPet } from './pet.mapper.js'
-import type { PetStatus } from './pet.repository.js'
+import type { PetPageQuery } from './pet.repository.js'
 import type { PetReads } from './pet-reads.js'
 import type { Pet } from './pet.schema.js'
 
@@ -14,8 +14,9 @@ const PET_JSON = `json_object('id', id, 'name', name, 'categoryId', category_id,
  * The pet reads as prepared statements on SQLite's read connection, the JSON made by SQLite: no query
  * building and no row objects. The text is parsed once into the value the service returns and kept as that
  * value's JSON (prepared-json.ts), so the response is not serialised again. Four page statements, one per
- * combination of the optional filters, each served by the primary key or the (status, id) index. Deleted pets
- * are passed by, as in pet.repository.ts.
+ * combination of the optional filters (status, category, cursor), each served by the primary key or the
+ * (status, id), (category_id, id) or (category_id, status, id) index. Deleted pets are passed by, as in
+ * pet.repository.ts.
  */
 export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
   const pet = reader
@@ -27,15 +28,23 @@ export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
         `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by id limit ?`,
       )
       .raw()
-  const pages = {
-    all: pageStatement(),
-    after: pageStatement('id > ?'),
-    status: pageStatement('status = ?'),
-    statusAfter: pageStatement('status = ?', 'id > ?'),
-  }
-  const pageRows = (status: PetStatus | undefined, afterId: number | undefined, limit: number) => {
-    if (status === undefined) return afterId === undefined ? pages.all.all(limit) : pages.after.all(afterId, limit)
-    return afterId === undefined ? pages.status.all(status, limit) : pages.statusAfter.all(status, afterId, limit)
+  // One statement per combination of filters, keyed by which are given: status, category, cursor.
+  const statements = new Map<string, ReturnType<typeof pageStatement>>()
+  for (const status of [false, true])
+    for (const category of [false, true])
+      for (const after of [false, true]) {
+        const conditions = [
+          ...(status ? ['status = ?'] : []),
+          ...(category ? ['category_id = ?'] : []),
+          ...(after ? ['id > ?'] : []),
+        ]
+        statements.set(`${status} ${category} ${after}`, pageStatement(...conditions))
+      }
+  const pageRows = ({ status, categoryId, afterId }: PetPageQuery, limit: number) => {
+    const statement = statements.get(`${status !== undefined} ${categoryId !== undefined} ${afterId !== undefined}`)
+    if (!statement) throw new Error('no page statement for these filters')
+    const values = [status, categoryId, afterId].filter((value) => value !== undefined)
+    return statement.all(...values, limit)
   }
   const parsed = <Value extends object>(text: string): Value => withJsonText(JSON.parse(text) as Value, text)
 
@@ -44,8 +53,9 @@ export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
       const row = pet.get(id)
       return row === undefined ? undefined : { pet: parsed<Pet>(row[0]), version: row[1] }
     },
-    async page({ status, afterId, limit }) {
-      const rows = pageRows(status, afterId, rowsToFetch(limit))
+    async page(query) {
+      const { limit } = query
+      const rows = pageRows(query, rowsToFetch(limit))
       const shown = rows.length > limit ? rows.slice(0, limit) : rows
       return {
         items: parsed<Pet[]>(`[${shown.map(([json]) => json).join(',')}]`),

@@ -67,15 +67,20 @@ export async function findPetsByIds(db: Reader, ids: readonly number[]): Promise
 
 export interface PetPageQuery {
   status: PetStatus | undefined
+  categoryId?: number | undefined
   /** Only pets with a greater id: the keyset cursor. */
   afterId: number | undefined
   limit: number
 }
 
-/** Pets in ascending id order. Served by the primary key, or by the (status, id) index when filtered. */
+/**
+ * Pets in ascending id order. Served by the primary key, or when filtered by the (status, id), (category_id, id)
+ * or (category_id, status, id) index.
+ */
 export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[]> {
   let select = db.selectFrom('pets').selectAll().where('deleted_at', 'is', null).orderBy('id').limit(query.limit)
   if (query.status !== undefined) select = select.where('status', '=', query.status)
+  if (query.categoryId !== undefined) select = select.where('category_id', '=', query.categoryId)
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
   return select.execute()
 }

@@ -45,7 +45,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
         tags: ['Pets'],
         summary: 'List all animals',
         description:
-          'Animals in ascending id order, optionally filtered by status. When more exist, `Link: <…>; rel="next"` points at the next page.',
+          'Animals in ascending id order, optionally filtered by status and by `categoryId`. When more exist, `Link: <…>; rel="next"` points at the next page.',
         querystring: ListPetsQuery,
         response: {
           200: {
@@ -58,13 +58,14 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
-      const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
-      const page = await pets.list({ status, afterId, limit })
+      const { limit = DEFAULT_PAGE_SIZE, status, categoryId, cursor } = request.query
+      const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status, categoryId)
+      const page = await pets.list({ status, categoryId, afterId, limit })
       const link = nextPageLink(`${publicOrigin(request, publicBaseUrl)}${API_PREFIX}/pets`, page, (nextAfterId) => ({
         limit: String(limit),
         ...(status ? { status } : {}),
-        cursor: cursors.encode({ afterId: nextAfterId, status }),
+        ...(categoryId === undefined ? {} : { categoryId: String(categoryId) }),
+        cursor: cursors.encode({ afterId: nextAfterId, status, categoryId }),
       }))
       if (link !== undefined) reply.header('link', link)
       return page.items

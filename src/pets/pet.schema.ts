@@ -144,7 +144,11 @@ export const ListPetsQuery = Type.Object(
   {
     limit: pageLimit('animals'),
     status: Type.Optional({ ...PetStatusSchema, description: 'Only animals with this status.' }),
-    cursor: Type.Optional(CursorParameter('Bound to the `status` filter it was issued for.')),
+    cursor: Type.Optional(CursorParameter('Bound to the `status` and `categoryId` filters it was issued for.')),
+    categoryId: Type.Optional({
+      ...CategoryId,
+      description: 'Only animals with this `categoryId` (whether or not a category record has that id).',
+    }),
   },
   { additionalProperties: false },
 )

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List all animals
-         * @description Animals in ascending id order, optionally filtered by status. When more exist, `Link: <…>; rel="next"` points at the next page.
+         * @description Animals in ascending id order, optionally filtered by status and by `categoryId`. When more exist, `Link: <…>; rel="next"` points at the next page.
          *
          *     **Required scope:** `pets:read` (otherwise 403 `forbidden`).
          */
@@ -149,6 +149,78 @@ export interface paths {
          */
         post: operations["completeOrder"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * [beta] List categories
+         * @description **Beta:** this operation may still change in a backwards-incompatible way.
+         *
+         *     Categories in ascending id order. When more exist, `Link: <…>; rel="next"` points at the next page.
+         *
+         *     **Required scope:** `pets:read` (otherwise 403 `forbidden`).
+         */
+        get: operations["listCategories"];
+        put?: never;
+        /**
+         * [beta] Add a category
+         * @description **Beta:** this operation may still change in a backwards-incompatible way.
+         *
+         *     Adds a category; the service assigns its id, above every category id and every `categoryId` an animal carries, so a new category never names an existing group by accident (use PUT to name one). Names are unique ignoring case: a name another category has is 409 `conflict`. Safe to retry with an `Idempotency-Key`.
+         *
+         *     **Required scope:** `pets:write` (otherwise 403 `forbidden`).
+         */
+        post: operations["createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/categories/{categoryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * [beta] Get a category
+         * @description **Beta:** this operation may still change in a backwards-incompatible way.
+         *
+         *     The category, with its `ETag`; with `If-None-Match` naming it, 304 without a body while it is unchanged.
+         *
+         *     **Required scope:** `pets:read` (otherwise 403 `forbidden`).
+         */
+        get: operations["getCategory"];
+        /**
+         * [beta] Create or rename a category
+         * @description **Beta:** this operation may still change in a backwards-incompatible way.
+         *
+         *     Gives the category with this id the name: creates it (201; the way to name a `categoryId` animals already carry), or renames it (200; the same name again changes nothing). Names are unique ignoring case: a name another category has is 409 `conflict`. With `If-Match` (the `ETag` of an earlier response), only if nobody changed the category since; otherwise 412 `precondition_failed`, and nothing changes. With `If-None-Match: *`, only creates: 412 if it exists. Safe to retry with an `Idempotency-Key`.
+         *
+         *     **Required scope:** `pets:write` (otherwise 403 `forbidden`).
+         */
+        put: operations["putCategory"];
+        post?: never;
+        /**
+         * [beta] Delete a category
+         * @description **Beta:** this operation may still change in a backwards-incompatible way.
+         *
+         *     Removes the category record; animals are never deleted with it. Refused with 409 while an animal (not deleted) carries its id: move or delete them first. No request body. With `If-Match` (the `ETag` of an earlier response), only if nobody changed the category since; otherwise 412 `precondition_failed`, and nothing changes. Safe to retry with an `Idempotency-Key`.
+         *
+         *     **Required scope:** `pets:write` (otherwise 403 `forbidden`).
+         */
+        delete: operations["deleteCategory"];
         options?: never;
         head?: never;
         patch?: never;
@@ -378,6 +450,52 @@ export interface components {
          */
         AttemptOutcome: "succeeded" | "unexpected_status" | "timed_out" | "network_error" | "destination_refused" | "interrupted" | "event_gone" | "internal_error";
         /**
+         * @description A page of categories in ascending id order.
+         * @example [
+         *       {
+         *         "id": 3,
+         *         "name": "Dogs"
+         *       },
+         *       {
+         *         "id": 4,
+         *         "name": "Cats"
+         *       }
+         *     ]
+         */
+        Categories: components["schemas"]["Category"][];
+        /**
+         * @description A named group of animals.
+         * @example {
+         *       "id": 3,
+         *       "name": "Dogs"
+         *     }
+         */
+        Category: {
+            /**
+             * Format: int64
+             * @description The identifier of the category (1 to 2^53−1): the `categoryId` its animals carry.
+             * @example 3
+             */
+            id: number;
+            /**
+             * @description The category's name: 1 to 100 Unicode characters, at least one of them visible, without control characters, unpaired surrogates or bidirectional override and isolate characters (the same rule as an animal's name). Unique among categories ignoring case: `Dogs` and `DOGS` cannot both exist.
+             * @example Dogs
+             */
+            name: string;
+        };
+        /**
+         * @description For `category.*`: the category after the change (for `category.deleted`, its last state).
+         * @example {
+         *       "category": {
+         *         "id": 3,
+         *         "name": "Dogs"
+         *       }
+         *     }
+         */
+        CategoryEventData: {
+            category: components["schemas"]["Category"];
+        };
+        /**
          * @description One attempt of a delivery.
          * @example {
          *       "attempt": 1,
@@ -523,14 +641,14 @@ export interface components {
              */
             timestamp: string;
             /** @description The changed resource as it was right after the change. */
-            data: components["schemas"]["PetEventData"] | components["schemas"]["OrderEventData"];
+            data: components["schemas"]["PetEventData"] | components["schemas"]["OrderEventData"] | components["schemas"]["CategoryEventData"];
         };
         /**
-         * @description What happened: `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`.
+         * @description What happened: `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`.
          * @example pet.created
          * @enum {string}
          */
-        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.cancelled" | "order.completed";
+        EventType: "pet.created" | "pet.updated" | "pet.deleted" | "order.placed" | "order.cancelled" | "order.completed" | "category.created" | "category.updated" | "category.deleted";
         /**
          * @description Events in ascending id order.
          * @example [
@@ -565,6 +683,19 @@ export interface components {
          *     ]
          */
         Events: components["schemas"]["Event"][];
+        /**
+         * @description A category to add, or (PUT) the name to give it. Properties not listed here (an `id` included) are refused.
+         * @example {
+         *       "name": "Dogs"
+         *     }
+         */
+        NewCategory: {
+            /**
+             * @description The category's name: 1 to 100 Unicode characters, at least one of them visible, without control characters, unpaired surrogates or bidirectional override and isolate characters (the same rule as an animal's name). Unique among categories ignoring case: `Dogs` and `DOGS` cannot both exist.
+             * @example Dogs
+             */
+            name: string;
+        };
         /**
          * @description An order to place. Properties not listed here (`id`, `status` and `complete` included) are refused.
          * @example {
@@ -635,7 +766,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`); every type, those added later included, when absent.
+             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`); every type, those added later included, when absent.
              * @example [
              *       "pet.created",
              *       "order.placed"
@@ -851,7 +982,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`), or null: every type.
+             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`), or null: every type.
              * @example [
              *       "pet.created",
              *       "order.placed"
@@ -1025,7 +1156,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`) from now on; null: every type.
+             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`) from now on; null: every type.
              * @example [
              *       "pet.created",
              *       "order.placed"
@@ -1076,7 +1207,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`), or null: every type.
+             * @description The event types delivered (`pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`), or null: every type.
              * @example [
              *       "pet.created",
              *       "order.placed"
@@ -1321,6 +1452,28 @@ export interface components {
         };
         /** @description A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response. */
         IdempotencyKeyInFlight: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "idempotency_key_in_flight",
+                 *       "message": "A request with this Idempotency-Key is still being processed; retry later to get its response.",
+                 *       "status": 409
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response. The current state does not allow this transition (code `conflict`); nothing was changed. */
+        IdempotencyKeyInFlightOrConflict: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -1728,10 +1881,15 @@ export interface operations {
                  */
                 status?: components["schemas"]["PetStatus"];
                 /**
-                 * @description Opaque position from a previous page's `Link: rel="next"`. Bound to the `status` filter it was issued for.
+                 * @description Opaque position from a previous page's `Link: rel="next"`. Bound to the `status` and `categoryId` filters it was issued for.
                  * @example MjAu.Yq3v8c0nXb2tq1Jp4k5mWg
                  */
                 cursor?: string;
+                /**
+                 * @description Only animals with this `categoryId` (whether or not a category record has that id).
+                 * @example 3
+                 */
+                categoryId?: number;
             };
             header?: never;
             path?: never;
@@ -2426,6 +2584,352 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listCategories: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of categories returned (1 to 100, default 20).
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description Opaque position from a previous page's `Link: rel="next"`.
+                 * @example MjAu.Yq3v8c0nXb2tq1Jp4k5mWg
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextPageLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 3,
+                     *         "name": "Dogs"
+                     *       },
+                     *       {
+                     *         "id": 4,
+                     *         "name": "Cats"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Categories"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenPetsRead"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A category to add, or (PUT) the name to give it. Properties not listed here (an `id` included) are refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dogs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewCategory"];
+            };
+        };
+        responses: {
+            /** @description The category as stored, with its assigned id. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "name": "Dogs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenPetsWrite"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Answers 304 Not Modified, without a body, when the category's current ETag is one of those listed (weak comparison) or the value is `*`; otherwise the category as usual.
+                 * @example "12.3"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The identifier of the category (1 to 2^53−1): the `categoryId` its animals carry.
+                 * @example 3
+                 */
+                categoryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "name": "Dogs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            /** @description The category is unchanged: its ETag is one `If-None-Match` names. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenPetsRead"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description Makes the change conditional: it is made only if the category's current ETag is one of those listed (strong comparison), or, with `*`, if the category exists. Otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "12.3"
+                 */
+                "If-Match"?: string;
+                /**
+                 * @description Only `*`: create the category, and answer 412 `precondition_failed` if it exists already.
+                 * @example *
+                 */
+                "If-None-Match"?: "*";
+            };
+            path: {
+                /**
+                 * @description The identifier of the category (1 to 2^53−1): the `categoryId` its animals carry.
+                 * @example 3
+                 */
+                categoryId: number;
+            };
+            cookie?: never;
+        };
+        /** @description A category to add, or (PUT) the name to give it. Properties not listed here (an `id` included) are refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Dogs"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewCategory"];
+            };
+        };
+        responses: {
+            /** @description The category renamed, with its new `ETag`. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "name": "Dogs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            /** @description The category created with this id. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "name": "Dogs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Category"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenPetsWrite"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description Makes the change conditional: it is made only if the category's current ETag is one of those listed (strong comparison), or, with `*`, if the category exists. Otherwise 412 `precondition_failed`, and nothing changes.
+                 * @example "12.3"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The identifier of the category (1 to 2^53−1): the `categoryId` its animals carry.
+                 * @example 3
+                 */
+                categoryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The category is deleted. No body. */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ForbiddenPetsWrite"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -2440,7 +2944,7 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description Only events of these types: a comma-separated list of `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`. An unknown type is 400.
+                 * @description Only events of these types: a comma-separated list of `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`. An unknown type is 400.
                  * @example pet.created,order.placed
                  */
                 types?: string;
@@ -2524,7 +3028,7 @@ export interface operations {
                  */
                 after?: number;
                 /**
-                 * @description Only events of these types: a comma-separated list of `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`. An unknown type is 400.
+                 * @description Only events of these types: a comma-separated list of `pet.created`, `pet.updated`, `pet.deleted`, `order.placed`, `order.cancelled`, `order.completed`, `category.created`, `category.updated`, `category.deleted`. An unknown type is 400.
                  * @example pet.created,order.placed
                  */
                 types?: string;

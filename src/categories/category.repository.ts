@@ -1,0 +1,94 @@
+import type { Selectable } from 'kysely'
+import type { CategoryTable, Reader, Writer } from '../db/database.js'
+
+export type CategoryRow = Selectable<CategoryTable>
+
+export interface CategoryPageQuery {
+  /** Only categories with a greater id: the keyset cursor. */
+  afterId: number | undefined
+  limit: number
+}
+
+export async function findCategoryById(db: Reader, id: number): Promise<CategoryRow | undefined> {
+  return db.selectFrom('categories').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The category whose case-folded name is `key`, if any (the unique index on name_key serves it). */
+export async function findCategoryByNameKey(db: Reader, key: string): Promise<CategoryRow | undefined> {
+  return db.selectFrom('categories').selectAll().where('name_key', '=', key).executeTakeFirst()
+}
+
+/** Categories in ascending id order, by the primary key. */
+export async function listCategories(db: Reader, { afterId, limit }: CategoryPageQuery): Promise<CategoryRow[]> {
+  let select = db.selectFrom('categories').selectAll().orderBy('id').limit(limit)
+  if (afterId !== undefined) select = select.where('id', '>', afterId)
+  return select.execute()
+}
+
+/**
+ * Takes the category writers' turn: the counter row's lock, held until `trx` ends, so that on PostgreSQL the
+ * category writes of all instances run one after another (SQLite has one writer anyway), each reading what
+ * the previous one committed. Returns the largest category id handed out so far.
+ */
+export async function takeCategoryWritersTurn(trx: Writer): Promise<number> {
+  const row = await trx
+    .updateTable('category_id_counter')
+    .set((eb) => ({ last_id: eb.ref('last_id') }))
+    .returning('last_id')
+    .executeTakeFirstOrThrow()
+  return Number(row.last_id)
+}
+
+/** Records `id` as handed out, if it is larger than every id handed out before. */
+export async function noteCategoryIdHandedOut(trx: Writer, id: number): Promise<void> {
+  await trx.updateTable('category_id_counter').set({ last_id: id }).where('last_id', '<', id).execute()
+}
+
+/** The largest id of a category and the largest categoryId of any pet (deleted ones too), 0 when none. */
+export async function largestCategoryIdInUse(trx: Writer): Promise<number> {
+  // Each an index's last entry: the primary key, and the pets' (category_id, id) index.
+  const category = await trx
+    .selectFrom('categories')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst()
+  const pet = await trx
+    .selectFrom('pets')
+    .select((eb) => eb.fn.max('category_id').as('id'))
+    .executeTakeFirst()
+  return Math.max(Number(category?.id ?? 0), Number(pet?.id ?? 0))
+}
+
+export async function insertCategory(trx: Writer, row: Omit<CategoryRow, 'version'>): Promise<CategoryRow> {
+  return trx.insertInto('categories').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function renameCategory(
+  trx: Writer,
+  id: number,
+  name: string,
+  key: string,
+): Promise<CategoryRow | undefined> {
+  return trx
+    .updateTable('categories')
+    .set((eb) => ({ name, name_key: key, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function deleteCategory(trx: Writer, id: number): Promise<void> {
+  await trx.deleteFrom('categories').where('id', '=', id).execute()
+}
+
+/** The id of a pet (not deleted) in the category, if any: by the (category_id, id) index. */
+export async function findPetIdInCategory(trx: Writer, categoryId: number): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom('pets')
+    .select('id')
+    .where('category_id', '=', categoryId)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst()
+  return row === undefined ? undefined : Number(row.id)
+}
