@@ -6,9 +6,17 @@ import { RETIRED_VARIABLES } from './retired.js'
 export const VARIABLES_MARKER = '<!-- variables -->'
 export const RETIRED_MARKER = '<!-- retired -->'
 
-/** A table cell: a pipe would end the cell, a line break the row, and `<token>` would be read as HTML. */
+/**
+ * A table cell: a pipe would end the cell, a line break the row, and `<token>` would be read as HTML. An example
+ * address is code, not a link: it names no real server.
+ */
 function cell(text: string): string {
-  return text.replaceAll('|', '\\|').replaceAll('\n', ' ').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+  return text
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replace(/\bhttps?:\/\/[^\s,()]+/g, (address) => `\`${address}\``)
 }
 
 function table(header: string[], rows: string[][]): string {
