@@ -319,7 +319,7 @@ describe(`the event log on ${TEST_STORE}`, () => {
     await addPet(server, 'available', 'Purged')
     const purgedThrough = await newestId()
     const deleted = await purgeOldEvents(
-      { data: server.store, visibility: server.store.dialect, retentionDays: 30 },
+      { data: server.store, retentionDays: 30 },
       new Date(Date.now() + 31 * 86_400_000),
       1000,
     )
@@ -335,7 +335,7 @@ describe(`the event log on ${TEST_STORE}`, () => {
     const survivor = await addPet(server, 'available', 'Kept')
     assert.deepEqual(summarise(await eventsAfter(0)), [`pet.created pet ${survivor.id} available`])
     // Events within the retention period are kept.
-    assert.equal(await purgeOldEvents({ data: server.store, visibility: server.store.dialect, retentionDays: 30 }), 0)
+    assert.equal(await purgeOldEvents({ data: server.store, retentionDays: 30 }), 0)
     assert.deepEqual(summarise((await readWholeFeed(get, 0)).slice(0, 1)), [`pet.created pet ${survivor.id} available`])
   })
 

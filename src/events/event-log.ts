@@ -15,11 +15,6 @@ export type OrderEventType = Extract<EventType, `order.${string}`>
 /** The types of the events each open transaction has written, until it ends. */
 const written = new WeakMap<Writer, EventType[]>()
 
-/** How many events `trx` has written so far. */
-function eventsWritten(trx: Writer): number {
-  return written.get(trx)?.length ?? 0
-}
-
 function noteWritten(trx: Writer, type: EventType): void {
   const types = written.get(trx)
   if (types) types.push(type)
@@ -28,7 +23,7 @@ function noteWritten(trx: Writer, type: EventType): void {
 
 async function recordEvent(trx: Writer, type: EventType, data: { pet: Pet } | { order: Order }): Promise<void> {
   // The data as the API shows the resource: the mappers give the keys in the schema's order.
-  await appendEvent(trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) }, eventsWritten(trx))
+  await appendEvent(trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) })
   noteWritten(trx, type)
 }
 
@@ -64,7 +59,6 @@ export async function insertPetRecordingCreation(trx: Writer, row: NewPetRow): P
   const inserted = await insertPetWithEvent(trx, row, {
     type: 'pet.created',
     occurredAt: new Date().toISOString(),
-    ordinal: eventsWritten(trx),
     dataBeforeId: BEFORE_ID,
     dataAfterId: json.slice(withPlaceholder.length - 1),
   })

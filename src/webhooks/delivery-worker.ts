@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { AttemptOutcome, DataAccess, Writer } from '../db/database.js'
 import { toFeedEvent } from '../events/event.mapper.js'
-import type { EventVisibility } from '../events/event.repository.js'
 import {
   claimDueDeliveries,
   dueState,
@@ -37,8 +36,6 @@ import type { DeliveryGauges, DeliveryObserver } from './webhook-metrics.js'
 export interface DeliveryWorkerSettings {
   /** Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves. */
   data: DataAccess
-  /** The store's rule for readable events, which the fan-out follows like the feed. */
-  visibility: EventVisibility
   /** Signs and makes the requests (on a thread of its own, in production). */
   sender: Sender
   /** Opens the endpoints' sealed secrets (once the key is at hand). */
@@ -190,7 +187,7 @@ export class DeliveryWorker implements DeliveryGauges {
   }
 
   async #run(): Promise<void> {
-    const { data, visibility, concurrencyPerEndpoint } = this.#settings
+    const { data, concurrencyPerEndpoint } = this.#settings
     try {
       // `continue` re-checks the loop's condition: a wake that came during an await (a commit, say, after the
       // look found nothing due) makes the worker look once more.
@@ -203,14 +200,14 @@ export class DeliveryWorker implements DeliveryGauges {
         // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy
         // endpoint, each look would otherwise run a claim that takes nothing. An attempt that ends wakes the
         // worker for them.
-        const state = await dueState(data.read, visibility, Date.now(), this.#fullEndpoints())
+        const state = await dueState(data.read, Date.now(), this.#fullEndpoints())
         this.#endpointsEnabled = state.endpointsEnabled
         this.#earliestDue = state.earliestDue
         let claimable = state.earliestClaimable
         // The feed is the queue: deliveries are made only for endpoints that have run out of due ones, so that a
         // backlog stays events (written once, by their writers) rather than rows made ahead of their attempts.
         if (state.eventsWaiting && state.endpointsWithoutDueWork > 0) {
-          const made = await this.#bookkeeping((trx) => fanOutEvents(trx, visibility, FAN_OUT_BATCH))
+          const made = await this.#bookkeeping((trx) => fanOutEvents(trx, FAN_OUT_BATCH))
           if (made.deliveries > 0) claimable = Math.min(claimable ?? Date.now(), Date.now())
           if (made.more) this.#runAgain = true
         }
