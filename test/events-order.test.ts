@@ -8,11 +8,10 @@ import { sql } from 'kysely'
 import { recordPetChange } from '../src/events/event-log.js'
 import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
 import { addPet, type Pet } from './helpers/orders.js'
-import { startInstances, stopInstances } from './helpers/instances.js'
-import type { ServerProcess } from './helpers/process.js'
+import { instancesForSuite } from './helpers/instances.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { storedRows } from './helpers/stored-rows.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { TEST_STORE, type TestDatabase } from './helpers/store.js'
 
 function deferred() {
   let resolve!: () => void
@@ -155,20 +154,11 @@ async function storedEventIds(database: TestDatabase): Promise<number[]> {
 }
 
 describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${READERS} readers following the feed`, () => {
-  let database: TestDatabase
-  let instances: ServerProcess[] = []
-
-  before(async () => {
-    database = await createTestDatabase()
-    instances = await startInstances(database, { PETSTORE_API_KEYS: KEY })
-  })
-
-  after(async () => {
-    await stopInstances(instances)
-    await database?.drop()
-  })
+  const suite = instancesForSuite({ PETSTORE_API_KEYS: KEY })
 
   it(`each reader sees every event exactly once, in ascending order, and the events are exactly the table's (${LOAD_SECONDS} s)`, async (t) => {
+    const { instances, database } = suite
+    assert.ok(database)
     let turn = 0
     /** Each request to the next instance in turn: a position read from one is used on the other. */
     const call = (path: string, init: RequestInit = {}) => {

@@ -3,17 +3,14 @@
 // and the writers' inserts no longer make deliveries.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Migrator, PostgresAdapter, sql } from 'kysely'
-import { migrations } from '../src/db/migrate.js'
+import { sql } from 'kysely'
+import { migrateUntil } from './helpers/migrations.js'
 import type { Store } from '../src/db/store.js'
 import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
 import { appendEventBefore0010 } from './helpers/numbering.js'
 import { openTestStore } from './helpers/opened-store.js'
 import { TEST_STORE } from './helpers/store.js'
 
-/** Every migration up to and including `last`. */
-const migrationsUntil = (last: string) =>
-  Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= last))
 describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () => {
   let store: Store
   let closeStore: () => Promise<void>
@@ -25,18 +22,8 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
 
   it('starts the fan-out after the events the trigger saw, and the trigger makes no more deliveries', async () => {
     const db = store.admin
-    const postgres = db.getExecutor().adapter instanceof PostgresAdapter
-    const schema = postgres
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined
-    const migrateUntil = (last: string) =>
-      new Migrator({
-        db,
-        provider: { getMigrations: async () => migrationsUntil(last) },
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      }).migrateToLatest()
     // 0008, the migration whose trigger made the deliveries.
-    assert.equal((await migrateUntil('0008_webhooks')).error, undefined)
+    assert.equal((await migrateUntil(db, '0008_webhooks')).error, undefined)
     await sql`insert into webhook_endpoints (url, types, description, status, secret, created_at, updated_at)
       values ('https://receiver.example/hooks', null, null, 'enabled', 'sealed', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`.execute(
       db,
@@ -62,7 +49,7 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
       )
     assert.equal(await count('webhook_deliveries'), 2, 'the trigger of 0008 made them')
 
-    const { results } = await migrateUntil('0009_webhook_fan_out')
+    const { results } = await migrateUntil(db, '0009_webhook_fan_out')
     assert.deepEqual(
       results?.map((result) => result.migrationName),
       ['0009_webhook_fan_out'],
