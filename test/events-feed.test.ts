@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import { sql } from 'kysely'
 import { purgeOldEvents } from '../src/events/event-purge.js'
-import { recordPetChange } from '../src/events/event-log.js'
+import { recordEvent } from '../src/events/event-log.js'
 import { createServices, type Services } from '../src/services.js'
 import { assertError } from './helpers/error-assert.js'
 import {
@@ -198,13 +198,13 @@ describe(`the event log on ${TEST_STORE}`, () => {
     })
   })
 
-  it('records pet.updated and pet.deleted for whoever calls recordPetChange in its transaction (PATCH and DELETE)', async () => {
+  it('records pet.updated and pet.deleted for whoever records them in its transaction (PATCH and DELETE)', async () => {
     const pet = await addPet(server, 'available', 'Changing')
     const start = await newestId()
     const renamed: Pet = { ...pet, name: 'Changed' }
     await server.store.transaction(async (trx) => {
-      await recordPetChange(trx, 'pet.updated', renamed)
-      await recordPetChange(trx, 'pet.deleted', renamed)
+      await recordEvent(trx, 'pet.updated', { pet: renamed })
+      await recordEvent(trx, 'pet.deleted', { pet: renamed })
     })
     assert.deepEqual(
       (await eventsAfter(start)).map(({ type, data }) => ({ type, data })),

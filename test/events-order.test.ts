@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { recordPetChange } from '../src/events/event-log.js'
+import { recordEvent } from '../src/events/event-log.js'
 import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
 import { addPet, type Pet } from './helpers/orders.js'
 import { instancesForSuite } from './helpers/instances.js'
@@ -48,7 +48,7 @@ describe(
       const commit = deferred()
       const done = server.store.transaction(async (trx) => {
         await write.promise
-        await recordPetChange(trx, 'pet.updated', pet)
+        await recordEvent(trx, 'pet.updated', { pet })
         // The event's insert waits for the COMMIT to be sent with it; a statement after it sends it now.
         await sql`select 1`.execute(trx)
         written.resolve()
@@ -115,7 +115,7 @@ describe(
       const pet = await addPet(server, 'available', 'Numbered')
       const start = await barrier(get)
       await server.store.transaction(async (trx) => {
-        for (let written = 0; written < 3; written++) await recordPetChange(trx, 'pet.updated', pet)
+        for (let written = 0; written < 3; written++) await recordEvent(trx, 'pet.updated', { pet })
       })
       const listed = await followUntil(get, start, (event) => event.id === start + 3)
       assert.deepEqual(
