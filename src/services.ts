@@ -7,6 +7,7 @@ import type { DataAccess } from './db/database.js'
 import { loadOrCreateSecret } from './db/secret.repository.js'
 import type { Store } from './db/store.js'
 import { notifyingCommits } from './events/event-log.js'
+import { EventNumbering } from './events/event-numbering.js'
 import { startEventPurge } from './events/event-purge.js'
 import { createEventService, type EventService } from './events/event.service.js'
 import { createCursorCodec, type CursorCodec } from './http/cursor.js'
@@ -84,6 +85,12 @@ export interface ServiceOptions {
   tuning?: Tuning
 }
 
+/**
+ * PostgreSQL: how often each instance numbers the events others committed and left unnumbered (a crash, a
+ * tool): they wait this long at most.
+ */
+const EVENT_SWEEP_INTERVAL_MS = 1000
+
 export async function createServices(
   config: Config,
   store: Store,
@@ -91,13 +98,11 @@ export async function createServices(
   options: ServiceOptions = {},
 ): Promise<Services> {
   const tuning = options.tuning ?? DEFAULT_TUNING
-  const visibility = store.dialect
   const events = createEventService({
     data: store,
-    visibility,
-    // On SQLite an event becomes readable when it commits, which changes the data version. On PostgreSQL it may
-    // become readable when some other transaction ends, one that need not change any data: polls never skip there.
-    readVersion: visibility === 'sqlite' ? store.readVersion : undefined,
+    // On SQLite an event becomes readable when it commits, which changes the data version. On PostgreSQL it
+    // becomes readable when it is numbered, which changes no table the data version counts: polls never skip there.
+    readVersion: store.dialect === 'sqlite' ? store.readVersion : undefined,
     openReadsPerKey: config.eventStreamsPerKey,
     maxWaitMs: tuning.eventWaitMaxSeconds * 1000,
     pollIntervalMs: tuning.eventPollIntervalMs,
@@ -116,7 +121,6 @@ export async function createServices(
   // The worker writes no events: it works on the store itself.
   const deliveries = new DeliveryWorker({
     data: store.bookkeeping,
-    visibility,
     sender: options.webhookNetwork
       ? inProcessSender({ ...outbound, network: options.webhookNetwork })
       : threadSender(outbound),
@@ -140,24 +144,40 @@ export async function createServices(
     observer: deliveryMetrics,
     onError: (error, what) => log.warn({ err: error }, what),
   })
+  // New events are readable: this instance's waiting readers and its deliverer (which fans them out) look.
+  const readable = () => {
+    events.readable()
+    deliveries.committed()
+  }
+  // On PostgreSQL events are readable once numbered (event-numbering.ts); on SQLite once committed.
+  const numbering = store.sequencing
+    ? new EventNumbering({
+        data: store.sequencing,
+        listen: store.listen,
+        onNumbered: readable,
+        sweepIntervalMs: EVENT_SWEEP_INTERVAL_MS,
+        onError: (error) => log.warn({ err: error }, 'could not number new events'),
+      })
+    : undefined
   // Services see the store only as DataAccess: reads, and writes in durable transactions. A transaction that
-  // wrote events wakes this instance's waiting readers, and its deliverer (the events' deliveries were created
-  // with them), once it has committed.
+  // wrote events has them numbered or, on SQLite, wakes the readers, once it has committed.
   const data: DataAccess = notifyingCommits(store, (types) => {
     events.committed(types)
-    deliveries.committed()
+    if (numbering) numbering.committed()
+    else readable()
   })
   // Shared by every instance on the database, so a cursor issued by one is accepted by the others.
   const cursorSecret = await loadOrCreateSecret(data, 'cursor-hmac')
   const purge = startPurgeTimer(data, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys'))
   const eventPurge = startEventPurge(
-    { data, visibility, retentionDays: config.eventRetentionDays, neededAfter: fanOutPosition },
+    { data, retentionDays: config.eventRetentionDays, neededAfter: fanOutPosition },
     (error) => log.warn({ err: error }, 'could not purge old events'),
   )
   const deliveryPurge = startDeliveryPurge(data, config.webhookDeliveryRetentionDays, (error) =>
     log.warn({ err: error }, 'could not purge old webhook deliveries'),
   )
   deliveries.start()
+  numbering?.start()
   return {
     pets: createPetService({ data, reads: petReadsFor(store) }),
     orders: createOrderService(data),
@@ -168,7 +188,6 @@ export async function createServices(
       secrets: async () => (await keyRing.boxes()).signingSecrets,
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       secretOverlapMs: tuning.webhookSecretOverlapSeconds * 1000,
-      visibility,
       deliveryScheduled: () => deliveries.endpointsChanged(),
     }),
     webhookMetrics: deliveryMetrics.metrics,
@@ -196,7 +215,7 @@ export async function createServices(
     },
     async stop() {
       events.stop()
-      await Promise.all([purge.stop(), eventPurge.stop(), deliveryPurge.stop(), deliveries.stop()])
+      await Promise.all([purge.stop(), eventPurge.stop(), deliveryPurge.stop(), deliveries.stop(), numbering?.stop()])
     },
   }
 }

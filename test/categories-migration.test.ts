@@ -34,7 +34,7 @@ describe(`migration 0011 (categories) on ${TEST_STORE}`, () => {
     assert.equal((await migrator.migrateToLatest()).error, undefined)
     const append = (type: 'pet.created' | 'category.created', name: string) =>
       store.transaction((trx) =>
-        appendEvent(trx, { type, occurredAt: '2026-11-25T12:00:00.000Z', data: JSON.stringify({ name }) }, 0),
+        appendEvent(trx, { type, occurredAt: '2026-11-25T12:00:00.000Z', data: JSON.stringify({ name }) }),
       )
     for (const name of ['one', 'two', 'three']) await append('pet.created', name)
     const events = () => db.selectFrom('events').select(['id', 'type', 'occurred_at', 'data']).orderBy('id').execute()

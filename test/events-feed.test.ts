@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import { sql } from 'kysely'
 import { purgeOldEvents } from '../src/events/event-purge.js'
-import { recordPetChange } from '../src/events/event-log.js'
+import { recordEvent } from '../src/events/event-log.js'
 import { createServices, type Services } from '../src/services.js'
 import { assertError } from './helpers/error-assert.js'
 import {
@@ -199,13 +199,13 @@ describe(`the event log on ${TEST_STORE}`, () => {
     })
   })
 
-  it('records pet.updated and pet.deleted for whoever calls recordPetChange in its transaction (PATCH and DELETE)', async () => {
+  it('records pet.updated and pet.deleted for whoever records them in its transaction (PATCH and DELETE)', async () => {
     const pet = await addPet(server, 'available', 'Changing')
     const start = await newestId()
     const renamed: Pet = { ...pet, name: 'Changed' }
     await server.store.transaction(async (trx) => {
-      await recordPetChange(trx, 'pet.updated', renamed)
-      await recordPetChange(trx, 'pet.deleted', renamed)
+      await recordEvent(trx, 'pet.updated', { pet: renamed })
+      await recordEvent(trx, 'pet.deleted', { pet: renamed })
     })
     assert.deepEqual(
       (await eventsAfter(start)).map(({ type, data }) => ({ type, data })),
@@ -320,7 +320,7 @@ describe(`the event log on ${TEST_STORE}`, () => {
     await addPet(server, 'available', 'Purged')
     const purgedThrough = await newestId()
     const deleted = await purgeOldEvents(
-      { data: server.store, visibility: server.store.dialect, retentionDays: 30 },
+      { data: server.store, retentionDays: 30 },
       new Date(Date.now() + 31 * 86_400_000),
       1000,
     )
@@ -336,7 +336,7 @@ describe(`the event log on ${TEST_STORE}`, () => {
     const survivor = await addPet(server, 'available', 'Kept')
     assert.deepEqual(summarise(await eventsAfter(0)), [`pet.created pet ${survivor.id} available`])
     // Events within the retention period are kept.
-    assert.equal(await purgeOldEvents({ data: server.store, visibility: server.store.dialect, retentionDays: 30 }), 0)
+    assert.equal(await purgeOldEvents({ data: server.store, retentionDays: 30 }), 0)
     assert.deepEqual(summarise((await readWholeFeed(get, 0)).slice(0, 1)), [`pet.created pet ${survivor.id} available`])
   })
 

@@ -5,15 +5,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { recordPetChange } from '../src/events/event-log.js'
-import { appendEvent, EVENTS_PER_TRANSACTION } from '../src/events/event.repository.js'
+import { recordEvent } from '../src/events/event-log.js'
 import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
 import { addPet, type Pet } from './helpers/orders.js'
-import { startInstances, stopInstances } from './helpers/instances.js'
-import type { ServerProcess } from './helpers/process.js'
+import { instancesForSuite } from './helpers/instances.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 import { storedRows } from './helpers/stored-rows.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { TEST_STORE, type TestDatabase } from './helpers/store.js'
 
 function deferred() {
   let resolve!: () => void
@@ -40,24 +38,23 @@ describe(
     after(() => server.close())
 
     /**
-     * A transaction that takes its transaction id at once, then writes a pet.updated event for `pet` when told to,
-     * and commits when told to: the steps of concurrent writers, in any order a test chooses.
+     * A transaction that inserts a pet.updated event for `pet` when told to, and commits when told to: the steps
+     * of concurrent writers, in any order a test chooses. Written straight into the store, its event is numbered
+     * by the service's sweep (as one of a crashed instance would be).
      */
     function openTransaction(pet: Pet) {
-      const hasId = deferred()
       const write = deferred()
       const written = deferred()
       const commit = deferred()
       const done = server.store.transaction(async (trx) => {
-        await sql`select pg_current_xact_id()`.execute(trx)
-        hasId.resolve()
         await write.promise
-        await recordPetChange(trx, 'pet.updated', pet)
+        await recordEvent(trx, 'pet.updated', { pet })
+        // The event's insert waits for the COMMIT to be sent with it; a statement after it sends it now.
+        await sql`select 1`.execute(trx)
         written.resolve()
         await commit.promise
       })
       return {
-        hasId: hasId.promise,
         async write() {
           write.resolve()
           await written.promise
@@ -77,85 +74,66 @@ describe(
       return [first, second, await barrier(get)]
     }
 
-    /** An older transaction (its id taken first) and a newer one, both open. */
-    async function olderAndNewer(first: Pet, second: Pet) {
+    it("lists a transaction's event while one that inserted its event earlier is still open, and that one's next", async () => {
+      const [first, second, start] = await twoPets()
       const older = openTransaction(first)
-      await older.hasId
-      const newer = openTransaction(second)
-      await newer.hasId
-      return { older, newer }
-    }
-
-    it('lists nothing of a newer transaction while an older one is still open, then both, the older first', async () => {
-      const [first, second, start] = await twoPets()
-      const { older, newer } = await olderAndNewer(first, second)
-      await newer.commit()
-      const whileOpen = await readFeed(get, `after=${start}`)
-      assert.deepEqual(
-        whileOpen.events,
-        [],
-        'the newer event is not listed while the older transaction may still write one',
-      )
-      await older.commit()
-      const listed = await until(whileOpen.nextAfter, second)
-      assert.deepEqual(summarise(listed), [
-        `pet.updated pet ${first.id} available`,
-        `pet.updated pet ${second.id} available`,
-      ])
-    })
-
-    it('does not lose the event of a newer transaction that wrote it first and committed last', async () => {
-      // With ids from a sequence the newer transaction would take the smaller id; the older one would commit the
-      // larger first, and a reader past it would never see the smaller one.
-      const [first, second, start] = await twoPets()
-      const { older, newer } = await olderAndNewer(first, second)
-      await newer.write()
       await older.write()
+      const newer = openTransaction(second)
+      await newer.commit()
+      const whileOpen = await until(start, second)
+      assert.deepEqual(summarise(whileOpen), [`pet.updated pet ${second.id} available`])
+      assert.equal(whileOpen[0]?.id, start + 1)
       await older.commit()
-      const firstRead = await readFeed(get, `after=${start}`)
-      await newer.commit()
-      const seen = [...firstRead.events, ...(await until(firstRead.nextAfter, second))]
-      assert.deepEqual(summarise(seen), [
-        `pet.updated pet ${first.id} available`,
-        `pet.updated pet ${second.id} available`,
-      ])
+      const next = await until(start + 1, first)
+      assert.deepEqual(summarise(next), [`pet.updated pet ${first.id} available`])
+      assert.equal(next[0]?.id, start + 2, 'numbered when it committed: the next id')
     })
 
-    it("numbers a transaction's events from its transaction id, one after another, and refuses a 65537th before sending it", async () => {
-      const pet = await addPet(server, 'available', 'Numbered')
-      const xid = await server.store.transaction(async (trx) => {
-        for (let written = 0; written < 3; written++) await recordPetChange(trx, 'pet.updated', pet)
-        return (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(trx)).rows[0]?.xid
-      })
-      const base = BigInt(xid ?? '0') * BigInt(EVENTS_PER_TRANSACTION)
-      const { rows } = await sql<{ id: string }>`select id::text as id from events
-        where id >= ${base.toString()}::bigint and id < ${(base + BigInt(EVENTS_PER_TRANSACTION)).toString()}::bigint
-        order by id`.execute(server.store.admin)
-      assert.deepEqual(
-        rows.map((row) => row.id),
-        [0n, 1n, 2n].map((ordinal) => (base + ordinal).toString()),
-      )
-      const event = { type: 'pet.updated' as const, occurredAt: new Date().toISOString(), data: '{}' }
-      await assert.rejects(
-        server.store.transaction((trx) => appendEvent(trx, event, EVENTS_PER_TRANSACTION)),
-        (error: Error) => error instanceof RangeError && /at most 65536 events/.test(error.message),
-      )
-    })
-
-    it('answers a long poll waiting meanwhile once the older transaction commits, and the reader gets both in order', async () => {
+    it('does not lose the event of a transaction that inserted it first and committed last', async () => {
+      // With ids taken at insert the first transaction would hold the smaller id and commit it last: a reader
+      // already past the larger one would never see it.
       const [first, second, start] = await twoPets()
-      const { older, newer } = await olderAndNewer(first, second)
+      const older = openTransaction(first)
+      const newer = openTransaction(second)
+      await older.write()
+      await newer.write()
       await newer.commit()
+      const firstRead = await until(start, second)
+      await older.commit()
+      const seen = [...firstRead, ...(await until(firstRead.at(-1)?.id ?? start, first))]
+      assert.deepEqual(summarise(seen), [
+        `pet.updated pet ${second.id} available`,
+        `pet.updated pet ${first.id} available`,
+      ])
+      assert.deepEqual(
+        seen.map((event) => event.id),
+        [start + 1, start + 2],
+      )
+    })
+
+    it("numbers a transaction's events one after another, after every event before them", async () => {
+      const pet = await addPet(server, 'available', 'Numbered')
+      const start = await barrier(get)
+      await server.store.transaction(async (trx) => {
+        for (let written = 0; written < 3; written++) await recordEvent(trx, 'pet.updated', { pet })
+      })
+      const listed = await followUntil(get, start, (event) => event.id === start + 3)
+      assert.deepEqual(
+        listed.map((event) => event.id),
+        [start + 1, start + 2, start + 3],
+      )
+      assert.deepEqual(summarise(listed), Array(3).fill(`pet.updated pet ${pet.id} available`))
+    })
+
+    it('answers a waiting long poll once a transaction still open commits', async () => {
+      const [first, , start] = await twoPets()
+      const older = openTransaction(first)
+      await older.write()
       const waiting = readFeed(get, `after=${start}&wait=30`)
       await older.commit()
       const answered = await waiting
-      const last = answered.events.at(-1)
-      const rest =
-        last && 'pet' in last.data && last.data.pet.id === second.id ? [] : await until(answered.nextAfter, second)
-      assert.deepEqual(summarise([...answered.events, ...rest]), [
-        `pet.updated pet ${first.id} available`,
-        `pet.updated pet ${second.id} available`,
-      ])
+      assert.deepEqual(summarise(answered.events), [`pet.updated pet ${first.id} available`])
+      assert.equal(answered.events[0]?.id, start + 1)
     })
   },
 )
@@ -166,27 +144,21 @@ const WRITERS = 20
 const READERS = 3
 const KEY = 'events-order-static-key-0123'
 
+/** The ids in the table once every event in it is numbered (on PostgreSQL an instance numbers after its commit). */
 async function storedEventIds(database: TestDatabase): Promise<number[]> {
-  return (await storedRows<{ id: number | string }>(database, 'select id from events order by id')).map((row) =>
-    Number(row.id),
-  )
+  for (;;) {
+    const rows = await storedRows<{ id: number | string | null }>(database, 'select id from events order by id')
+    if (rows.every((row) => row.id !== null)) return rows.map((row) => Number(row.id))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${READERS} readers following the feed`, () => {
-  let database: TestDatabase
-  let instances: ServerProcess[] = []
-
-  before(async () => {
-    database = await createTestDatabase()
-    instances = await startInstances(database, { PETSTORE_API_KEYS: KEY })
-  })
-
-  after(async () => {
-    await stopInstances(instances)
-    await database?.drop()
-  })
+  const suite = instancesForSuite({ PETSTORE_API_KEYS: KEY })
 
   it(`each reader sees every event exactly once, in ascending order, and the events are exactly the table's (${LOAD_SECONDS} s)`, async (t) => {
+    const { instances, database } = suite
+    assert.ok(database)
     let turn = 0
     /** Each request to the next instance in turn: a position read from one is used on the other. */
     const call = (path: string, init: RequestInit = {}) => {
@@ -240,6 +212,11 @@ describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${REA
     // Every acknowledged change has its event: a pet.created per pet, order.placed and pet.updated per order,
     // order.cancelled or completed and pet.updated per finished order.
     assert.equal(stored.length, acknowledged.pets + 2 * acknowledged.orders + 2 * acknowledged.finished)
+    assert.deepEqual(
+      stored,
+      stored.map((_, index) => index + 1),
+      'the ids are consecutive from 1',
+    )
     for (const [reader, seen] of seenByReaders.entries()) {
       assert.equal(seen.length, stored.length, `reader ${reader} saw ${seen.length} events of ${stored.length}`)
       assert.deepEqual(seen, stored, `reader ${reader} saw exactly the table's events, in ascending order`)

@@ -213,11 +213,7 @@ describe(`GET /v1/events/stream on ${TEST_STORE}`, () => {
   it('answers 410 for a position inside the purged range', async () => {
     await addPet(server, 'available', 'Old')
     const purgedThrough = await newestId()
-    await purgeOldEvents(
-      { data: server.store, visibility: server.store.dialect, retentionDays: 1 },
-      new Date(Date.now() + 2 * 86_400_000),
-      1000,
-    )
+    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000), 1000)
     await assertError(
       await server.request('/v1/events/stream', { headers: { 'last-event-id': String(purgedThrough - 1) } }),
       {

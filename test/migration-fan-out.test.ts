@@ -3,16 +3,14 @@
 // and the writers' inserts no longer make deliveries.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Migrator, PostgresAdapter, sql } from 'kysely'
-import { migrateToLatest, migrations } from '../src/db/migrate.js'
+import { sql } from 'kysely'
+import { migrateUntil } from './helpers/migrations.js'
 import type { Store } from '../src/db/store.js'
-import { appendEvent } from '../src/events/event.repository.js'
 import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
+import { appendEventBefore0010 } from './helpers/numbering.js'
 import { openTestStore } from './helpers/opened-store.js'
 import { TEST_STORE } from './helpers/store.js'
 
-/** Every migration up to and including 0008, the one whose trigger made the deliveries. */
-const UNTIL_WEBHOOKS = Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= '0008_webhooks'))
 describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () => {
   let store: Store
   let closeStore: () => Promise<void>
@@ -24,28 +22,19 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
 
   it('starts the fan-out after the events the trigger saw, and the trigger makes no more deliveries', async () => {
     const db = store.admin
-    const postgres = db.getExecutor().adapter instanceof PostgresAdapter
-    const schema = postgres
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => UNTIL_WEBHOOKS },
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    })
-    const { error } = await migrator.migrateToLatest()
-    assert.equal(error, undefined)
+    // 0008, the migration whose trigger made the deliveries.
+    assert.equal((await migrateUntil(db, '0008_webhooks')).error, undefined)
     await sql`insert into webhook_endpoints (url, types, description, status, secret, created_at, updated_at)
       values ('https://receiver.example/hooks', null, null, 'enabled', 'sealed', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`.execute(
       db,
     )
     const event = (name: string) =>
       store.transaction((trx) =>
-        appendEvent(
-          trx,
-          { type: 'pet.created', occurredAt: new Date().toISOString(), data: JSON.stringify({ name }) },
-          0,
-        ),
+        appendEventBefore0010(trx, {
+          type: 'pet.created',
+          occurredAt: new Date().toISOString(),
+          data: JSON.stringify({ name }),
+        }),
       )
     await event('before 1')
     await event('before 2')
@@ -60,7 +49,11 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
       )
     assert.equal(await count('webhook_deliveries'), 2, 'the trigger of 0008 made them')
 
-    assert.equal((await migrateToLatest(db)).applied[0], '0009_webhook_fan_out')
+    const { results } = await migrateUntil(db, '0009_webhook_fan_out')
+    assert.deepEqual(
+      results?.map((result) => result.migrationName),
+      ['0009_webhook_fan_out'],
+    )
     const newest = Number(
       (
         await db
@@ -91,7 +84,7 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
       const ids = await delivered()
       if (all.every((id) => ids.includes(id))) break
       assert.ok(looks < 200, 'the later event was never fanned out')
-      await store.bookkeeping.transaction((trx) => fanOutEvents(trx, TEST_STORE, 100))
+      await store.bookkeeping.transaction((trx) => fanOutEvents(trx, 100))
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     const ids = await delivered()

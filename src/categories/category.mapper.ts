@@ -12,6 +12,11 @@ export function toCategory(row: CategoryRow): Category {
   return { id: Number(row.id), name: row.name }
 }
 
+/** A category's event data (category.created, category.updated, category.deleted): the category as the API shows it. */
+export function toCategoryEventData(category: Category): { category: Category } {
+  return { category }
+}
+
 export function toVersionedCategory(row: CategoryRow): VersionedCategory {
   return { category: toCategory(row), version: Number(row.version) }
 }

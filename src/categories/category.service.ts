@@ -7,10 +7,16 @@ import { holdWritesTo } from '../db/table-locks.js'
 import { writeWith } from '../db/write.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
-import { recordCategoryChange } from '../events/event-log.js'
+import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { MAX_INT64_ID } from '../http/schema-primitives.js'
-import { nameKey, toCategory, toVersionedCategory, type VersionedCategory } from './category.mapper.js'
+import {
+  nameKey,
+  toCategory,
+  toCategoryEventData,
+  toVersionedCategory,
+  type VersionedCategory,
+} from './category.mapper.js'
 import * as repository from './category.repository.js'
 import type { CategoryPageQuery, CategoryRow } from './category.repository.js'
 import type { Category, NewCategory } from './category.schema.js'
@@ -81,7 +87,7 @@ async function createIn(trx: Writer, { name }: NewCategory): Promise<VersionedCa
   const row = await repository.insertCategory(trx, { id, name, name_key: key })
   await repository.noteCategoryIdHandedOut(trx, id)
   const created = toVersionedCategory(row)
-  await recordCategoryChange(trx, 'category.created', created.category)
+  await recordEvent(trx, 'category.created', toCategoryEventData(created.category))
   return created
 }
 
@@ -93,7 +99,7 @@ async function putIn(trx: Writer, id: number, { name }: NewCategory, conditions:
     const key = await refuseTakenName(trx, name)
     const created = toVersionedCategory(await repository.insertCategory(trx, { id, name, name_key: key }))
     await repository.noteCategoryIdHandedOut(trx, id)
-    await recordCategoryChange(trx, 'category.created', created.category)
+    await recordEvent(trx, 'category.created', toCategoryEventData(created.category))
     return { ...created, created: true }
   }
   if (conditions.onlyIfAbsent) throw new PreconditionFailed('category', id, Number(row.version), true)
@@ -104,7 +110,7 @@ async function putIn(trx: Writer, id: number, { name }: NewCategory, conditions:
   const renamed = await repository.renameCategory(trx, id, name, key)
   if (!renamed) throw new Error(`category ${id} vanished while its writers' turn was held`)
   const outcome = toVersionedCategory(renamed)
-  await recordCategoryChange(trx, 'category.updated', outcome.category)
+  await recordEvent(trx, 'category.updated', toCategoryEventData(outcome.category))
   return { ...outcome, created: false }
 }
 
@@ -121,7 +127,7 @@ async function deleteIn(trx: Writer, id: number, condition: VersionCondition | u
     )
   await repository.deleteCategory(trx, id)
   const last = toVersionedCategory(row)
-  await recordCategoryChange(trx, 'category.deleted', last.category)
+  await recordEvent(trx, 'category.deleted', toCategoryEventData(last.category))
   return last
 }
 

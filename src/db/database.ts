@@ -96,7 +96,11 @@ export interface CategoryIdCounterTable {
 
 /** One change, written in the change's own transaction (events/). */
 export interface EventTable {
-  /** Ascending in the order readers may see events; assigned by the database (SQLite) or by the statement that writes the event (PostgreSQL), see events/event.repository.ts. */
+  /**
+   * Consecutive, in the order readers may see events: assigned at insert (SQLite), or by the numbering once the
+   * event has committed (PostgreSQL: null until then; readers select numbered events only), see
+   * events/event.repository.ts.
+   */
   id: ColumnType<number, number | undefined, never>
   type: EventType
   /** RFC 3339 UTC instant with milliseconds. */

@@ -10,6 +10,7 @@ import * as dataVersion from './migrations/0006_data_version.js'
 import * as events from './migrations/0007_events.js'
 import * as webhooks from './migrations/0008_webhooks.js'
 import * as webhookFanOut from './migrations/0009_webhook_fan_out.js'
+import * as eventLog from './migrations/0010_event_log.js'
 import * as categories from './migrations/0011_categories.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0007_events': events,
   '0008_webhooks': webhooks,
   '0009_webhook_fan_out': webhookFanOut,
+  '0010_event_log': eventLog,
   '0011_categories': categories,
 }
 

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
 import { readPostgresDataVersion } from './postgres-data-version.js'
+import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
 import { pipelinedPostgresDialect } from './postgres-transactions.js'
@@ -54,6 +55,11 @@ function clientClass(
 const READ_CONNECTIONS = 2
 /** Connections for bookkeeping transactions (Store.bookkeeping): the deliverer runs two at a time at most. */
 const BOOKKEEPING_CONNECTIONS = 2
+/**
+ * A sequencing transaction left open by a client that hangs (not one that died: its connection closes) is ended
+ * by the server after this long, so that the lock it holds passes on.
+ */
+const SEQUENCING_IDLE_LIMIT = '10s'
 
 interface Connections {
   /** For transactions (DATABASE_POOL_SIZE connections), migrations and the readiness check. */
@@ -61,6 +67,10 @@ interface Connections {
   /** For bookkeeping transactions, which commit without waiting for the disk. */
   bookkeeping: pg.Pool
   reads: ReadPipeline
+  /** One connection for sequencing transactions (Store.sequencing), durable like the pool's. */
+  sequencing: pg.Pool
+  /** A connection outside every pool and pipeline (LISTEN). */
+  newClient: () => pg.Client
 }
 
 /** The connections, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
@@ -103,12 +113,24 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
   bookkeeping.on('connect', (client) => {
     client.query('set synchronous_commit = off').catch(() => {})
   })
+  const sequencing = new pg.Pool({
+    ...settings,
+    pipeline: true,
+    Client,
+    max: 1,
+    idleTimeoutMillis: 30_000,
+  } as pg.PoolConfig)
+  sequencing.on('error', options.onIdleError)
+  sequencing.on('connect', (client) => {
+    client.query(`set idle_in_transaction_session_timeout = '${SEQUENCING_IDLE_LIMIT}'`).catch(() => {})
+  })
   const reads = new ReadPipeline(async () => {
     const client = new Client({ ...settings, pipeline: true } as pg.ClientConfig)
     await client.connect()
     return client
   }, READ_CONNECTIONS)
-  return { pool, bookkeeping, reads }
+  const newClient = () => new Client(settings)
+  return { pool, bookkeeping, reads, sequencing, newClient }
 }
 
 /** The read pipeline as the pool Kysely's pg driver expects: every checkout is the pipeline itself. */
@@ -135,20 +157,42 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
   const bookkeeping = new Kysely<Database>({
     dialect: pipelinedPostgresDialect(async () => (await shared()).bookkeeping),
   })
+  const sequencing = new Kysely<Database>({
+    dialect: pipelinedPostgresDialect(async () => (await shared()).sequencing),
+  })
   const read = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
   })
+
   return {
     admin: db,
     read,
     transaction: (work) => runTransaction(db, work),
     bookkeeping: { read: bookkeeping, transaction: (work) => runTransaction(bookkeeping, work) },
+    sequencing: { read: sequencing, transaction: (work) => runTransaction(sequencing, work) },
+    listen: (channel, handlers) => {
+      let closed = false
+      let listening: { close(): Promise<void> } | undefined
+      shared().then(
+        (connections) => {
+          if (!closed) listening = listenWith(connections.newClient)(channel, handlers)
+        },
+        (error: unknown) => handlers.onError(error),
+      )
+      return {
+        async close() {
+          closed = true
+          await listening?.close()
+        },
+      }
+    },
     readVersion: readPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,
     async close() {
       await read.destroy()
       await bookkeeping.destroy()
+      await sequencing.destroy()
       await db.destroy()
       // The version may have been read without the read Kysely ever starting.
       await (await connections?.catch(() => undefined))?.reads.end()

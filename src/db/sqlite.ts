@@ -89,6 +89,8 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     sqliteReader: readerHandle,
     transaction,
     bookkeeping: { read, transaction },
+    sequencing: undefined,
+    listen: undefined,
     async close() {
       await groupCommit.settle()
       if (read !== db) await read.destroy()

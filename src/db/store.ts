@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { DataAccess, Database } from './database.js'
 import type { GroupCommitStats } from './group-commit.js'
+import type { Listen } from './postgres-listen.js'
 import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
 import type SqliteDatabase from 'better-sqlite3'
@@ -39,6 +40,13 @@ export interface Store extends DataAccess {
    * transactions.
    */
   bookkeeping: DataAccess
+  /**
+   * PostgreSQL only: durable transactions on one connection of their own, for work that runs one transaction at
+   * a time per instance and must not wait behind the writers for a connection (numbering the event log).
+   */
+  sequencing: DataAccess | undefined
+  /** PostgreSQL only: notifications on a channel of this database, on a connection of their own. */
+  listen: Listen | undefined
   /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
   groupCommitStats: GroupCommitStats | undefined
   /** Resolves when the database answers a trivial query; rejects otherwise. */

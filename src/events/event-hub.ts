@@ -1,6 +1,7 @@
-// One reader of the event log per instance for everyone waiting on it (long polls, streams). Woken by this
-// instance's commits at once and, for commits made elsewhere (another instance, the CLI), by a poll while
-// anybody waits. Each wake-up costs one query, however many wait: new events are read once and handed to every
+// One reader of the event log per instance for everyone waiting on it (long polls, streams). Woken at once when
+// events become readable (this instance's commits on SQLite; on PostgreSQL every numbering, this instance's or,
+// through a notification, another's) and by a poll while anybody waits, for what no wake-up announced (another
+// process on SQLite, a lost notification). Each wake-up costs one query, however many wait: new events are read once and handed to every
 // follower, which would otherwise each query the store per commit. Nothing here decides what a reader may see:
 // the store's reads do (event.repository.ts); the hub only saves queries and time.
 import type { FeedEvent } from './event.mapper.js'

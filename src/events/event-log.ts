@@ -1,86 +1,47 @@
-// How services write events: inside the transaction of the change, so that the change and its event commit
-// together or not at all. Once a transaction with events has committed, whoever composed the services hears of
-// it (notifyingCommits), to wake the readers waiting on this instance without a query per commit.
-import { PostgresAdapter } from 'kysely'
-import type { Category } from '../categories/category.schema.js'
+// How resources record their events: inside the transaction of the change, so that the change and its event
+// commit together or not at all. The resource builds the data with its mapper (the resource as the API shows
+// it); the log stores it as JSON and knows nothing of what it holds. Once a transaction with events has
+// committed, whoever composed the services hears of it (notifyingCommits): on SQLite its events are readable
+// then, on PostgreSQL they are numbered next (event-numbering.ts).
 import type { DataAccess, EventType, Writer } from '../db/database.js'
-import type { Order } from '../orders/order.schema.js'
-import { toPet } from '../pets/pet.mapper.js'
-import { insertPet, insertPetWithEvent, type NewPetRow, type PetRow } from '../pets/pet.repository.js'
-import type { Pet } from '../pets/pet.schema.js'
-import { appendEvent } from './event.repository.js'
-
-export type PetEventType = Extract<EventType, `pet.${string}`>
-export type OrderEventType = Extract<EventType, `order.${string}`>
-export type CategoryEventType = Extract<EventType, `category.${string}`>
-
-/** The types of the events each open transaction has written, until it ends. */
-const written = new WeakMap<Writer, EventType[]>()
-
-/** How many events `trx` has written so far. */
-function eventsWritten(trx: Writer): number {
-  return written.get(trx)?.length ?? 0
-}
-
-function noteWritten(trx: Writer, type: EventType): void {
-  const types = written.get(trx)
-  if (types) types.push(type)
-  else written.set(trx, [type])
-}
-
-async function recordEvent(
-  trx: Writer,
-  type: EventType,
-  data: { pet: Pet } | { order: Order } | { category: Category },
-): Promise<void> {
-  // The data as the API shows the resource: the mappers give the keys in the schema's order.
-  await appendEvent(trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) }, eventsWritten(trx))
-  noteWritten(trx, type)
-}
-
-/** Records a change of a pet (`pet` as it is after the change; its last state for pet.deleted) in `trx`. */
-export function recordPetChange(trx: Writer, type: PetEventType, pet: Pet): Promise<void> {
-  return recordEvent(trx, type, { pet })
-}
-
-/** Records a change of an order (as it is after the change) in `trx`. */
-export function recordOrderChange(trx: Writer, type: OrderEventType, order: Order): Promise<void> {
-  return recordEvent(trx, type, { order })
-}
-
-/** Records a change of a category (as it is after the change; its last state for category.deleted) in `trx`. */
-export function recordCategoryChange(trx: Writer, type: CategoryEventType, category: Category): Promise<void> {
-  return recordEvent(trx, type, { category })
-}
-
-/** What a pet's id is written as in a feed before the database gave it one: cut out of the JSON, then spliced in. */
-const ID_TO_COME = 0
-const BEFORE_ID = '{"pet":{"id":'
+import { appendEvent, eventOfInsertedRowParameters } from './event.repository.js'
 
 /**
- * Inserts a pet and records its pet.created in `trx`. On PostgreSQL one statement does both (the pet's id,
- * which the event's data holds, is assigned by the database in that statement): half the statements, and
- * nothing waits between them. The data is the same bytes as JSON.stringify({ pet }) would give: the mapper's
- * JSON with a placeholder id, cut at the id, which the database writes as the same digits.
+ * The types of the events each open transaction has recorded, until it ends: which commits to announce, and
+ * what to count. Kept beside the transaction because services take the transaction alone.
  */
-export async function insertPetRecordingCreation(trx: Writer, row: NewPetRow): Promise<PetRow> {
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) {
-    const inserted = await insertPet(trx, row)
-    await recordPetChange(trx, 'pet.created', toPet(inserted))
-    return inserted
-  }
-  const json = JSON.stringify({ pet: toPet({ ...row, id: ID_TO_COME, version: 1, deleted_at: null }) })
-  const withPlaceholder = `${BEFORE_ID}${ID_TO_COME},`
-  if (!json.startsWith(withPlaceholder)) throw new Error(`a pet's JSON no longer starts with its id: ${json}`)
-  const inserted = await insertPetWithEvent(trx, row, {
-    type: 'pet.created',
+const recorded = new WeakMap<Writer, EventType[]>()
+
+function noteRecorded(trx: Writer, type: EventType): void {
+  const types = recorded.get(trx)
+  if (types) types.push(type)
+  else recorded.set(trx, [type])
+}
+
+/** Records an event of `type` in `trx`, its data as the resource's mapper built it (`{ pet }`, `{ order }`). */
+export async function recordEvent(trx: Writer, type: EventType, data: object): Promise<void> {
+  await appendEvent(trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) })
+  noteRecorded(trx, type)
+}
+
+/** The JSON text of an event's data, cut where the id the database assigns to its resource goes. */
+export interface DataAroundId {
+  beforeId: string
+  afterId: string
+}
+
+/**
+ * For a resource's insert that records its event in the same statement (PostgreSQL: postgresEventOfInsertedRow
+ * in event.repository.ts): the event's parameters. `trx` counts as having recorded it.
+ */
+export function eventOfInsertedRow(trx: Writer, type: EventType, data: DataAroundId): unknown[] {
+  noteRecorded(trx, type)
+  return eventOfInsertedRowParameters({
+    type,
     occurredAt: new Date().toISOString(),
-    ordinal: eventsWritten(trx),
-    dataBeforeId: BEFORE_ID,
-    dataAfterId: json.slice(withPlaceholder.length - 1),
+    dataBeforeId: data.beforeId,
+    dataAfterId: data.afterId,
   })
-  noteWritten(trx, 'pet.created')
-  return inserted
 }
 
 /** `data`, whose transactions call `onCommitted` with the types of the events they wrote, once durably committed. */
@@ -94,7 +55,7 @@ export function notifyingCommits(data: DataAccess, onCommitted: (types: readonly
       let types: EventType[] | undefined
       const result = await data.transaction(async (trx) => {
         const value = await work(trx)
-        types = written.get(trx)
+        types = recorded.get(trx)
         return value
       })
       if (types) onCommitted(types)

@@ -3,7 +3,7 @@
 // it (410) instead of silently missing events. Every instance purges; they delete the same rows harmlessly.
 import { startBackgroundTimer, type BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess, Writer } from '../db/database.js'
-import { oldestEvents, purgeEventsThrough, type EventVisibility } from './event.repository.js'
+import { oldestEvents, purgeEventsThrough } from './event.repository.js'
 
 const PURGE_INTERVAL_MS = 5 * 60_000
 /** Small enough that one purge transaction never holds the write lock for long. */
@@ -13,7 +13,6 @@ const PURGE_MAX_BATCHES = 20
 
 export interface EventPurgeSettings {
   data: DataAccess
-  visibility: EventVisibility
   retentionDays: number
   /**
    * The last event others have done with, if they need the ones after it whatever their age (the webhook
@@ -28,7 +27,7 @@ export interface EventPurgeSettings {
  * purged range is always "every id up to N".
  */
 export async function purgeOldEvents(
-  { data, visibility, retentionDays, neededAfter }: EventPurgeSettings,
+  { data, retentionDays, neededAfter }: EventPurgeSettings,
   now = new Date(),
   maxBatches = PURGE_MAX_BATCHES,
 ): Promise<number> {
@@ -36,7 +35,7 @@ export async function purgeOldEvents(
   let total = 0
   for (let batch = 0; batch < maxBatches; batch++) {
     const deleted = await data.transaction(async (trx) => {
-      const candidates = await oldestEvents(trx, visibility, PURGE_BATCH_SIZE)
+      const candidates = await oldestEvents(trx, PURGE_BATCH_SIZE)
       const needed = await neededAfter?.(trx)
       const firstKept = candidates.findIndex(
         (event) => !(event.occurred_at < cutoff) || (needed !== undefined && Number(event.id) > needed),

@@ -1,38 +1,23 @@
 // The event log's rows. The one hard rule of the feed: a reader that follows `after` never skips an event, so an
-// event may be read only once every event with a smaller id is readable too, or will never exist.
+// event gets its id only once every event with a smaller id is readable too, and ids are consecutive.
 //
-// SQLite has one writer at a time (per file, across processes), and ids are assigned in that order
-// (AUTOINCREMENT), so events commit in id order and every committed event may be read.
+// SQLite has one writer at a time (per file, across processes), and ids are assigned at insert in that order
+// (AUTOINCREMENT, taken back with a transaction that rolls back), so events commit in id order, without gaps.
 //
-// PostgreSQL commits concurrent transactions in any order, so ids from a sequence would commit out of order: id
-// 9 may commit after id 10 was read, and a reader past 10 would never see 9. Filtering on the snapshot's xmin
-// (the oldest transaction still running) is not enough on its own, because a sequence hands out ids in another
-// order than transaction ids: a transaction with an older xid can take a larger id. So the id is made FROM the
-// transaction id: id = xid × 65536 + n, n counting the transaction's own events. Ids then ascend in transaction
-// id order, and every transaction with an xid below the reader's snapshot xmin has ended: the events with ids
-// below xmin × 65536 can never change, and no event can appear among them later. Readers see only those. No
-// lock, no extra statement: writers never wait for each other; a reader waits, at most, for the transactions
-// that were running when it looked (all of them: a long transaction anywhere on the server holds back the feed).
-import { CompiledQuery, PostgresAdapter, sql, type RawBuilder, type Selectable, type SqlBool } from 'kysely'
+// PostgreSQL commits concurrent transactions in any order, so ids taken at insert would commit out of order: id
+// 9 may commit after a reader went past 10. So a writer inserts its event without an id (seq, from a sequence,
+// keeps the insertion order; xact, the writing transaction), and numbering (numberCommittedEvents, run by
+// event-numbering.ts) gives the committed events without an id the next ids, a transaction's events one after
+// another in the order it wrote them, one numbering at a time per database
+// (a transaction-scoped advisory lock), each starting after the largest id so far. Readers read numbered
+// events only: a transaction elsewhere on the server (another database, another table, idle in psql) delays
+// nothing, and an event waits only for its own transaction and the next numbering. Ids are data: a dump
+// restored into another cluster keeps them, and new events continue after them.
+import { CompiledQuery, PostgresAdapter, sql, type Selectable } from 'kysely'
 import type { EventTable, EventType, Reader, Writer } from '../db/database.js'
 import { deferUntilCommit } from '../db/postgres-transactions.js'
 
 export type EventRow = Selectable<EventTable>
-
-/** Which rule makes an event readable: the store's dialect. */
-export type EventVisibility = 'sqlite' | 'postgres'
-
-/** Events one transaction may write on PostgreSQL: the factor between a transaction id and its events' ids. */
-export const EVENTS_PER_TRANSACTION = 65536
-
-// Ids below this were written by transactions that have all ended (pg_current_snapshot() is the statement's own
-// snapshot, so the bound and the rows read agree). xid8 is read as text: pg has no direct cast to bigint.
-const POSTGRES_SETTLED = sql<SqlBool>`id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${sql.lit(EVENTS_PER_TRANSACTION)}`
-
-/** The statement's condition for readable events: none on SQLite. */
-function settled(visibility: EventVisibility): RawBuilder<SqlBool> {
-  return visibility === 'postgres' ? POSTGRES_SETTLED : sql<SqlBool>`1 = 1`
-}
 
 export interface NewEvent {
   type: EventType
@@ -41,66 +26,96 @@ export interface NewEvent {
   data: string
 }
 
-/**
- * Appends an event to the transaction's changes; `ordinal` counts the events the transaction wrote before it
- * (0 for its first), which makes its id on PostgreSQL.
- */
-export async function appendEvent(trx: Writer, event: NewEvent, ordinal: number): Promise<void> {
+/** Appends an event to the transaction's changes (on PostgreSQL without its id: numbering gives it one). */
+export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
   // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
   // each time would cost more than the insert itself.
   // On PostgreSQL nothing reads the insert's answer: it is sent with the COMMIT (postgres-transactions.ts).
-  if (trx.getExecutor().adapter instanceof PostgresAdapter)
-    await deferUntilCommit(
-      trx,
-      CompiledQuery.raw(POSTGRES_APPEND, [checkedOrdinal(ordinal), event.type, event.occurredAt, event.data]),
-    )
-  else await trx.executeQuery(CompiledQuery.raw(SQLITE_APPEND, [event.type, event.occurredAt, event.data]))
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
+  const query = CompiledQuery.raw(postgres ? POSTGRES_APPEND : SQLITE_APPEND, [
+    event.type,
+    event.occurredAt,
+    event.data,
+  ])
+  if (postgres) await deferUntilCommit(trx, query)
+  else await trx.executeQuery(query)
 }
 
 const SQLITE_APPEND = 'insert into events (type, occurred_at, data) values (?, ?, ?)'
-
-// The transaction's id × 65536, plus the events it wrote before this one.
-const POSTGRES_EVENT_ID = (ordinal: string) =>
-  `pg_current_xact_id()::text::bigint * ${EVENTS_PER_TRANSACTION} + ${ordinal}::bigint`
-
-const POSTGRES_APPEND = `insert into events (id, type, occurred_at, data) values (${POSTGRES_EVENT_ID('$1')}, $2, $3, $4)`
-
-/** An ordinal that keeps the id among the transaction's own: a 65537th event would take the next transaction's. */
-function checkedOrdinal(ordinal: number): number {
-  if (!Number.isSafeInteger(ordinal) || ordinal < 0 || ordinal >= EVENTS_PER_TRANSACTION)
-    throw new RangeError(
-      `a transaction writes at most ${EVENTS_PER_TRANSACTION} events; this would be event ${ordinal + 1}`,
-    )
-  return ordinal
-}
+const POSTGRES_APPEND = 'insert into events (type, occurred_at, data) values ($1, $2, $3)'
 
 /**
  * An event recorded by the statement that inserts its resource, for a resource whose id the database assigns:
- * its data is `dataBeforeId`, the id's digits, `dataAfterId` (event-log.ts cuts the resource's JSON there).
+ * its data is `dataBeforeId`, the id's digits, `dataAfterId` (the resource's mapper cuts its JSON there).
  */
 export interface EventOfInsertedRow {
   type: EventType
   occurredAt: string
-  ordinal: number
   dataBeforeId: string
   dataAfterId: string
 }
 
 /**
- * PostgreSQL: the insert of `event` for the row a data-modifying WITH query named `source` returned, for the same
- * statement: its parameters are `$first` to `$first + 4`, in the order of `eventOfInsertedRowParameters`. One
- * statement instead of two: the change and its event are then one round trip and one statement's work.
+ * PostgreSQL: the insert of an event for the row a data-modifying WITH query named `source` returned, for the
+ * same statement: its parameters are `$first` to `$first + 3`, in the order of `eventOfInsertedRowParameters`.
+ * One statement instead of two: the change and its event are then one round trip and one statement's work.
  */
 export function postgresEventOfInsertedRow(source: string, first: number): string {
   const $ = (offset: number) => `$${first + offset}`
-  return `insert into events (id, type, occurred_at, data)
-    select ${POSTGRES_EVENT_ID($(0))}, ${$(1)}, ${$(2)}, ${$(3)}::text || ${source}.id::text || ${$(4)}::text
+  return `insert into events (type, occurred_at, data)
+    select ${$(0)}, ${$(1)}, ${$(2)}::text || ${source}.id::text || ${$(3)}::text
     from ${source}`
 }
 
 export function eventOfInsertedRowParameters(event: EventOfInsertedRow): unknown[] {
-  return [checkedOrdinal(event.ordinal), event.type, event.occurredAt, event.dataBeforeId, event.dataAfterId]
+  return [event.type, event.occurredAt, event.dataBeforeId, event.dataAfterId]
 }
+
+/** The channel on which numbering tells every instance that events were numbered (the payload: the schema). */
+export const EVENTS_NUMBERED_CHANNEL = 'petstore_events_numbered'
+
+// The numberings of one schema wait for each other (the pair of keys: a constant, and the schema's name).
+const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(current_schema()))`
+
+// A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
+// the numbering before it. The retention purge may have deleted every event: its bound counts as taken.
+const NUMBER_WAITING = `with head as (
+    select greatest((select coalesce(max(id), 0) from events), (select max(purged_through) from event_retention)) as last
+  ), waiting as (
+    select seq, row_number() over (order by xact, seq) as position from events where id is null
+      order by xact, seq limit $1
+  ), numbered as (
+    update events set id = head.last + waiting.position from head, waiting where events.seq = waiting.seq returning 1
+  )
+  select count(*)::integer as count from numbered`
+
+/**
+ * PostgreSQL: gives the committed events without an id (at most `limit`) the next ids, in insertion order, and
+ * tells every instance at commit; returns how many. `trx` must be a durable transaction: a numbering is seen
+ * only once it is durable, and one that is lost (a crash, a lost connection) is rolled back whole, leaving
+ * neither a gap nor a duplicate.
+ */
+export async function numberCommittedEvents(trx: Writer, limit: number): Promise<number> {
+  await NUMBERING_LOCK.execute(trx)
+  const { rows } = await trx.executeQuery<{ count: number }>(CompiledQuery.raw(NUMBER_WAITING, [limit]))
+  const count = rows[0]?.count ?? 0
+  if (count > 0)
+    await deferUntilCommit(trx, CompiledQuery.raw(`select pg_notify('${EVENTS_NUMBERED_CHANNEL}', current_schema())`))
+  return count
+}
+
+/**
+ * Gives every event committed so far its id, in `trx` (PostgreSQL; SQLite's have theirs): what `trx` reads next
+ * then counts every change acknowledged before it, numbered or not, for decisions about "the events from now
+ * on" (an endpoint registered or enabled receives those after the newest id).
+ */
+export async function numberEventsCommittedSoFar(trx: Writer): Promise<void> {
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return
+  while ((await numberCommittedEvents(trx, NUMBERING_BATCH)) === NUMBERING_BATCH);
+}
+
+/** Events numbered per transaction at most; more are numbered by the next one. */
+export const NUMBERING_BATCH = 10_000
 
 export interface EventPageQuery {
   after: number
@@ -125,12 +140,9 @@ export interface EventPageRows {
  * and how far the purge had gone are all seen as of the same moment. With a type filter, only the first
  * `scanLimit` readable events are looked at, so that a rare type costs a bounded read, not the whole table.
  */
-export async function readEventPage(
-  db: Reader,
-  visibility: EventVisibility,
-  query: EventPageQuery,
-): Promise<EventPageRows> {
-  const readable = () => db.selectFrom('events').where('id', '>', query.after).where(settled(visibility))
+export async function readEventPage(db: Reader, query: EventPageQuery): Promise<EventPageRows> {
+  // Events without an id (not numbered yet) are left out by the comparison.
+  const readable = () => db.selectFrom('events').where('id', '>', query.after)
   const scan = () => readable().select('id').orderBy('id').limit(query.scanLimit).as('scan')
   const lastScanned = () => db.selectFrom(scan()).select((eb) => eb.fn.max('scan.id').as('last'))
   const { types } = query
@@ -182,29 +194,22 @@ export async function readEventPage(
 }
 
 /** The largest readable id (null when there is no event), as a query other queries may embed. */
-export function newestReadableEventIdQuery(db: Reader, visibility: EventVisibility) {
-  return db
-    .selectFrom('events')
-    .where(settled(visibility))
-    .select((eb) => eb.fn.max('id').as('id'))
+export function newestReadableEventIdQuery(db: Reader) {
+  return db.selectFrom('events').select((eb) => eb.fn.max('id').as('id'))
 }
 
 /** The largest readable id, or 0 when there is no event. */
-export async function newestReadableEventId(db: Reader, visibility: EventVisibility): Promise<number> {
-  const row = await newestReadableEventIdQuery(db, visibility).executeTakeFirst()
+export async function newestReadableEventId(db: Reader): Promise<number> {
+  const row = await newestReadableEventIdQuery(db).executeTakeFirst()
   return Number(row?.id ?? 0)
 }
 
 /** The oldest readable events, ascending: candidates for the retention purge. */
-export async function oldestEvents(
-  trx: Writer,
-  visibility: EventVisibility,
-  limit: number,
-): Promise<Pick<EventRow, 'id' | 'occurred_at'>[]> {
+export async function oldestEvents(trx: Writer, limit: number): Promise<Pick<EventRow, 'id' | 'occurred_at'>[]> {
   return trx
     .selectFrom('events')
     .select(['id', 'occurred_at'])
-    .where(settled(visibility))
+    .where('id', 'is not', null)
     .orderBy('id')
     .limit(limit)
     .execute()
@@ -224,18 +229,10 @@ export async function purgeEventsThrough(trx: Writer, id: number): Promise<numbe
  */
 export async function readableEventsAfter(
   db: Reader,
-  visibility: EventVisibility,
   after: number,
   limit: number,
 ): Promise<{ count: number; last: number | undefined }> {
-  const batch = db
-    .selectFrom('events')
-    .select('id')
-    .where('id', '>', after)
-    .where(settled(visibility))
-    .orderBy('id')
-    .limit(limit)
-    .as('batch')
+  const batch = db.selectFrom('events').select('id').where('id', '>', after).orderBy('id').limit(limit).as('batch')
   const row = await db
     .selectFrom(batch)
     .select((eb) => [eb.fn.countAll().as('count'), eb.fn.max('batch.id').as('last')])

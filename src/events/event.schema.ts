@@ -92,7 +92,7 @@ export const EventSchema = named(
         minimum: 1,
         maximum: MAX_INT64_ID,
         description:
-          "The event's position in the feed: ascending in the order events become visible, never reused. Not consecutive: numbers may be skipped.",
+          "The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the order events become visible, never reused, and kept by backups, restores and moves. Events written before ids became consecutive keep the ids they had, which may skip numbers.",
         examples: [4711],
       }),
       type: EventTypeSchema,

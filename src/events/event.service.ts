@@ -4,7 +4,7 @@ import type { DataAccess, EventType } from '../db/database.js'
 import { Gone } from '../domain/errors.js'
 import { EventHub, type HubSource } from './event-hub.js'
 import { toFeedEvent, type FeedEvent } from './event.mapper.js'
-import { newestReadableEventId, readEventPage, type EventVisibility } from './event.repository.js'
+import { newestReadableEventId, readEventPage } from './event.repository.js'
 import { EVENT_TYPES } from './event.schema.js'
 import { FeedFollower, type FeedPage, type FeedRead } from './feed-follower.js'
 import { OpenReadLimits } from './open-read-limits.js'
@@ -46,8 +46,10 @@ export interface EventService {
   list(query: FeedQuery, options: { waitMs: number; holder: string; stop: AbortSignal }): Promise<FeedPage>
   /** Opens a stream of the feed for `holder`, which counts against its open reads until closed. */
   subscribe(query: Omit<FeedQuery, 'limit'>, holder: string): Promise<EventSubscription>
-  /** A transaction with these events has committed on this instance. */
+  /** A transaction with these events has committed on this instance (counted, not yet readable on PostgreSQL). */
   committed(types: readonly EventType[]): void
+  /** New events may be readable: waiting readers look. */
+  readable(): void
   stats(): EventStats
   /** Ends every wait and stream (shutdown). */
   stop(): void
@@ -55,7 +57,6 @@ export interface EventService {
 
 export interface EventServiceDependencies {
   data: DataAccess
-  visibility: EventVisibility
   /** A number that changes whenever anyone commits, where the store has one. */
   readVersion: (() => Promise<number>) | undefined
   openReadsPerKey: number
@@ -71,12 +72,12 @@ const SCAN_LIMIT = 10_000
 const STREAM_BATCH = 1000
 
 export function createEventService(dependencies: EventServiceDependencies): EventService {
-  const { data, visibility } = dependencies
+  const { data } = dependencies
 
   const read =
     (types: readonly EventType[] | undefined): FeedRead =>
     async (after, limit) => {
-      const page = await readEventPage(data.read, visibility, { after, limit, types, scanLimit: SCAN_LIMIT })
+      const page = await readEventPage(data.read, { after, limit, types, scanLimit: SCAN_LIMIT })
       // After 0 means "from the oldest event kept"; any other position before the purged range has missed events.
       if (after > 0 && after < page.purgedThrough) {
         throw new Gone(
@@ -93,10 +94,8 @@ export function createEventService(dependencies: EventServiceDependencies): Even
   const source: HubSource = {
     // The hub reads only past what it has seen, always newer than anything purged: no position to check.
     readAfter: async (after, limit) =>
-      (await readEventPage(data.read, visibility, { after, limit, types: undefined, scanLimit: limit })).rows.map(
-        toFeedEvent,
-      ),
-    newestId: () => newestReadableEventId(data.read, visibility),
+      (await readEventPage(data.read, { after, limit, types: undefined, scanLimit: limit })).rows.map(toFeedEvent),
+    newestId: () => newestReadableEventId(data.read),
     version: dependencies.readVersion,
   }
   const hub = new EventHub({ source, pollIntervalMs: dependencies.pollIntervalMs, onError: dependencies.onError })
@@ -160,8 +159,9 @@ export function createEventService(dependencies: EventServiceDependencies): Even
 
     committed(types) {
       for (const type of types) written[type]++
-      hub.wake()
     },
+
+    readable: () => hub.wake(),
 
     stats: () => ({ written, openStreams, waitingLongPolls }),
 

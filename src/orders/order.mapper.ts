@@ -12,3 +12,8 @@ export function toOrder(row: OrderRow): Order {
     status: row.status,
   }
 }
+
+/** An order's event data (order.placed, order.cancelled, order.completed): the order as the API shows it. */
+export function toOrderEventData(order: Order): { order: Order } {
+  return { order }
+}

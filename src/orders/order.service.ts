@@ -3,14 +3,14 @@
 // requests, from any number of processes, exactly one wins; the others find the state changed and get a
 // Conflict. No in-process lock is involved: correctness rests on the database alone. A caller's
 // `inTransaction` work (the stored response of an idempotent request) commits with the transition or not at all.
-import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import type { DataAccess, EventType, InTransaction, Writer } from '../db/database.js'
 import { writeWith } from '../db/write.js'
 import { Conflict, NotFound } from '../domain/errors.js'
-import { recordOrderChange, recordPetChange, type OrderEventType } from '../events/event-log.js'
+import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
-import { toPet } from '../pets/pet.mapper.js'
+import { toPet, toPetEventData } from '../pets/pet.mapper.js'
 import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
-import { toOrder } from './order.mapper.js'
+import { toOrder, toOrderEventData } from './order.mapper.js'
 import {
   findOrderById,
   insertOrder,
@@ -43,7 +43,10 @@ export interface OrderService {
 const FINISHES = {
   cancel: { order: 'cancelled', pet: 'available', done: 'cancelled', event: 'order.cancelled' },
   complete: { order: 'completed', pet: 'sold', done: 'completed', event: 'order.completed' },
-} as const satisfies Record<string, { order: OrderStatus; pet: PetStatus; done: string; event: OrderEventType }>
+} as const satisfies Record<
+  string,
+  { order: OrderStatus; pet: PetStatus; done: string; event: Extract<EventType, `order.${string}`> }
+>
 
 async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
   const pet = await transitionPetStatus(trx, input.petId, 'available', 'pending')
@@ -57,8 +60,8 @@ async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
   const order = toOrder(
     await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }),
   )
-  await recordOrderChange(trx, 'order.placed', order)
-  await recordPetChange(trx, 'pet.updated', toPet(pet))
+  await recordEvent(trx, 'order.placed', toOrderEventData(order))
+  await recordEvent(trx, 'pet.updated', toPetEventData(toPet(pet)))
   return order
 }
 
@@ -75,8 +78,8 @@ async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINIS
   const pet = await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet)
   if (!pet) throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
   const order = toOrder(row)
-  await recordOrderChange(trx, finish.event, order)
-  await recordPetChange(trx, 'pet.updated', toPet(pet))
+  await recordEvent(trx, finish.event, toOrderEventData(order))
+  await recordEvent(trx, 'pet.updated', toPetEventData(toPet(pet)))
   return order
 }
 

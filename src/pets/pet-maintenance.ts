@@ -7,9 +7,9 @@
 import type { Writer } from '../db/database.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
-import { recordPetChange } from '../events/event-log.js'
+import { recordEvent } from '../events/event-log.js'
 import { findPlacedOrderIdOfPet } from '../orders/order.repository.js'
-import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
+import { toPetEventData, toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import { deletePetAtVersion, findPetById, updatePetAtVersion, type PetChanges, type PetRow } from './pet.repository.js'
 import type { PetPatch } from './pet.schema.js'
 
@@ -70,7 +70,7 @@ export async function updatePetIn(
     const updated = await updatePetAtVersion(trx, id, Number(row.version), changes)
     if (updated) {
       const pet = toVersionedPet(updated)
-      await recordPetChange(trx, 'pet.updated', pet.pet)
+      await recordEvent(trx, 'pet.updated', toPetEventData(pet.pet))
       return pet
     }
   }
@@ -94,7 +94,7 @@ export async function deletePetIn(
     if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) {
       // The event carries the pet's last state; a patch that changed nothing (above) writes no event.
       const last = toVersionedPet(row)
-      await recordPetChange(trx, 'pet.deleted', last.pet)
+      await recordEvent(trx, 'pet.deleted', toPetEventData(last.pet))
       return last
     }
   }

@@ -1,11 +1,5 @@
-import { CompiledQuery, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { PetTable, Reader, Writer } from '../db/database.js'
-import { wholeChange } from '../db/postgres-transactions.js'
-import {
-  eventOfInsertedRowParameters,
-  postgresEventOfInsertedRow,
-  type EventOfInsertedRow,
-} from '../events/event.repository.js'
 
 export type PetRow = Selectable<PetTable>
 export type PetStatus = PetTable['status']
@@ -25,31 +19,6 @@ export type PetChanges = Partial<NewPetRow>
 export async function insertPet(trx: Writer, pet: NewPetRow): Promise<PetRow> {
   return trx.insertInto('pets').values(pet).returningAll().executeTakeFirstOrThrow()
 }
-
-/**
- * PostgreSQL: inserts the pet and `event` (its creation, whose data needs the pet's id) in one statement, the
- * whole change: alone in its transaction, it is sent without BEGIN and COMMIT (postgres-transactions.ts).
- */
-export async function insertPetWithEvent(trx: Writer, pet: NewPetRow, event: EventOfInsertedRow): Promise<PetRow> {
-  const { rows } = await wholeChange<PetRow>(
-    trx,
-    CompiledQuery.raw(POSTGRES_INSERT_WITH_EVENT, [
-      pet.name,
-      pet.category_id,
-      pet.status,
-      ...eventOfInsertedRowParameters(event),
-    ]),
-  )
-  const inserted = rows[0]
-  if (!inserted) throw new Error('the insert of a pet returned no row')
-  return inserted
-}
-
-// Every data-modifying part of a WITH runs once, whether the statement's result reads it or not.
-const POSTGRES_INSERT_WITH_EVENT = `with pet as (
-    insert into pets (name, category_id, status) values ($1, $2, $3) returning *
-  ), event as (${postgresEventOfInsertedRow('pet', 4)})
-  select * from pet`
 
 export async function findPetById(db: Reader, id: number): Promise<PetRow | undefined> {
   return db.selectFrom('pets').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()

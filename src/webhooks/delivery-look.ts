@@ -1,7 +1,6 @@
 // One look of the deliverer (delivery-worker.ts): what is due, fan-out of new events where endpoints have run
 // out of due work, and a claim of due deliveries where this instance has room.
 import type { DataAccess } from '../db/database.js'
-import type { EventVisibility } from '../events/event.repository.js'
 import { claimDueDeliveries, type ClaimedDelivery } from './delivery-claim.repository.js'
 import { dueState } from './delivery.repository.js'
 import { fanOutEvents } from './fan-out.repository.js'
@@ -12,7 +11,6 @@ const FAN_OUT_BATCH = 1000
 export interface LookSettings {
   /** Store.bookkeeping (see delivery-worker.ts). */
   data: DataAccess
-  visibility: EventVisibility
   leaseMs: number
   leaseToken: string
   /** Deliveries one endpoint may have claimed at most (its places, claimed ahead). */
@@ -39,10 +37,10 @@ export interface Look {
 }
 
 export async function lookForWork(settings: LookSettings, holdings: Holdings, limit: number): Promise<Look> {
-  const { data, visibility } = settings
+  const { data } = settings
   // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy endpoint,
   // each look would otherwise run a claim that takes nothing. An attempt that ends wakes the worker for them.
-  const state = await dueState(data.read, visibility, Date.now(), holdings.fullEndpoints())
+  const state = await dueState(data.read, Date.now(), holdings.fullEndpoints())
   const look: Look = {
     claimed: [],
     claimedAt: Date.now(),
@@ -55,7 +53,7 @@ export async function lookForWork(settings: LookSettings, holdings: Holdings, li
   // The feed is the queue: deliveries are made only for endpoints that have run out of due ones, so that a
   // backlog stays events (written once, by their writers) rather than rows made ahead of their attempts.
   if (state.eventsWaiting && state.endpointsWithoutDueWork > 0) {
-    const made = await data.transaction((trx) => fanOutEvents(trx, visibility, FAN_OUT_BATCH))
+    const made = await data.transaction((trx) => fanOutEvents(trx, FAN_OUT_BATCH))
     if (made.deliveries > 0) claimable = Math.min(claimable ?? Date.now(), Date.now())
     look.again = made.more
   }

@@ -1,6 +1,5 @@
 // What the deliverer (delivery-worker.ts) is given: where it reads and writes, how it sends, and its pace.
 import type { DataAccess } from '../db/database.js'
-import type { EventVisibility } from '../events/event.repository.js'
 import type { SecretBox } from './secret-box.js'
 import type { Sender } from './sender.js'
 import type { DeliveryObserver } from './webhook-metrics.js'
@@ -8,8 +7,6 @@ import type { DeliveryObserver } from './webhook-metrics.js'
 export interface DeliveryWorkerSettings {
   /** Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves. */
   data: DataAccess
-  /** The store's rule for readable events, which the fan-out follows like the feed. */
-  visibility: EventVisibility
   /** Signs and makes the requests (on a thread of its own, in production). */
   sender: Sender
   /** Opens the endpoints' sealed secrets (once the key is at hand). */

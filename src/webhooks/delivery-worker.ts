@@ -139,10 +139,9 @@ export class DeliveryWorker implements DeliveryGauges {
   }
 
   async #run(): Promise<void> {
-    const { data, visibility, leaseMs, concurrencyPerEndpoint } = this.#settings
+    const { data, leaseMs, concurrencyPerEndpoint } = this.#settings
     const settings = {
       data,
-      visibility,
       leaseMs,
       leaseToken: this.#token,
       perEndpoint: concurrencyPerEndpoint * CLAIM_AHEAD,

@@ -4,7 +4,7 @@
 // log as the API shows it, a manual retry, and the purge.
 import { PostgresAdapter, sql, type Selectable } from 'kysely'
 import type { DeliveryStatus, Reader, WebhookAttemptTable, WebhookDeliveryTable, Writer } from '../db/database.js'
-import { newestReadableEventIdQuery, type EventVisibility } from '../events/event.repository.js'
+import { newestReadableEventIdQuery } from '../events/event.repository.js'
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
 export type AttemptRow = Selectable<WebhookAttemptTable>
@@ -30,19 +30,14 @@ export interface DueState {
  * theirs) count for the earliest due time, not for the earliest claimable one: a claim could take nothing of
  * theirs. And whether the fan-out has events to turn into deliveries, and endpoints that could take them.
  */
-export async function dueState(
-  db: Reader,
-  visibility: EventVisibility,
-  now: number,
-  full: readonly number[] = [],
-): Promise<DueState> {
+export async function dueState(db: Reader, now: number, full: readonly number[] = []): Promise<DueState> {
   const row = await db
     .selectFrom('webhook_endpoints as endpoint')
     .where('endpoint.status', '=', 'enabled')
     .select((eb) => [
       eb.fn.min('endpoint.receives_after').as('first'),
       eb.selectFrom('webhook_fan_out').select('position').as('position'),
-      newestReadableEventIdQuery(db, visibility).as('newest'),
+      newestReadableEventIdQuery(db).as('newest'),
     ])
     .select((eb) => {
       const due = eb

@@ -7,7 +7,7 @@
 // Writers pay nothing for it: a create with subscribed endpoints is the same statement as one without.
 import { PostgresAdapter, sql } from 'kysely'
 import type { Reader, Writer } from '../db/database.js'
-import { newestReadableEventId, readableEventsAfter, type EventVisibility } from '../events/event.repository.js'
+import { newestReadableEventId, readableEventsAfter } from '../events/event.repository.js'
 
 export interface FanOutResult {
   /** Deliveries created. */
@@ -84,7 +84,7 @@ function insertDeliveries(
  * of the oldest due delivery counts from the commit). On PostgreSQL an instance that finds another one's fan-out
  * in progress skips its turn (SKIP LOCKED) instead of waiting.
  */
-export async function fanOutEvents(trx: Writer, visibility: EventVisibility, limit: number): Promise<FanOutResult> {
+export async function fanOutEvents(trx: Writer, limit: number): Promise<FanOutResult> {
   const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
   let state = positionAndFirstWanted(trx)
   if (postgres) state = state.forUpdate().skipLocked()
@@ -94,7 +94,7 @@ export async function fanOutEvents(trx: Writer, visibility: EventVisibility, lim
   if (!row || row.first === null || row.first === undefined) return NOTHING
   const position = Number(row.position)
   const from = Math.max(position, Number(row.first))
-  const { count, last } = await readableEventsAfter(trx, visibility, from, limit)
+  const { count, last } = await readableEventsAfter(trx, from, limit)
   if (last === undefined) return NOTHING
   const inserted = await insertDeliveries(trx, postgres, { from, through: last })
   await trx.updateTable('webhook_fan_out').set({ position: last }).execute()
@@ -108,7 +108,7 @@ export async function fanOutEvents(trx: Writer, visibility: EventVisibility, lim
  * endpoint enabled again would never get them). Holds the fan-out's position meanwhile (on PostgreSQL it waits
  * for a fan-out in progress), so that the two never make the same delivery.
  */
-export async function catchUpEndpoint(trx: Writer, visibility: EventVisibility, endpointId: number): Promise<void> {
+export async function catchUpEndpoint(trx: Writer, endpointId: number): Promise<void> {
   const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
   let state = trx.selectFrom('webhook_fan_out').select('position')
   if (postgres) state = state.forUpdate()
@@ -120,7 +120,7 @@ export async function catchUpEndpoint(trx: Writer, visibility: EventVisibility, 
     .executeTakeFirst()
   if (!endpoint) return
   const from = Math.max(Number(position), Number(endpoint.receives_after))
-  const head = await newestReadableEventId(trx, visibility)
+  const head = await newestReadableEventId(trx)
   if (head <= from) return
   await insertDeliveries(trx, postgres, { from, through: head, endpointId })
   await trx.updateTable('webhook_endpoints').set({ receives_after: head }).where('id', '=', endpointId).execute()

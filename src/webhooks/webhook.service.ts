@@ -4,7 +4,7 @@
 // An endpoint receives the events that become readable after it is registered, or enabled again.
 import type { DataAccess, DeliveryStatus, InTransaction, Writer } from '../db/database.js'
 import { Conflict, NotFound } from '../domain/errors.js'
-import { newestReadableEventId, type EventVisibility } from '../events/event.repository.js'
+import { newestReadableEventId, numberEventsCommittedSoFar } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findDelivery, listDeliveries, scheduleDeliveryNow } from './delivery.repository.js'
 import { catchUpEndpoint } from './fan-out.repository.js'
@@ -46,8 +46,6 @@ export interface WebhookService {
 
 export interface WebhookServiceDependencies {
   data: DataAccess
-  /** The store's rule for readable events: an endpoint receives those after the newest readable one. */
-  visibility: EventVisibility
   /** Seals the secrets stored (once the key is at hand). */
   secrets: () => Promise<SecretBox>
   allowPrivateNetworks: boolean
@@ -58,7 +56,6 @@ export interface WebhookServiceDependencies {
 
 export function createWebhookService({
   data,
-  visibility,
   secrets,
   allowPrivateNetworks,
   secretOverlapMs,
@@ -85,6 +82,8 @@ export function createWebhookService({
       const sealed = (await secrets()).seal(secret)
       const now = new Date().toISOString()
       return write(async (trx) => {
+        // It receives the events of the changes acknowledged from now on.
+        await numberEventsCommittedSoFar(trx)
         const row = await insertWebhook(trx, {
           url,
           types: storedTypes(input.types),
@@ -95,7 +94,7 @@ export function createWebhookService({
           previous_secret_expires_at: null,
           created_at: now,
           updated_at: now,
-          receives_after: await newestReadableEventId(trx, visibility),
+          receives_after: await newestReadableEventId(trx),
         })
         return { ...toWebhook(row), secret }
       }, inTransaction).finally(deliveryScheduled)
@@ -120,9 +119,13 @@ export function createWebhookService({
       if (patch.description !== undefined) changes.description = patch.description
       if (patch.status !== undefined) changes.status = patch.status
       return write(async (trx) => {
-        // Events not fanned out yet are delivered as the endpoint was when they were committed.
-        if (patch.status !== undefined || patch.types !== undefined) await catchUpEndpoint(trx, visibility, id)
-        const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx, visibility) : undefined
+        // Events not fanned out yet (those of every change acknowledged so far) are delivered as the endpoint was
+        // when they were committed.
+        if (patch.status !== undefined || patch.types !== undefined) {
+          await numberEventsCommittedSoFar(trx)
+          await catchUpEndpoint(trx, id)
+        }
+        const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx) : undefined
         const row = await updateWebhook(trx, id, changes, enabledAfter)
         if (!row) throw new NotFound('webhook', id)
         return toWebhook(row)

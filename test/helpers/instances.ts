@@ -1,8 +1,9 @@
 // Several `petstore serve` processes on one database, migrated once before they start, as in production.
 import assert from 'node:assert/strict'
+import { after, before } from 'node:test'
 import type { Tuning } from '../../src/config/tuning.js'
 import { runCli, spawnServer, type ServerProcess } from './process.js'
-import type { TestDatabase } from './store.js'
+import { createTestDatabase, type TestDatabase } from './store.js'
 
 export async function startInstances(
   database: TestDatabase,
@@ -22,4 +23,23 @@ export async function stopInstances(instances: readonly ServerProcess[]): Promis
     instance.child.kill('SIGTERM')
     assert.equal(await instance.exited, 0, instance.output())
   }
+}
+
+/**
+ * For the tests of one describe: a fresh database and `count` instances on it, started before them; after
+ * them, the instances still running are stopped (as stopInstances) and the database dropped.
+ */
+export function instancesForSuite(env: Record<string, string>, count = 2) {
+  const suite: { database?: TestDatabase; instances: ServerProcess[] } = { instances: [] }
+  before(async () => {
+    suite.database = await createTestDatabase()
+    suite.instances = await startInstances(suite.database, env, count)
+  })
+  after(async () => {
+    await stopInstances(
+      suite.instances.filter((instance) => instance.child.exitCode === null && !instance.child.killed),
+    )
+    await suite.database?.drop()
+  })
+  return suite
 }

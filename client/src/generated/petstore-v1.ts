@@ -629,7 +629,7 @@ export interface components {
         Event: {
             /**
              * Format: int64
-             * @description The event's position in the feed: ascending in the order events become visible, never reused. Not consecutive: numbers may be skipped.
+             * @description The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the order events become visible, never reused, and kept by backups, restores and moves. Events written before ids became consecutive keep the ids they had, which may skip numbers.
              * @example 4711
              */
             id: number;

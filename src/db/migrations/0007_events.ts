@@ -9,8 +9,8 @@ const FOUR_SCOPES = 'pets:read pets:write orders:read orders:write'
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('events')
-    // SQLite: AUTOINCREMENT, one writer at a time, so ids commit in order. PostgreSQL: no default; the id is
-    // made from the writing transaction's id (events/event.repository.ts says why), so it is never reused either.
+    // SQLite: AUTOINCREMENT, one writer at a time, so ids commit in order. PostgreSQL: no default; the id was
+    // made from the writing transaction's id, so it was never reused either (0010_event_log replaced that).
     .addColumn('id', isPostgres(db) ? 'bigint' : 'integer', (column) =>
       isPostgres(db) ? column.primaryKey() : column.primaryKey().autoIncrement(),
     )

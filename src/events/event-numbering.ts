@@ -1,0 +1,89 @@
+// Numbering on PostgreSQL, where a writer's event has no id until it is numbered (event.repository.ts says why).
+// Every instance numbers, one numbering at a time per database (the lock in numberCommittedEvents):
+//  - at once after each of its own commits that wrote events, so an event waits only for its own commit and
+//    one numbering transaction. The writers themselves send no NOTIFY: a transaction that notifies takes a lock
+//    that PostgreSQL holds through its commit, so concurrent writers would commit one after another, each
+//    waiting for the disk in turn, instead of together;
+//  - on a periodic sweep, for events committed by an instance that died before it numbered them (kill -9), by
+//    a tool, or whose numbering failed (the database was away): they wait one sweep at most.
+// A numbering that numbered anything tells every instance (NOTIFY at its commit); each then wakes its readers
+// (long polls, streams, the webhook fan-out), as the instance that numbered does at once. Where notifications
+// do not arrive (a proxy that pools by transaction), the readers' own polls find the events, and the
+// guarantees are the same: only the wait is longer.
+import type { DataAccess } from '../db/database.js'
+import type { Listen } from '../db/postgres-listen.js'
+import { EVENTS_NUMBERED_CHANNEL, numberCommittedEvents, NUMBERING_BATCH as BATCH } from './event.repository.js'
+
+export interface EventNumberingSettings {
+  /** Durable transactions on a connection of their own (Store.sequencing). */
+  data: DataAccess
+  /** Notifications from the other instances' numberings; undefined: none (readers poll). */
+  listen: Listen | undefined
+  /** Events were numbered, here or on another instance: readers may find new ones. */
+  onNumbered: () => void
+  sweepIntervalMs: number
+  onError: (error: unknown) => void
+}
+
+export class EventNumbering {
+  readonly #settings: EventNumberingSettings
+  #running: Promise<void> | undefined
+  #again = false
+  #failing = false
+  #stopped = false
+  #timer: NodeJS.Timeout | undefined
+  #listening: { close(): Promise<void> } | undefined
+
+  constructor(settings: EventNumberingSettings) {
+    this.#settings = settings
+  }
+
+  start(): void {
+    const { listen, onNumbered, onError, sweepIntervalMs } = this.#settings
+    this.#listening = listen?.(EVENTS_NUMBERED_CHANNEL, {
+      onNotify: onNumbered,
+      // Numberings made while nobody listened were not heard: readers look once.
+      onConnected: onNumbered,
+      onError,
+    })
+    this.#timer = setInterval(() => this.committed(), sweepIntervalMs)
+    this.#timer.unref()
+    // Events left unnumbered by an instance that stopped are numbered now, not at the first sweep.
+    this.committed()
+  }
+
+  /** Events may wait for a number: numbers them now, or once the numbering in progress has ended. */
+  committed(): void {
+    if (this.#stopped) return
+    if (this.#running) {
+      this.#again = true
+      return
+    }
+    this.#running = this.#run().finally(() => (this.#running = undefined))
+  }
+
+  /** Stops numbering (shutdown), after the numbering in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true
+    clearInterval(this.#timer)
+    await this.#listening?.close()
+    await this.#running
+  }
+
+  async #run(): Promise<void> {
+    do {
+      this.#again = false
+      try {
+        const numbered = await this.#settings.data.transaction((trx) => numberCommittedEvents(trx, BATCH))
+        this.#failing = false
+        if (numbered > 0) this.#settings.onNumbered()
+        if (numbered === BATCH) this.#again = true
+      } catch (error) {
+        // Reported once per outage; the next commit or sweep tries again.
+        if (!this.#failing) this.#settings.onError(error)
+        this.#failing = true
+        return
+      }
+    } while (this.#again && !this.#stopped)
+  }
+}
