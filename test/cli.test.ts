@@ -13,6 +13,7 @@ import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './h
 import { createTestDatabase, type TestDatabase } from './helpers/store.js'
 import { CLI } from './helpers/cli-path.js'
 import { CONFIG_VARIABLES } from '../src/config.js'
+import { migrations } from '../src/db/migrate.js'
 
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')
@@ -113,6 +114,8 @@ const KEYS_REVOKE_USAGE = usageOf('keys revoke', 'petstore keys revoke ID')
 const using = (file: string) => `petstore: using SQLite database ${file}\n`
 
 describe('petstore migrate', () => {
+  // Every migration the service carries, in the order they run, as `petstore migrate` names them.
+  const APPLIED_ALL = `Applied ${Object.keys(migrations).length} migration(s) (${Object.keys(migrations).join(', ')})`
   const directory = realpathSync(makeTempDir())
   after(() => rmSync(directory, { recursive: true, force: true }))
 
@@ -121,7 +124,7 @@ describe('petstore migrate', () => {
     const first = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(first, {
       code: 0,
-      stdout: `Applied 9 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks, 0009_webhook_fan_out) to SQLite database ${file}.\n`,
+      stdout: `${APPLIED_ALL} to SQLite database ${file}.\n`,
       stderr: using(file),
     })
 
@@ -143,9 +146,13 @@ describe('petstore migrate', () => {
       { name: '0007_events' },
       { name: '0008_webhooks' },
       { name: '0009_webhook_fan_out' },
+      { name: '0010_event_log' },
+      { name: '0011_categories' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
+      { name: 'categories' },
+      { name: 'category_id_counter' },
       { name: 'event_retention' },
       { name: 'events' },
       { name: 'idempotency_keys' },
@@ -167,7 +174,7 @@ describe('petstore migrate', () => {
     const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: 'sqlite:elsewhere/pets.db' } })
     assert.deepEqual(result, {
       code: 0,
-      stdout: `Applied 9 migration(s) (0001_initial, 0002_orders, 0003_api_key_scopes, 0004_idempotency_keys, 0005_pet_versions, 0006_data_version, 0007_events, 0008_webhooks, 0009_webhook_fan_out) to SQLite database ${file}.\n`,
+      stdout: `${APPLIED_ALL} to SQLite database ${file}.\n`,
       stderr: using(file),
     })
     assert.ok(existsSync(file))

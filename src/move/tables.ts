@@ -14,6 +14,12 @@ export interface TableEntry {
   replaced?: boolean
   /** A column holding an RFC 3339 instant: rows whose instant has passed are of no use and stay behind. */
   expiresAt?: string
+  /**
+   * PostgreSQL only: rows whose key is still null (events committed but not numbered yet) are written after the
+   * others, in this order, the order they will be numbered in. Loaded with a null key, they are numbered after
+   * the import commits (SQLite hands them the next ids as they are inserted), so none is left behind.
+   */
+  unnumberedOrder?: string
 }
 
 const text = 'text'
@@ -71,7 +77,12 @@ export const TABLES: readonly TableEntry[] = [
     key: ['api_key_id', 'idempotency_key'],
     expiresAt: 'expires_at',
   },
-  { name: 'events', columns: { id: integer, type: text, occurred_at: text, data: text }, key: ['id'] },
+  {
+    name: 'events',
+    columns: { id: integer, type: text, occurred_at: text, data: text },
+    key: ['id'],
+    unnumberedOrder: 'xact, seq',
+  },
   { name: 'event_retention', columns: { purged_through: integer }, key: [], replaced: true },
   {
     name: 'webhook_endpoints',
