@@ -92,7 +92,9 @@ async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrenc
       'tsx',
       '--test',
       `--test-concurrency=${concurrency}`,
-      '--test-timeout=180000',
+      // Per test, and per file as a whole: the CLI's file starts some ninety processes, which takes minutes on a
+      // loaded machine.
+      '--test-timeout=360000',
       `--test-reporter=${REPORTER}`,
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
