@@ -57,7 +57,7 @@ describe('GET /docs in a browser', { skip: missing ?? false }, () => {
     await server?.close()
   })
 
-  it('shows the API title, version and the eighteen operations with their operationIds, the beta ones marked [beta]', async () => {
+  it('shows the API title, version and every operation with its operationId, tag by tag, the beta ones marked [beta]', async () => {
     assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
     const operations = await page.$$eval('.opblock', (blocks) =>
       blocks.map((block) => ({
@@ -90,6 +90,41 @@ describe('GET /docs in a browser', { skip: missing ?? false }, () => {
         path: '/pets/{petId}',
         operationId: 'deletePet',
         summary: '[beta] Delete an animal',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/categories',
+        operationId: 'listCategories',
+        summary: '[beta] List categories',
+        deprecated: false,
+      },
+      {
+        method: 'POST',
+        path: '/categories',
+        operationId: 'createCategory',
+        summary: '[beta] Add a category',
+        deprecated: false,
+      },
+      {
+        method: 'GET',
+        path: '/categories/{categoryId}',
+        operationId: 'getCategory',
+        summary: '[beta] Get a category',
+        deprecated: false,
+      },
+      {
+        method: 'PUT',
+        path: '/categories/{categoryId}',
+        operationId: 'putCategory',
+        summary: '[beta] Create or rename a category',
+        deprecated: false,
+      },
+      {
+        method: 'DELETE',
+        path: '/categories/{categoryId}',
+        operationId: 'deleteCategory',
+        summary: '[beta] Delete a category',
         deprecated: false,
       },
       { method: 'GET', path: '/store/orders', operationId: 'listOrders', summary: 'List orders', deprecated: false },

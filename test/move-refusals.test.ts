@@ -69,8 +69,12 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
   },
   {
     name: 'a damaged line',
-    file: () => variant('damaged.jsonl', (text) => text.replace('{"table":"pets"', '{"table":"pets"}}')),
-    cause: 'the file is damaged: line 3 is not JSON',
+    // The first record after the header: the cursor signing key, which every shop has.
+    file: () =>
+      variant('damaged.jsonl', (text) =>
+        text.replace('\n{"table":"service_secrets"', '\n{"table":"service_secrets"}}'),
+      ),
+    cause: 'the file is damaged: line 2 is not JSON',
   },
   {
     name: 'a newer format version',
