@@ -76,7 +76,7 @@ async function identify(
   authenticator: Authenticator,
 ): Promise<ApiError | undefined> {
   if (presented instanceof ApiError) return presented
-  const principal = presented === '' ? undefined : await authenticator.authenticate(presented)
+  const principal = presented === '' ? undefined : await authenticator.authenticate(presented, request.raw.socket)
   if (!principal) {
     return new ApiError('unauthorized', 'The API key is not valid.', {
       headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
@@ -94,7 +94,9 @@ export async function guardRequest(request: FastifyRequest, reply: FastifyReply,
   // a valid one is counted against its own quota only: the anonymous traffic of its address never refuses it.
   const presented = presentedKey(request)
   guard.rateLimiter.refuseSpentAddress(request, reply, () =>
-    typeof presented === 'string' && presented !== '' ? guard.authenticator.recall(presented) : 'invalid',
+    typeof presented === 'string' && presented !== ''
+      ? guard.authenticator.recall(presented, request.raw.socket)
+      : 'invalid',
   )
   const refusal = await identify(request, presented, guard.authenticator)
   // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
