@@ -43,6 +43,8 @@ export type Recollection = 'valid' | 'invalid' | 'unknown'
 export interface Authenticator {
   authenticate(presentedKey: string, connection?: object): Promise<Principal | undefined>
   recall(presentedKey: string, connection?: object): Recollection
+  /** The principal of a static key (PETSTORE_API_KEYS), known without waiting; undefined for any other key. */
+  staticKey(presentedKey: string, connection?: object): Principal | undefined
 }
 
 export interface AuthenticatorOptions {
@@ -105,6 +107,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       foundLately.add(hash, now)
       touch(row.id)
       return { keyId: String(row.id), scopes: parseStoredScopes(row.scopes) }
+    },
+    staticKey(presentedKey, connection) {
+      return digests.of(presentedKey, connection).derived
     },
     recall(presentedKey, connection) {
       const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
