@@ -116,6 +116,23 @@ describe('bearer authentication', () => {
     await assertUnauthorized(await withAuthorization(`/v1/pets/${petId}`, `Bearer ${key}`), INVALID)
   })
 
+  it('tells keys apart when one connection carries several in turn', async () => {
+    // fetch keeps the connection alive, so these requests share one, as they would behind a proxy.
+    for (const [key, status] of [
+      [TEST_API_KEY, 200],
+      [WRONG_KEY, 401],
+      [SYMBOL_KEY, 200],
+      [WRONG_KEY, 401],
+      [storedKey, 200],
+      [TEST_API_KEY, 200],
+    ] as const) {
+      const response = await withAuthorization(`/v1/pets/${petId}`, `Bearer ${key}`)
+      assert.equal(response.status, status, `key ${key}`)
+      if (status === 401) await assertUnauthorized(response, INVALID)
+      else assert.deepEqual(await response.json(), { id: petId, name: 'Rex', categoryId: 1, status: 'available' })
+    }
+  })
+
   describe('comes before validation, lookup and routing', () => {
     // With a valid key each of these requests answers something other than 401, so a 401 without one
     // proves that authentication ran first.

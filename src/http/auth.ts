@@ -69,14 +69,9 @@ function presentedKey(request: FastifyRequest): string | ApiError {
   return BEARER.exec(header)?.[1] ?? ''
 }
 
-/** Sets request.principal for a valid key; otherwise returns the 401 to answer. A database failure throws (503). */
-async function identify(
-  request: FastifyRequest,
-  presented: string | ApiError,
-  authenticator: Authenticator,
-): Promise<ApiError | undefined> {
+/** Sets request.principal for a valid key; otherwise returns the 401 to answer. */
+function identify(request: FastifyRequest, presented: string | ApiError, principal: Principal | undefined) {
   if (presented instanceof ApiError) return presented
-  const principal = presented === '' ? undefined : await authenticator.authenticate(presented)
   if (!principal) {
     return new ApiError('unauthorized', 'The API key is not valid.', {
       headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
@@ -86,19 +81,8 @@ async function identify(
   return undefined
 }
 
-/** Authenticates, counts the request against its quota, and checks the route's scope; throws the refusal. */
-export async function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> {
-  // At an address known to be over its anonymous quota, a request whose key cannot be valid (none, not of a key's
-  // form, or looked up lately and not found) is refused before any lookup: otherwise every request of a bad-key
-  // flood, although answered 429, would still cost a database query. A key that may be valid is looked up, and
-  // a valid one is counted against its own quota only: the anonymous traffic of its address never refuses it.
-  const presented = presentedKey(request)
-  guard.rateLimiter.refuseSpentAddress(request, reply, () =>
-    typeof presented === 'string' && presented !== '' ? guard.authenticator.recall(presented) : 'invalid',
-  )
-  const refusal = await identify(request, presented, guard.authenticator)
-  // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
-  await guard.rateLimiter.check(request, reply)
+/** Throws the refusal of an unidentified request, or of a key without the route's scope. */
+function conclude(request: FastifyRequest, refusal: ApiError | undefined): void {
   if (refusal) throw refusal
   const scope = request.routeOptions.config.scope
   if (scope !== undefined && !request.principal?.scopes.includes(scope)) {
@@ -109,7 +93,56 @@ export async function guardRequest(request: FastifyRequest, reply: FastifyReply,
   }
 }
 
+/** Counts the request, then concludes: at once when the counters are in memory. */
+function countAndConclude(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+  refusal: ApiError | undefined,
+): Promise<void> | undefined {
+  // Counted before a bad key is refused, against the client address: a flood of bad keys stays cheap.
+  const counted = guard.rateLimiter.check(request, reply)
+  if (counted) return counted.then(() => conclude(request, refusal))
+  conclude(request, refusal)
+  return undefined
+}
+
+/**
+ * Authenticates, counts the request against its quota, and checks the route's scope; throws the refusal (or
+ * returns a promise that rejects with it). Nothing waits for a static key with the counters in memory; a
+ * stored key is looked up (a database failure rejects: 503).
+ */
+export function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> | undefined {
+  // At an address known to be over its anonymous quota, a request whose key cannot be valid (none, not of a key's
+  // form, or looked up lately and not found) is refused before any lookup: otherwise every request of a bad-key
+  // flood, although answered 429, would still cost a database query. A key that may be valid is looked up, and
+  // a valid one is counted against its own quota only: the anonymous traffic of its address never refuses it.
+  const presented = presentedKey(request)
+  const connection = request.raw.socket
+  guard.rateLimiter.refuseSpentAddress(request, reply, () =>
+    typeof presented === 'string' && presented !== '' ? guard.authenticator.recall(presented, connection) : 'invalid',
+  )
+  if (typeof presented !== 'string' || presented === '')
+    return countAndConclude(request, reply, guard, identify(request, presented, undefined))
+  const staticKey = guard.authenticator.staticKey(presented, connection)
+  if (staticKey) return countAndConclude(request, reply, guard, identify(request, presented, staticKey))
+  return guard.authenticator
+    .authenticate(presented, connection)
+    .then((principal) => countAndConclude(request, reply, guard, identify(request, presented, principal)))
+}
+
 /** Adds authentication, rate limiting and scope checks to every route of the scope it is called in. */
 export function guardApi(app: FastifyInstance, guard: ApiGuard): void {
-  app.addHook('onRequest', (request, reply) => guardRequest(request, reply, guard))
+  // Callback style, so that a request that needs no waiting goes on without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Promise<void> | undefined
+    try {
+      pending = guardRequest(request, reply, guard)
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)))
+      return
+    }
+    if (pending) pending.then(() => done(), done)
+    else done()
+  })
 }

@@ -1,8 +1,9 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import type { EventStats } from '../events/event.service.js'
 import type { GroupCommitStats } from '../db/group-commit.js'
+import { CountedLater, ObservedLater } from './counted-metrics.js'
 import { requireMetricsToken } from './metrics-token.js'
 
 export interface Metrics {
@@ -11,7 +12,7 @@ export interface Metrics {
   /** The process's (CPU, memory, event loop, GC): sampled readings, see PROCESS_METRICS_MAX_AGE_MS. */
   processRegistry: Registry
   /** Calls to deprecated operations per key, so an operator sees who still depends on them before removal. */
-  deprecatedCalls: Counter<'operation' | 'key_id'>
+  deprecatedCalls: CountedLater<'operation' | 'key_id'>
   /** Catalogue maintenance: animals updated and deleted, and changes refused because If-Match did not hold. */
   petUpdates: Counter
   petDeletes: Counter
@@ -102,11 +103,10 @@ export function createMetrics({ groupCommit, events, others = [] }: MetricSource
       () => groupCommit.transactions,
     )
   }
-  const deprecatedCalls = new Counter({
+  const deprecatedCalls = new CountedLater(registry, {
     name: 'petstore_deprecated_operation_calls_total',
     help: 'Authenticated calls to deprecated operations, by operationId and API key id.',
     labelNames: ['operation', 'key_id'] as const,
-    registers: [registry],
   })
   // Replays of a stored response (Idempotency-Key) are not counted again: these count what was decided.
   const petUpdates = new Counter({
@@ -141,29 +141,28 @@ export function registerMetrics(
   { token, limitPublicRoute }: MetricsRouteOptions,
 ): void {
   const labelNames = ['method', 'route', 'status_code'] as const
-  const requests = new Counter({
+  const requests = new CountedLater(metrics.registry, {
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route template and status.',
     labelNames,
-    registers: [metrics.registry],
   })
-  const duration = new Histogram({
+  const duration = new ObservedLater(metrics.registry, {
     name: 'http_request_duration_seconds',
     help: 'Time from receiving a request to sending its response, by method, route template and status.',
     labelNames,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [metrics.registry],
   })
 
   app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: unknown paths must not create unbounded label values.
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status_code: String(reply.statusCode),
-    }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    const method = request.method
+    const route = request.routeOptions.url ?? 'unmatched'
+    const status = reply.statusCode
+    // A space cannot occur in a method or a route template, so the key names one label set only.
+    const key = `${method} ${route} ${status}`
+    const labels = () => ({ method, route, status_code: String(status) })
+    requests.inc(key, labels)
+    duration.observeAs(key, labels, reply.elapsedTime / 1000)
     done()
   })
 

@@ -8,6 +8,7 @@ import type { Config } from '../config.js'
 import type { Recollection } from '../keys/authenticator.js'
 import { ApiError } from './errors.js'
 import { SpentAddresses } from './spent-addresses.js'
+import { WindowCounts, type WindowCount } from './window-counts.js'
 
 export type RateLimitSettings = Pick<
   Config,
@@ -17,9 +18,10 @@ export type RateLimitSettings = Pick<
 export interface RateLimiter {
   /**
    * Counts the request against its key (request.principal) or, without one, its client address; sets the
-   * RateLimit headers; throws `rate_limited` once the quota of the window is used up.
+   * RateLimit headers; throws `rate_limited` once the quota of the window is used up. Synchronous (returns
+   * undefined) when the counters are in memory; a promise when they are in Redis.
    */
-  check(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined
   /**
    * Throws `rate_limited`, without asking the store, when this process has seen the client address spend its
    * anonymous quota in the current window and the request's key cannot be valid as far as `recall` can tell
@@ -39,6 +41,9 @@ export interface RateLimiter {
 export const FAIL_OPEN_MS = 1_000
 
 const POLICY = '"default"'
+
+/** Client addresses and keys counted in memory at most (the least recently counted are forgotten first). */
+const IN_MEMORY_KEYS = 10_000
 
 /** Requests counted in the public bucket of their address rather than by key or in the API's anonymous bucket. */
 const publicRequests = new WeakSet<FastifyRequest>()
@@ -60,7 +65,7 @@ export async function registerRateLimit(
   await app.register(rateLimit, {
     // Not on every route: the API scope and the public routes run the check themselves (health checks never).
     global: false,
-    ...(redis ? { redis, nameSpace: `${settings.rateLimitNamespace}:` } : { cache: 10_000 }),
+    ...(redis ? { redis, nameSpace: `${settings.rateLimitNamespace}:` } : { cache: IN_MEMORY_KEYS }),
     timeWindow: window * 1000,
     max: (request) => (request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous),
     keyGenerator: counterKey,
@@ -86,24 +91,17 @@ export async function registerRateLimit(
     throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
   }
 
-  async function check(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (Date.now() < failingUntil) return
-    let result: Awaited<ReturnType<typeof count>>
-    try {
-      result = await count(request)
-    } catch (error) {
-      failingUntil = Date.now() + FAIL_OPEN_MS
-      if (!failing)
-        app.log.warn(
-          { err: error },
-          'the rate-limit store failed; requests are admitted without rate limits until it answers again',
-        )
-      failing = true
-      return
-    }
-    if (failing) app.log.info('the rate-limit store answers again; rate limits apply')
-    failing = false
-    if (result.isAllowed) return
+  function failOpen(error: unknown): void {
+    failingUntil = Date.now() + FAIL_OPEN_MS
+    if (!failing)
+      app.log.warn(
+        { err: error },
+        'the rate-limit store failed; requests are admitted without rate limits until it answers again',
+      )
+    failing = true
+  }
+
+  function apply(request: FastifyRequest, reply: FastifyReply, result: WindowCount): void {
     const reset = Math.max(0, result.ttlInSeconds)
     // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
     if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
@@ -111,6 +109,29 @@ export async function registerRateLimit(
     if (result.isExceeded) refuse(request, reply, result.max, reset)
     reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
+  }
+
+  async function checkShared(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Date.now() < failingUntil) return
+    let result: Awaited<ReturnType<typeof count>>
+    try {
+      result = await count(request)
+    } catch (error) {
+      failOpen(error)
+      return
+    }
+    if (failing) app.log.info('the rate-limit store answers again; rate limits apply')
+    failing = false
+    if (!result.isAllowed) apply(request, reply, result)
+  }
+
+  // In memory nothing needs to wait: counted at once, which spares every request the store's promises.
+  const local = redis ? undefined : new WindowCounts(window * 1000, IN_MEMORY_KEYS)
+  function check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    if (!local) return checkShared(request, reply)
+    const max = request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous
+    apply(request, reply, local.count(counterKey(request), max))
+    return undefined
   }
 
   return {

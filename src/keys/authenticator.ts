@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { DataAccess } from '../db/database.js'
 import { VersionedCache } from '../db/versioned-cache.js'
 import { hashApiKey, KEY_PREFIX } from './api-key.js'
+import { ConnectionDigests } from './connection-digests.js'
 import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
 import { RecentDigests } from './recent-digests.js'
 import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
@@ -35,9 +36,15 @@ const STORED_KEY_FORM = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{43}$`)
  */
 export type Recollection = 'valid' | 'invalid' | 'unknown'
 
+/**
+ * `connection`, when given, is the socket the key came on: its digest is then computed once per connection and
+ * key, while the key's validity is still decided on every call.
+ */
 export interface Authenticator {
-  authenticate(presentedKey: string): Promise<Principal | undefined>
-  recall(presentedKey: string): Recollection
+  authenticate(presentedKey: string, connection?: object): Promise<Principal | undefined>
+  recall(presentedKey: string, connection?: object): Recollection
+  /** The principal of a static key (PETSTORE_API_KEYS), known without waiting; undefined for any other key. */
+  staticKey(presentedKey: string, connection?: object): Principal | undefined
 }
 
 export interface AuthenticatorOptions {
@@ -73,6 +80,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return match
   }
 
+  const digests = new ConnectionDigests((hash) => matchStatic(Buffer.from(hash, 'hex')))
+
   function touch(id: number): void {
     const now = Date.now()
     if (now - (lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return
@@ -82,9 +91,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   }
 
   return {
-    async authenticate(presentedKey) {
-      const hash = hashApiKey(presentedKey)
-      const staticMatch = matchStatic(Buffer.from(hash, 'hex'))
+    async authenticate(presentedKey, connection) {
+      const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
       if (staticMatch) return staticMatch
       // Looked up by digest: an index probe on a SHA-256 reveals nothing usable about the key.
       // Checked on every request, so revocation and expiry take effect at once, on every instance.
@@ -100,9 +108,12 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       touch(row.id)
       return { keyId: String(row.id), scopes: parseStoredScopes(row.scopes) }
     },
-    recall(presentedKey) {
-      const hash = hashApiKey(presentedKey)
-      if (matchStatic(Buffer.from(hash, 'hex'))) return 'valid'
+    staticKey(presentedKey, connection) {
+      return digests.of(presentedKey, connection).derived
+    },
+    recall(presentedKey, connection) {
+      const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
+      if (staticMatch) return 'valid'
       if (!STORED_KEY_FORM.test(presentedKey)) return 'invalid'
       const now = Date.now()
       if (missedLately.has(hash, now)) return 'invalid'

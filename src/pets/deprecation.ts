@@ -21,7 +21,10 @@ export function markDeprecated(options: {
       sunset: SUNSET,
       link: `<${options.successor(request)}>; rel="successor-version"`,
     })
-    options.metrics.deprecatedCalls.inc({ operation: options.operation, key_id: request.principal?.keyId ?? 'unknown' })
+    const operation = options.operation
+    const keyId = request.principal?.keyId ?? 'unknown'
+    // Operation ids and key ids hold no space, so the key names one label set only.
+    options.metrics.deprecatedCalls.inc(`${operation} ${keyId}`, () => ({ operation, key_id: keyId }))
     done()
   }
 }
