@@ -196,7 +196,7 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(response.status, 204)
     assert.equal(await response.text(), '')
     assert.equal(response.headers.get('access-control-allow-origin'), '*')
-    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PATCH, DELETE')
+    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PUT, PATCH, DELETE')
     assert.equal(
       response.headers.get('access-control-allow-headers'),
       'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID',
