@@ -14,6 +14,7 @@ import { openStore, type Store } from '../src/db/store.js'
 import type { PetPageQuery } from '../src/pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from '../src/pets/pet-reads.js'
 import { sqlitePetReads } from '../src/pets/pet-reads.sqlite.js'
+import { runUnitOfWork } from '../src/db/unit-of-work.js'
 import { createPetService } from '../src/pets/pet.service.js'
 import { makeTempDirectory, removeTempDirectory } from './processes.js'
 import { freshPostgresStore, sqliteStore, type BenchStore } from './seed.js'
@@ -61,16 +62,21 @@ async function measureReads(reads: PetReads): Promise<Record<string, number>> {
 }
 
 async function measureCreates(withIndexes: Store, without: Store): Promise<{ with: number; without: number }> {
-  const services = [withIndexes, without].map((store) =>
-    createPetService({ data: store, reads: queryBuilderPetReads(store.read) }),
-  )
+  const services = [withIndexes, without].map((store) => ({
+    store,
+    pets: createPetService({ reads: queryBuilderPetReads(store.read) }),
+  }))
   const totals = [0, 0]
   for (let round = 0; round < ROUNDS; round++)
-    for (const [index, service] of services.entries()) {
+    for (const [index, { store, pets }] of services.entries()) {
       const started = performance.now()
       await Promise.all(
         Array.from({ length: CREATES_PER_ROUND }, (_, n) =>
-          service.create({ name: `Bench ${round} ${n}`, categoryId: random(50), status: 'available' }),
+          runUnitOfWork(
+            store,
+            (uow) => pets.create(uow, { name: `Bench ${round} ${n}`, categoryId: random(50), status: 'available' }),
+            { changeEndsTransaction: true },
+          ),
         ),
       )
       totals[index] = (totals[index] ?? 0) + performance.now() - started

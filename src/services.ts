@@ -179,7 +179,7 @@ export async function createServices(
   deliveries.start()
   numbering?.start()
   return {
-    pets: createPetService({ data, reads: petReadsFor(store) }),
+    pets: createPetService({ reads: petReadsFor(store) }),
     orders: createOrderService(data),
     categories: createCategoryService(data),
     events,

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import { sql } from 'kysely'
 import { purgeOldEvents } from '../src/events/event-purge.js'
+import { runUnitOfWork, type UnitOfWork } from '../src/db/unit-of-work.js'
 import { recordEvent } from '../src/events/event-log.js'
 import { createServices, type Services } from '../src/services.js'
 import { assertError } from './helpers/error-assert.js'
@@ -162,10 +163,25 @@ describe(`the event log on ${TEST_STORE}`, () => {
       const spare = await addPet(server)
       const start = await newestId()
 
-      await assert.rejects(services.pets.create({ name: 'Never', categoryId: 1 }, failing), /forced failure/)
-      await assert.rejects(services.orders.cancel(order.id, failing), /forced failure/)
-      await assert.rejects(services.orders.complete(order.id, failing), /forced failure/)
-      await assert.rejects(services.orders.place({ petId: spare.id, shipDate: null }, failing), /forced failure/)
+      const failingAfter = (change: (uow: UnitOfWork) => Promise<unknown>) =>
+        runUnitOfWork(server.store, async (uow) => {
+          await change(uow)
+          await failing()
+        })
+      await assert.rejects(
+        failingAfter((uow) => services.pets.create(uow, { name: 'Never', categoryId: 1 })),
+        /forced/,
+      )
+      await assert.rejects(
+        failingAfter((uow) => services.orders.cancel(uow, order.id)),
+        /forced failure/,
+      )
+      await assert.rejects(
+        failingAfter((uow) => services.orders.complete(uow, order.id)),
+        /forced failure/,
+      )
+      const place = (uow: UnitOfWork) => services.orders.place(uow, { petId: spare.id, shipDate: null })
+      await assert.rejects(failingAfter(place), /forced failure/)
 
       assert.deepEqual(await eventsAfter(start), [])
       const never = await server.store.admin.selectFrom('pets').select('id').where('name', '=', 'Never').execute()
@@ -203,9 +219,9 @@ describe(`the event log on ${TEST_STORE}`, () => {
     const pet = await addPet(server, 'available', 'Changing')
     const start = await newestId()
     const renamed: Pet = { ...pet, name: 'Changed' }
-    await server.store.transaction(async (trx) => {
-      await recordEvent(trx, 'pet.updated', { pet: renamed })
-      await recordEvent(trx, 'pet.deleted', { pet: renamed })
+    await runUnitOfWork(server.store, async (uow) => {
+      await recordEvent(uow, 'pet.updated', { pet: renamed })
+      await recordEvent(uow, 'pet.deleted', { pet: renamed })
     })
     assert.deepEqual(
       (await eventsAfter(start)).map(({ type, data }) => ({ type, data })),

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import { runUnitOfWork } from '../src/db/unit-of-work.js'
 import { recordEvent } from '../src/events/event-log.js'
 import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
 import { addPet, type Pet } from './helpers/orders.js'
@@ -46,9 +47,10 @@ describe(
       const write = deferred()
       const written = deferred()
       const commit = deferred()
-      const done = server.store.transaction(async (trx) => {
+      const done = runUnitOfWork(server.store, async (uow) => {
+        const { trx } = uow
         await write.promise
-        await recordEvent(trx, 'pet.updated', { pet })
+        await recordEvent(uow, 'pet.updated', { pet })
         // The event's insert waits for the COMMIT to be sent with it; a statement after it sends it now.
         await sql`select 1`.execute(trx)
         written.resolve()
@@ -114,8 +116,8 @@ describe(
     it("numbers a transaction's events one after another, after every event before them", async () => {
       const pet = await addPet(server, 'available', 'Numbered')
       const start = await barrier(get)
-      await server.store.transaction(async (trx) => {
-        for (let written = 0; written < 3; written++) await recordEvent(trx, 'pet.updated', { pet })
+      await runUnitOfWork(server.store, async (uow) => {
+        for (let written = 0; written < 3; written++) await recordEvent(uow, 'pet.updated', { pet })
       })
       const listed = await followUntil(get, start, (event) => event.id === start + 3)
       assert.deepEqual(

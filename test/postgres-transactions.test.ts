@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout } from 'node:timers/promises'
 import { CompiledQuery, sql } from 'kysely'
 import type { Writer } from '../src/db/database.js'
-import { changeEndsTransaction, deferUntilCommit, wholeChange } from '../src/db/postgres-transactions.js'
+import { deferUntilCommit, wholeChange } from '../src/db/postgres-transactions.js'
 import { startTestServer, type TestServer } from './helpers/server.js'
 
 describe('PostgreSQL write transactions in pipeline mode', () => {
@@ -109,14 +109,11 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
 
   it('sends a whole change alone, without BEGIN and COMMIT, when nothing follows it', async () => {
     await transaction(async (trx) => {
-      changeEndsTransaction(trx)
-      await wholeChange(trx, vacuum())
+      await wholeChange({ trx, changeEndsTransaction: true }, vacuum())
     })
     const rows = await transaction(async (trx) => {
-      changeEndsTransaction(trx)
-      return (
-        await wholeChange<{ id: number }>(trx, CompiledQuery.raw('insert into scratch (id) values (2) returning id'))
-      ).rows
+      const insertReturning = CompiledQuery.raw('insert into scratch (id) values (2) returning id')
+      return (await wholeChange<{ id: number }>({ trx, changeEndsTransaction: true }, insertReturning)).rows
     })
     assert.deepEqual(rows, [{ id: 2 }])
     assert.deepEqual(await stored(), [1, 2])
@@ -124,14 +121,13 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
 
   it('sends a whole change inside the transaction when something may follow it, or something came before', async () => {
     await assert.rejects(
-      transaction((trx) => wholeChange(trx, vacuum())),
+      transaction((trx) => wholeChange({ trx, changeEndsTransaction: false }, vacuum())),
       (error: { code?: string }) => error.code === '25001',
     )
     await assert.rejects(
       transaction(async (trx) => {
-        changeEndsTransaction(trx)
         await trx.executeQuery(insert(2))
-        await wholeChange(trx, insert(1))
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(1))
       }),
       (error: { code?: string }) => error.code === '23505',
     )
@@ -142,16 +138,14 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
   it('commits nothing when a whole change sent alone fails, and refuses a statement after one that succeeded', async () => {
     await assert.rejects(
       transaction(async (trx) => {
-        changeEndsTransaction(trx)
-        await wholeChange(trx, insert(1))
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(1))
       }),
       (error: { code?: string }) => error.code === '23505',
     )
     assert.deepEqual(await stored(), [1])
     await assert.rejects(
       transaction(async (trx) => {
-        changeEndsTransaction(trx)
-        await wholeChange(trx, insert(2))
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(2))
         await trx.executeQuery(insert(3))
       }),
       /a transaction sent as one statement ran another one/,

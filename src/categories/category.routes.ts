@@ -13,10 +13,10 @@ import { refuseBody } from '../http/refuse-body.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import { BETA } from '../http/stability.js'
-import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { DESCRIPTIONS } from './category.descriptions.js'
-import type { CategoryService, PutOutcome, VersionedCategory } from './category.service.js'
+import type { CategoryService, VersionedCategory } from './category.service.js'
 import {
   CategoriesSchema,
   CategoryDeleteHeaders,
@@ -112,7 +112,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<VersionedCategory>) => categories.create(request.body, inTransaction),
+        (uow) => categories.create(uow, request.body),
         (created) => ({
           status: 201,
           body: created.category,
@@ -193,8 +193,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<PutOutcome>) =>
-          categories.put(categoryId, request.body, conditions, inTransaction),
+        (uow) => categories.put(uow, categoryId, request.body, conditions),
         (outcome) => ({
           status: outcome.created ? 201 : 200,
           body: outcome.category,
@@ -230,7 +229,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<VersionedCategory>) => categories.delete(categoryId, condition, inTransaction),
+        (uow) => categories.delete(uow, categoryId, condition),
         () => ({ status: 204, body: undefined }),
       )
     },

@@ -2,9 +2,9 @@
 // category writes of all instances then run one at a time, each deciding on what the previous ones committed,
 // so "the name is free" and "the id is above every one in use" hold when the write commits. Category writes
 // are rare; pet writes never wait for that turn.
-import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import type { DataAccess, Writer } from '../db/database.js'
 import { holdWritesTo } from '../db/table-locks.js'
-import { writeWith } from '../db/write.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
 import { recordEvent } from '../events/event-log.js'
@@ -39,23 +39,14 @@ export interface CategoryService {
   /** The category and its version; NotFound when there is none with this id. */
   get(id: number): Promise<VersionedCategory>
   /** Adds a category under a new id, above every category id and every categoryId of a pet. */
-  create(input: NewCategory, inTransaction?: InTransaction<VersionedCategory>): Promise<VersionedCategory>
+  create(uow: UnitOfWork, input: NewCategory): Promise<VersionedCategory>
   /** Creates the category with this id, or renames it. A name another category has (ignoring case) is a Conflict. */
-  put(
-    id: number,
-    input: NewCategory,
-    conditions: PutConditions,
-    inTransaction?: InTransaction<PutOutcome>,
-  ): Promise<PutOutcome>
+  put(uow: UnitOfWork, id: number, input: NewCategory, conditions: PutConditions): Promise<PutOutcome>
   /**
    * Deletes the category, if `condition` holds; a Conflict while a pet (not deleted) is in it.
    * Returns its last state.
    */
-  delete(
-    id: number,
-    condition: VersionCondition | undefined,
-    inTransaction?: InTransaction<VersionedCategory>,
-  ): Promise<VersionedCategory>
+  delete(uow: UnitOfWork, id: number, condition: VersionCondition | undefined): Promise<VersionedCategory>
 }
 
 async function refuseTakenName(trx: Writer, name: string, exceptId?: number): Promise<string> {
@@ -78,7 +69,8 @@ async function currentCategory(trx: Writer, id: number, condition: VersionCondit
   return row
 }
 
-async function createIn(trx: Writer, { name }: NewCategory): Promise<VersionedCategory> {
+async function createIn(uow: UnitOfWork, { name }: NewCategory): Promise<VersionedCategory> {
+  const { trx } = uow
   const handedOut = await repository.takeCategoryWritersTurn(trx)
   const key = await refuseTakenName(trx, name)
   const id = Math.max(handedOut, await repository.largestCategoryIdInUse(trx)) + 1
@@ -87,11 +79,17 @@ async function createIn(trx: Writer, { name }: NewCategory): Promise<VersionedCa
   const row = await repository.insertCategory(trx, { id, name, name_key: key })
   await repository.noteCategoryIdHandedOut(trx, id)
   const created = toVersionedCategory(row)
-  await recordEvent(trx, 'category.created', toCategoryEventData(created.category))
+  await recordEvent(uow, 'category.created', toCategoryEventData(created.category))
   return created
 }
 
-async function putIn(trx: Writer, id: number, { name }: NewCategory, conditions: PutConditions): Promise<PutOutcome> {
+async function putIn(
+  uow: UnitOfWork,
+  id: number,
+  { name }: NewCategory,
+  conditions: PutConditions,
+): Promise<PutOutcome> {
+  const { trx } = uow
   await repository.takeCategoryWritersTurn(trx)
   const row = await repository.findCategoryById(trx, id)
   if (!row) {
@@ -99,7 +97,7 @@ async function putIn(trx: Writer, id: number, { name }: NewCategory, conditions:
     const key = await refuseTakenName(trx, name)
     const created = toVersionedCategory(await repository.insertCategory(trx, { id, name, name_key: key }))
     await repository.noteCategoryIdHandedOut(trx, id)
-    await recordEvent(trx, 'category.created', toCategoryEventData(created.category))
+    await recordEvent(uow, 'category.created', toCategoryEventData(created.category))
     return { ...created, created: true }
   }
   if (conditions.onlyIfAbsent) throw new PreconditionFailed('category', id, Number(row.version), true)
@@ -110,11 +108,16 @@ async function putIn(trx: Writer, id: number, { name }: NewCategory, conditions:
   const renamed = await repository.renameCategory(trx, id, name, key)
   if (!renamed) throw new Error(`category ${id} vanished while its writers' turn was held`)
   const outcome = toVersionedCategory(renamed)
-  await recordEvent(trx, 'category.updated', toCategoryEventData(outcome.category))
+  await recordEvent(uow, 'category.updated', toCategoryEventData(outcome.category))
   return { ...outcome, created: false }
 }
 
-async function deleteIn(trx: Writer, id: number, condition: VersionCondition | undefined): Promise<VersionedCategory> {
+async function deleteIn(
+  uow: UnitOfWork,
+  id: number,
+  condition: VersionCondition | undefined,
+): Promise<VersionedCategory> {
+  const { trx } = uow
   await repository.takeCategoryWritersTurn(trx)
   const row = await currentCategory(trx, id, condition)
   // Pet writes in progress end first, and new ones wait for this delete: no pet can join the category
@@ -127,7 +130,7 @@ async function deleteIn(trx: Writer, id: number, condition: VersionCondition | u
     )
   await repository.deleteCategory(trx, id)
   const last = toVersionedCategory(row)
-  await recordEvent(trx, 'category.deleted', toCategoryEventData(last.category))
+  await recordEvent(uow, 'category.deleted', toCategoryEventData(last.category))
   return last
 }
 
@@ -142,9 +145,8 @@ export function createCategoryService(data: DataAccess): CategoryService {
       if (!row) throw new NotFound('category', id)
       return toVersionedCategory(row)
     },
-    create: (input, inTransaction) => writeWith(data, (trx) => createIn(trx, input), inTransaction),
-    put: (id, input, conditions, inTransaction) =>
-      writeWith(data, (trx) => putIn(trx, id, input, conditions), inTransaction),
-    delete: (id, condition, inTransaction) => writeWith(data, (trx) => deleteIn(trx, id, condition), inTransaction),
+    create: createIn,
+    put: putIn,
+    delete: deleteIn,
   }
 }

@@ -225,7 +225,6 @@ export interface DataAccess {
    * when a migration made a prepared statement stale, see postgres-statements.ts).
    */
   transaction<T>(work: (trx: Writer) => Promise<T>): Promise<T>
+  /** Told of the types of the events a unit of work recorded, once it has durably committed (runUnitOfWork). */
+  committed?(types: readonly EventType[]): void
 }
-
-/** Work a caller adds to a service's transaction (the stored response of an idempotent request): it commits with the change, or neither does. */
-export type InTransaction<Result> = (trx: Writer, result: Result) => Promise<void>

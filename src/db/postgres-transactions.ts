@@ -4,33 +4,32 @@
 //  - BEGIN is sent without waiting for its answer: the transaction's first statement follows it in one write.
 //  - A statement whose answer nobody reads (an event's insert: deferUntilCommit) is held back and sent in one
 //    write with whatever comes next, the COMMIT as a rule.
-//  - A transaction that is a single statement (wholeChange: the caller said nothing follows the change, and
-//    the change is one statement) is sent as that statement alone, without BEGIN and COMMIT: PostgreSQL runs
+//  - A transaction that is a single statement (wholeChange: the unit of work says nothing follows the change,
+//    and the change is one statement) is sent as that statement alone, without BEGIN and COMMIT: PostgreSQL runs
 //    a statement outside a transaction block as a transaction of its own, atomic, and durable once answered.
 // So a create is one round trip (two with an Idempotency-Key, whose stored response joins it). PostgreSQL runs
 // the statements in order, each with its own Sync, so nothing changes but the waiting: a statement that fails
 // aborts the transaction, every later statement fails, and the COMMIT behind a failed statement only rolls back
 // (PostgreSQL answers it with ROLLBACK, not an error). So the first failure is kept and thrown, also at commit:
 // the caller sees the cause, and nothing was committed.
-import {
-  CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely'
+import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely'
 import type pg from 'pg'
 import type { Writer } from './database.js'
 import { socketOf } from './postgres-pipeline.js'
 import { openTransactions } from './postgres-statements.js'
+import type { UnitOfWork } from './unit-of-work.js'
 
-/** Queries marked to be held back until the transaction's next statement or its commit. */
-const deferredQueries = new WeakSet<CompiledQuery>()
+/**
+ * How a statement asks to be sent: `held`, with the transaction's next statement or its COMMIT, its answer not
+ * awaited; `alone`, as a transaction of its own when it is the transaction's first statement. The mark travels
+ * on the statement itself, so the connection needs nothing beside it to know.
+ */
+type Sending = 'held' | 'alone'
+type MarkedQuery = CompiledQuery & { readonly sending: Sending }
+
+const marked = (query: CompiledQuery, sending: Sending): MarkedQuery => ({ ...query, sending })
+const sendingOf = (query: CompiledQuery): Sending | undefined =>
+  'sending' in query ? (query as MarkedQuery).sending : undefined
 
 /**
  * Runs `query` in `trx` as part of the transaction, without waiting for its answer on PostgreSQL: it is sent
@@ -38,37 +37,26 @@ const deferredQueries = new WeakSet<CompiledQuery>()
  * statements whose result nobody reads. Elsewhere (SQLite) it simply runs.
  */
 export async function deferUntilCommit(trx: Writer, query: CompiledQuery): Promise<void> {
-  deferredQueries.add(query)
-  await trx.executeQuery(query)
-}
-
-/** Transactions in which nothing will follow the change (changeEndsTransaction). */
-const endingWithChange = new WeakSet<Writer>()
-/** Queries that are all of their transaction, when they are its first statement. */
-const wholeTransactions = new WeakSet<CompiledQuery>()
-
-/**
- * Says that nothing but the change the caller is about to make will run in `trx` (no stored response, no other
- * change): a change made of one statement (wholeChange) may then be sent as a transaction of its own.
- */
-export function changeEndsTransaction(trx: Writer): void {
-  endingWithChange.add(trx)
+  await trx.executeQuery(marked(query, 'held'))
 }
 
 /**
- * Runs `query`, the whole of a change, in `trx`. When it is the transaction's first statement and nothing
- * follows the change (changeEndsTransaction), it is sent alone, without BEGIN and COMMIT: one round trip. The
- * caller must not fail after it then (nothing could take it back); mapping its rows is all that may follow.
+ * Runs `query`, the whole of a change, in the unit of work. When it is the transaction's first statement and
+ * nothing follows the change (changeEndsTransaction), it is sent alone, without BEGIN and COMMIT: one round
+ * trip. The caller must not fail after it then (nothing could take it back); mapping its rows is all that may
+ * follow.
  */
-export async function wholeChange<R>(trx: Writer, query: CompiledQuery): Promise<QueryResult<R>> {
-  if (endingWithChange.has(trx)) wholeTransactions.add(query)
-  return trx.executeQuery<R>(query)
+export async function wholeChange<R>(
+  { trx, changeEndsTransaction }: Pick<UnitOfWork, 'trx' | 'changeEndsTransaction'>,
+  query: CompiledQuery,
+): Promise<QueryResult<R>> {
+  return trx.executeQuery<R>(changeEndsTransaction ? marked(query, 'alone') : query)
 }
 
 const NO_ROWS: QueryResult<never> = { rows: [] }
 
 /** One pooled connection, used for one transaction at a time. */
-class PipelinedConnection implements DatabaseConnection {
+export class PipelinedConnection implements DatabaseConnection {
   readonly client: pg.PoolClient
   /** Sent, answer not awaited yet (BEGIN): their first failure is the transaction's. */
   #unanswered: Promise<unknown>[] = []
@@ -85,11 +73,12 @@ class PipelinedConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#sentAlone) throw new Error('a transaction sent as one statement ran another one')
-    if (deferredQueries.has(query)) {
+    const sending = sendingOf(query)
+    if (sending === 'held') {
       this.#held.push(query)
       return NO_ROWS
     }
-    if (this.#begin && this.#held.length === 0 && wholeTransactions.has(query)) {
+    if (this.#begin && this.#held.length === 0 && sending === 'alone') {
       this.#begin = undefined
       this.#sentAlone = true
       return this.#send<R>(query)
@@ -204,56 +193,5 @@ class PipelinedConnection implements DatabaseConnection {
     if (!socket) return
     socket.cork()
     process.nextTick(() => socket.uncork())
-  }
-}
-
-class PipelinedPostgresDriver implements Driver {
-  readonly #pool: () => Promise<pg.Pool>
-  #connections = new WeakMap<pg.PoolClient, PipelinedConnection>()
-
-  constructor(pool: () => Promise<pg.Pool>) {
-    this.#pool = pool
-  }
-
-  async init(): Promise<void> {}
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const client = await (await this.#pool()).connect()
-    let connection = this.#connections.get(client)
-    if (!connection) {
-      connection = new PipelinedConnection(client)
-      this.#connections.set(client, connection)
-    }
-    return connection
-  }
-
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    ;(connection as PipelinedConnection).begin(settings)
-  }
-
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return (connection as PipelinedConnection).commit()
-  }
-
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return (connection as PipelinedConnection).rollback()
-  }
-
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    ;(connection as PipelinedConnection).client.release()
-  }
-
-  async destroy(): Promise<void> {
-    await (await this.#pool()).end()
-  }
-}
-
-/** Kysely's PostgreSQL dialect with the driver above; `pool` gives the pool whose clients run in pipeline mode. */
-export function pipelinedPostgresDialect(pool: () => Promise<pg.Pool>): Dialect {
-  return {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PipelinedPostgresDriver(pool),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
   }
 }

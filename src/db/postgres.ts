@@ -5,7 +5,7 @@ import { readPostgresDataVersion } from './postgres-data-version.js'
 import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
-import { pipelinedPostgresDialect } from './postgres-transactions.js'
+import { pipelinedPostgresDialect } from './postgres-pipelined-dialect.js'
 import type { Store } from './store.js'
 
 export interface PostgresOptions {

@@ -1,19 +1,22 @@
 // Idempotent POST, PATCH and DELETE requests (draft-ietf-httpapi-idempotency-key-header), wrapped around a
-// service call by the HTTP layer. The service owns its transaction; this module adds work to it. With an
-// Idempotency-Key header a request runs in two steps, both durable before anything depends on them:
+// service call by the HTTP layer. This module opens the unit of work the service changes in (db/unit-of-work.ts)
+// and adds the stored answer to it. With an Idempotency-Key header a request runs in two steps, both durable
+// before anything depends on them:
 //   1. a short transaction claims the key: it inserts it as in_flight (visible to every other transaction and
 //      process from then on), or finds it taken and decides: a different request → 422; a completed one → its
 //      stored response is replayed; one still running → 409; one expired, or abandoned by a dead process (its
 //      lease ran out) → taken over;
-//   2. the service call runs with an `inTransaction` step that stores its response in the service's ONE
-//      transaction, which commits only if this request still holds the key: an acknowledged effect and its
-//      stored response are durable together, or neither is.
+//   2. the service makes its change in a unit of work, and its response is stored in the same ONE transaction,
+//      which commits only if this request still holds the key: an acknowledged effect and its stored response
+//      are durable together, or neither is.
+// Without the header the change is all of its unit of work (on PostgreSQL a one-statement change goes alone).
 // A client error the effect answers (404, 409) is stored and replayed as well (a retry is the same request and
 // gets the same answer); a server error (500, 503) or a crash is not: the key is released, or its lease runs
 // out, and a retry runs the request afresh.
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { DataAccess, InTransaction, Writer } from '../db/database.js'
+import type { DataAccess, Writer } from '../db/database.js'
+import { runUnitOfWork, type UnitOfWork } from '../db/unit-of-work.js'
 import { ApiError, errorBody, knownApiError } from '../http/errors.js'
 import { withJsonText } from '../http/prepared-json.js'
 import { requestFingerprint } from './fingerprint.js'
@@ -38,10 +41,8 @@ export interface Answer<Body> {
   headers?: Record<string, string>
 }
 
-export type { InTransaction }
-
-/** The service call; it runs `inTransaction` (when given) inside its own transaction. */
-export type ServiceCall<Result> = (inTransaction: InTransaction<Result> | undefined) => Promise<Result>
+/** The service call: its change, in the unit of work it is given. */
+export type ServiceCall<Result> = (uow: UnitOfWork) => Promise<Result>
 
 /**
  * How a route's stored response bodies are kept: a response that shows a secret (a webhook's signing secret) is
@@ -177,13 +178,14 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
   ): Promise<Body> {
     const sealed = async (stored: StoredResponse) =>
       storedBody ? { ...stored, body: await storedBody.seal(stored.body) } : stored
-    let response: StoredResponse | undefined
+    let response: StoredResponse
     try {
-      await call(async (trx, result) => {
-        const { status, body, headers = {} } = answer(result)
-        response = { status, body: body === undefined ? '' : serialise(reply, status, body), headers }
-        if (!(await completeKey(trx, id, leaseToken, await sealed(response), iso(Date.now() + ttlMs))))
+      response = await runUnitOfWork(data, async (uow) => {
+        const { status, body, headers = {} } = answer(await call(uow))
+        const stored = { status, body: body === undefined ? '' : serialise(reply, status, body), headers }
+        if (!(await completeKey(uow.trx, id, leaseToken, await sealed(stored), iso(Date.now() + ttlMs))))
           throw new KeyLost()
+        return stored
       })
     } catch (error) {
       if (error instanceof KeyLost) throw inFlight()
@@ -201,7 +203,6 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       }
       throw error
     }
-    if (!response) throw new Error('the service call did not run its inTransaction step')
     return send(reply, response, false)
   }
 
@@ -209,7 +210,8 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     async run(request, reply, call, answer, { storedBody } = {}) {
       const key = request.headers[IDEMPOTENCY_KEY_HEADER]
       if (typeof key !== 'string') {
-        const { status, body, headers = {} } = answer(await call(undefined))
+        const result = await runUnitOfWork(data, call, { changeEndsTransaction: true })
+        const { status, body, headers = {} } = answer(result)
         reply.code(status).headers(headers)
         return body
       }

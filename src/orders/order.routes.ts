@@ -9,7 +9,7 @@ import { publicOrigin } from '../http/public-origin.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { refuseBody } from '../http/refuse-body.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
-import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import {
@@ -19,7 +19,6 @@ import {
   OrderSchema,
   OrdersSchema,
   STATE_MACHINE,
-  type Order,
 } from './order.schema.js'
 import type { OrderService } from './order.service.js'
 
@@ -104,7 +103,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<Order>) => orders.place(input, inTransaction),
+        (uow) => orders.place(uow, input),
         (order) => ({
           status: 201,
           body: order,
@@ -159,7 +158,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<Order>) => orders.cancel(request.params.orderId, inTransaction),
+        (uow) => orders.cancel(uow, request.params.orderId),
         (order) => ({ status: 200, body: order }),
       ),
   )
@@ -188,7 +187,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<Order>) => orders.complete(request.params.orderId, inTransaction),
+        (uow) => orders.complete(uow, request.params.orderId),
         (order) => ({ status: 200, body: order }),
       ),
   )

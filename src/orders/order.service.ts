@@ -1,10 +1,10 @@
 // The order lifecycle and the animal's status moving with it, as transactions. Each transition is a
 // conditional update inside a transaction (`… where status = 'placed'`), so that of several concurrent
 // requests, from any number of processes, exactly one wins; the others find the state changed and get a
-// Conflict. No in-process lock is involved: correctness rests on the database alone. A caller's
-// `inTransaction` work (the stored response of an idempotent request) commits with the transition or not at all.
-import type { DataAccess, EventType, InTransaction, Writer } from '../db/database.js'
-import { writeWith } from '../db/write.js'
+// Conflict. No in-process lock is involved: correctness rests on the database alone. Each runs in the caller's
+// unit of work (db/unit-of-work.ts), with whatever else the caller adds to it (an idempotent request's answer).
+import type { DataAccess, EventType } from '../db/database.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound } from '../domain/errors.js'
 import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
@@ -33,11 +33,11 @@ export interface OrderService {
   /** The order; NotFound when there is none with this id. */
   get(id: number): Promise<Order>
   /** Places an order for an available pet and makes the pet pending, both or neither. */
-  place(input: PlaceOrderInput, inTransaction?: InTransaction<Order>): Promise<Order>
+  place(uow: UnitOfWork, input: PlaceOrderInput): Promise<Order>
   /** Ends a placed order and returns its pet to available. */
-  cancel(id: number, inTransaction?: InTransaction<Order>): Promise<Order>
+  cancel(uow: UnitOfWork, id: number): Promise<Order>
   /** Ends a placed order and sells its pet. */
-  complete(id: number, inTransaction?: InTransaction<Order>): Promise<Order>
+  complete(uow: UnitOfWork, id: number): Promise<Order>
 }
 
 const FINISHES = {
@@ -48,7 +48,8 @@ const FINISHES = {
   { order: OrderStatus; pet: PetStatus; done: string; event: Extract<EventType, `order.${string}`> }
 >
 
-async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
+async function placeIn(uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> {
+  const { trx } = uow
   const pet = await transitionPetStatus(trx, input.petId, 'available', 'pending')
   if (!pet) {
     const current = await findPetById(trx, input.petId)
@@ -60,12 +61,13 @@ async function placeIn(trx: Writer, input: PlaceOrderInput): Promise<Order> {
   const order = toOrder(
     await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }),
   )
-  await recordEvent(trx, 'order.placed', toOrderEventData(order))
-  await recordEvent(trx, 'pet.updated', toPetEventData(toPet(pet)))
+  await recordEvent(uow, 'order.placed', toOrderEventData(order))
+  await recordEvent(uow, 'pet.updated', toPetEventData(toPet(pet)))
   return order
 }
 
-async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINISHES): Promise<Order> {
+async function finishIn(uow: UnitOfWork, orderId: number, action: keyof typeof FINISHES): Promise<Order> {
+  const { trx } = uow
   const finish = FINISHES[action]
   const row = await transitionOrderStatus(trx, orderId, 'placed', finish.order)
   if (!row) {
@@ -78,15 +80,12 @@ async function finishIn(trx: Writer, orderId: number, action: keyof typeof FINIS
   const pet = await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet)
   if (!pet) throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
   const order = toOrder(row)
-  await recordEvent(trx, finish.event, toOrderEventData(order))
-  await recordEvent(trx, 'pet.updated', toPetEventData(toPet(pet)))
+  await recordEvent(uow, finish.event, toOrderEventData(order))
+  await recordEvent(uow, 'pet.updated', toPetEventData(toPet(pet)))
   return order
 }
 
 export function createOrderService(data: DataAccess): OrderService {
-  const write = (change: (trx: Writer) => Promise<Order>, inTransaction: InTransaction<Order> | undefined) =>
-    writeWith(data, change, inTransaction)
-
   return {
     async list(query) {
       return pageOf(await listOrders(data.read, { ...query, limit: rowsToFetch(query.limit) }), query.limit, toOrder)
@@ -96,8 +95,8 @@ export function createOrderService(data: DataAccess): OrderService {
       if (!row) throw new NotFound('order', id)
       return toOrder(row)
     },
-    place: (input, inTransaction) => write((trx) => placeIn(trx, input), inTransaction),
-    cancel: (id, inTransaction) => write((trx) => finishIn(trx, id, 'cancel'), inTransaction),
-    complete: (id, inTransaction) => write((trx) => finishIn(trx, id, 'complete'), inTransaction),
+    place: placeIn,
+    cancel: (uow, id) => finishIn(uow, id, 'cancel'),
+    complete: (uow, id) => finishIn(uow, id, 'complete'),
   }
 }

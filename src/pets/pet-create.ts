@@ -1,20 +1,20 @@
-// A pet's creation and its pet.created, in the transaction of the change. On PostgreSQL one statement does both
+// A pet's creation and its pet.created, in the unit of work of the change. On PostgreSQL one statement does both
 // (the pet's id, which the event's data holds, is assigned by the database in that statement): half the
 // statements, and nothing waits between them. The data is the bytes the mapper gives, cut where the id goes
 // (toPetEventDataAroundId); the database writes the id's digits between the two halves.
 import { CompiledQuery, PostgresAdapter } from 'kysely'
-import type { Writer } from '../db/database.js'
 import { wholeChange } from '../db/postgres-transactions.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { eventOfInsertedRow, recordEvent } from '../events/event-log.js'
 import { postgresEventOfInsertedRow } from '../events/event.repository.js'
 import { toPet, toPetEventData, toPetEventDataAroundId } from './pet.mapper.js'
 import { insertPet, type NewPetRow, type PetRow } from './pet.repository.js'
 
-/** Inserts a pet and records its pet.created in `trx`. */
-export async function insertPetRecordingCreation(trx: Writer, row: NewPetRow): Promise<PetRow> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) return insertPetWithEvent(trx, row)
-  const inserted = await insertPet(trx, row)
-  await recordEvent(trx, 'pet.created', toPetEventData(toPet(inserted)))
+/** Inserts a pet and records its pet.created in `uow`. */
+export async function insertPetRecordingCreation(uow: UnitOfWork, row: NewPetRow): Promise<PetRow> {
+  if (uow.trx.getExecutor().adapter instanceof PostgresAdapter) return insertPetWithEvent(uow, row)
+  const inserted = await insertPet(uow.trx, row)
+  await recordEvent(uow, 'pet.created', toPetEventData(toPet(inserted)))
   return inserted
 }
 
@@ -25,17 +25,17 @@ const POSTGRES_INSERT_WITH_EVENT = `with pet as (
   select * from pet`
 
 /**
- * PostgreSQL: the pet and its pet.created in one statement, the whole change: alone in its transaction, it is
- * sent without BEGIN and COMMIT (db/postgres-transactions.ts).
+ * PostgreSQL: the pet and its pet.created in one statement, the whole change: when nothing follows it in the
+ * unit of work (no stored answer), it is sent without BEGIN and COMMIT (db/postgres-transactions.ts).
  */
-async function insertPetWithEvent(trx: Writer, pet: NewPetRow): Promise<PetRow> {
+async function insertPetWithEvent(uow: UnitOfWork, pet: NewPetRow): Promise<PetRow> {
   const { rows } = await wholeChange<PetRow>(
-    trx,
+    uow,
     CompiledQuery.raw(POSTGRES_INSERT_WITH_EVENT, [
       pet.name,
       pet.category_id,
       pet.status,
-      ...eventOfInsertedRow(trx, 'pet.created', toPetEventDataAroundId(pet)),
+      ...eventOfInsertedRow(uow, 'pet.created', toPetEventDataAroundId(pet)),
     ]),
   )
   const inserted = rows[0]

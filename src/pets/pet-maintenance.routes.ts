@@ -11,9 +11,9 @@ import type { Metrics } from '../http/metrics.js'
 import { refuseBody } from '../http/refuse-body.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
-import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, REPLAYED_HEADER, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import type { PetService, VersionedPet } from './pet.service.js'
+import type { PetService } from './pet.service.js'
 import { PetIdParams, PetPatchSchema, PetSchema } from './pet.schema.js'
 
 export interface PetMaintenanceRoutesOptions {
@@ -91,7 +91,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<VersionedPet>) => pets.update(petId, request.body, condition, inTransaction),
+        (uow) => pets.update(uow, petId, request.body, condition),
         ({ pet, version }) => ({
           status: 200,
           body: pet,
@@ -130,7 +130,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<VersionedPet>) => pets.delete(petId, condition, inTransaction),
+        (uow) => pets.delete(uow, petId, condition),
         () => ({ status: 204, body: undefined }),
       )
     },

@@ -1,10 +1,11 @@
-// Changing and deleting a pet, each inside the caller's transaction. Both read the pet, decide (the caller's
+// Changing and deleting a pet, each inside the caller's unit of work. Both read the pet, decide (the caller's
 // condition on its version, the rules of its orders), and then write only if the pet is still at the version
 // read (`… where version = ?`): of concurrent writers that read the same version exactly one succeeds, from any
 // number of processes, without locks. A writer that finds the pet changed since its read decides again on what
 // it then reads, so every decision is made on the state its write replaces. Orders move the version too
 // (transitionPetStatus), so a placed order can never slip in between a decision and its write.
 import type { Writer } from '../db/database.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
 import { recordEvent } from '../events/event-log.js'
@@ -50,11 +51,12 @@ function tooBusy(id: number): Conflict {
 }
 
 export async function updatePetIn(
-  trx: Writer,
+  uow: UnitOfWork,
   id: number,
   patch: PetPatch,
   condition: VersionCondition | undefined,
 ): Promise<VersionedPet> {
+  const { trx } = uow
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const row = await currentPet(trx, id, condition)
     const changes = changesOf(row, patch)
@@ -70,7 +72,7 @@ export async function updatePetIn(
     const updated = await updatePetAtVersion(trx, id, Number(row.version), changes)
     if (updated) {
       const pet = toVersionedPet(updated)
-      await recordEvent(trx, 'pet.updated', toPetEventData(pet.pet))
+      await recordEvent(uow, 'pet.updated', toPetEventData(pet.pet))
       return pet
     }
   }
@@ -79,10 +81,11 @@ export async function updatePetIn(
 
 /** Deletes the pet (it stays stored, marked deleted, for its orders); returns its last state. */
 export async function deletePetIn(
-  trx: Writer,
+  uow: UnitOfWork,
   id: number,
   condition: VersionCondition | undefined,
 ): Promise<VersionedPet> {
+  const { trx } = uow
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const row = await currentPet(trx, id, condition)
     await refuseWhilePlaced(
@@ -94,7 +97,7 @@ export async function deletePetIn(
     if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) {
       // The event carries the pet's last state; a patch that changed nothing (above) writes no event.
       const last = toVersionedPet(row)
-      await recordEvent(trx, 'pet.deleted', toPetEventData(last.pet))
+      await recordEvent(uow, 'pet.deleted', toPetEventData(last.pet))
       return last
     }
   }

@@ -17,11 +17,11 @@ import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/public-origin.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
-import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { DeprecationHeadersSchema, markDeprecated } from './deprecation.js'
 import type { PetStatus } from './pet.repository.js'
-import type { PetService, VersionedPet } from './pet.service.js'
+import type { PetService } from './pet.service.js'
 import { ListPetsQuery, NewPetSchema, PetIdParams, PetSchema, PetsSchema } from './pet.schema.js'
 
 export interface PetRoutesOptions {
@@ -101,7 +101,7 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<VersionedPet>) => pets.create(request.body, inTransaction),
+        (uow) => pets.create(uow, request.body),
         ({ pet, version }) => ({
           status: 201,
           body: pet,

@@ -1,6 +1,5 @@
 // The pets use cases: the only door from the routes to the pets in the store.
-import type { DataAccess, InTransaction, Writer } from '../db/database.js'
-import { writeWith } from '../db/write.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { NotFound } from '../domain/errors.js'
 import type { VersionCondition } from '../domain/version-condition.js'
 import type { Page } from '../http/pagination.js'
@@ -17,37 +16,24 @@ export interface PetService {
   list(query: PetPageQuery): Promise<Page<Pet>>
   /** The pet and its version; NotFound when there is none with this id (or it was deleted). */
   get(id: number): Promise<VersionedPet>
-  /** Adds a pet; `inTransaction` commits with it, or neither does. */
-  create(input: NewPet, inTransaction?: InTransaction<VersionedPet>): Promise<VersionedPet>
+  /** Adds a pet, and records its pet.created, in `uow`. */
+  create(uow: UnitOfWork, input: NewPet): Promise<VersionedPet>
   /**
    * Changes what the patch names, if `condition` holds for the pet's version (PreconditionFailed otherwise).
    * A status change is a Conflict while the pet has a placed order. A patch that changes nothing keeps the version.
    */
-  update(
-    id: number,
-    patch: PetPatch,
-    condition: VersionCondition | undefined,
-    inTransaction?: InTransaction<VersionedPet>,
-  ): Promise<VersionedPet>
+  update(uow: UnitOfWork, id: number, patch: PetPatch, condition: VersionCondition | undefined): Promise<VersionedPet>
   /** Deletes the pet, if `condition` holds; a Conflict while it has a placed order. Returns its last state. */
-  delete(
-    id: number,
-    condition: VersionCondition | undefined,
-    inTransaction?: InTransaction<VersionedPet>,
-  ): Promise<VersionedPet>
+  delete(uow: UnitOfWork, id: number, condition: VersionCondition | undefined): Promise<VersionedPet>
 }
 
 export interface PetServiceDependencies {
-  data: DataAccess
   /** How pets are read: chosen by the composition root (cached, SQLite's own JSON, or the query builder). */
   reads: PetReads
 }
 
-export function createPetService({ data, reads }: PetServiceDependencies): PetService {
-  const write = (
-    change: (trx: Writer) => Promise<VersionedPet>,
-    inTransaction: InTransaction<VersionedPet> | undefined,
-  ) => writeWith(data, change, inTransaction)
+// Writes run in the caller's unit of work (db/unit-of-work.ts): it commits them, or rolls them back.
+export function createPetService({ reads }: PetServiceDependencies): PetService {
   return {
     list: (query) => reads.page(query),
     async get(id) {
@@ -56,21 +42,16 @@ export function createPetService({ data, reads }: PetServiceDependencies): PetSe
       return found
     },
     // The HTTP contract fills the default status before this; other callers get the same one.
-    create: (input, inTransaction) =>
-      write(
-        async (trx) =>
-          toVersionedPet(
-            await insertPetRecordingCreation(trx, {
-              name: input.name,
-              category_id: input.categoryId,
-              status: input.status ?? DEFAULT_PET_STATUS,
-            }),
-          ),
-        inTransaction,
+    create: async (uow, input) =>
+      toVersionedPet(
+        await insertPetRecordingCreation(uow, {
+          name: input.name,
+          category_id: input.categoryId,
+          status: input.status ?? DEFAULT_PET_STATUS,
+        }),
       ),
     // Each writes its event (pet.updated, pet.deleted) in the same transaction as its change.
-    update: (id, patch, condition, inTransaction) =>
-      write((trx) => updatePetIn(trx, id, patch, condition), inTransaction),
-    delete: (id, condition, inTransaction) => write((trx) => deletePetIn(trx, id, condition), inTransaction),
+    update: (uow, id, patch, condition) => updatePetIn(uow, id, patch, condition),
+    delete: (uow, id, condition) => deletePetIn(uow, id, condition),
   }
 }

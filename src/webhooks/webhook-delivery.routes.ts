@@ -11,7 +11,7 @@ import { refuseBody } from '../http/refuse-body.js'
 import { NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
-import type { Idempotency, InTransaction } from '../idempotency/idempotent.js'
+import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import {
   DeliveriesSchema,
@@ -19,7 +19,6 @@ import {
   DeliverySchema,
   ListDeliveriesQuery,
   WebhookIdParams,
-  type Delivery,
 } from './webhook.schema.js'
 import type { WebhookService } from './webhook.service.js'
 
@@ -124,8 +123,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
       idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<Delivery>) =>
-          webhooks.retry(request.params.webhookId, request.params.deliveryId, inTransaction),
+        (uow) => webhooks.retry(uow, request.params.webhookId, request.params.deliveryId),
         (delivery) => ({ status: 202, body: delivery }),
       ),
   )

@@ -13,7 +13,7 @@ import { refuseBody } from '../http/refuse-body.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
 import { NoQuery } from '../http/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
-import type { Idempotency, InTransaction, StoredBodyCodec } from '../idempotency/idempotent.js'
+import type { Idempotency, StoredBodyCodec } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import {
   ListWebhooksQuery,
@@ -23,8 +23,6 @@ import {
   WebhookSchema,
   WebhooksSchema,
   WebhookWithSecretSchema,
-  type Webhook,
-  type WebhookWithSecret,
 } from './webhook.schema.js'
 import type { WebhookService } from './webhook.service.js'
 
@@ -84,10 +82,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
     },
     async (request, reply) => {
       const origin = publicOrigin(request, publicBaseUrl)
+      await webhooks.secretsReady()
       return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<WebhookWithSecret>) => webhooks.create(request.body, inTransaction),
+        (uow) => webhooks.create(uow, request.body),
         (webhook) => ({
           status: 201,
           body: webhook,
@@ -181,8 +180,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<Webhook>) =>
-          webhooks.update(request.params.webhookId, request.body, inTransaction),
+        (uow) => webhooks.update(uow, request.params.webhookId, request.body),
         (webhook) => ({ status: 200, body: webhook }),
       ),
   )
@@ -209,7 +207,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
       idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<undefined>) => webhooks.remove(request.params.webhookId, inTransaction),
+        (uow) => webhooks.remove(uow, request.params.webhookId),
         () => ({ status: 204, body: undefined }),
       ),
   )
@@ -239,15 +237,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         },
       },
     },
-    async (request, reply) =>
-      idempotency.run(
+    async (request, reply) => {
+      await webhooks.secretsReady()
+      return idempotency.run(
         request,
         reply,
-        (inTransaction?: InTransaction<WebhookWithSecret>) =>
-          webhooks.rotateSecret(request.params.webhookId, inTransaction),
+        (uow) => webhooks.rotateSecret(uow, request.params.webhookId),
         (webhook) => ({ status: 200, body: webhook }),
         sealed,
-      ),
+      )
+    },
   )
 
   rejectOtherMethods(app, '/webhooks', ['GET', 'POST'])

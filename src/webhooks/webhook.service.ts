@@ -2,7 +2,8 @@
 // delivery log with its manual retry. Deliveries themselves are created from the event feed and made by the
 // delivery worker (fan-out.repository.ts, delivery-worker.ts); this service only reads and reschedules them.
 // An endpoint receives the events that become readable after it is registered, or enabled again.
-import type { DataAccess, DeliveryStatus, InTransaction, Writer } from '../db/database.js'
+import type { DataAccess, DeliveryStatus } from '../db/database.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound } from '../domain/errors.js'
 import { newestReadableEventId, numberEventsCommittedSoFar } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
@@ -31,17 +32,22 @@ export interface DeliveryPageQuery {
 
 export interface WebhookService {
   /** Registers an endpoint, enabled, with a new secret (returned only here and by rotateSecret). */
-  create(input: NewWebhook, inTransaction?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret>
+  create(uow: UnitOfWork, input: NewWebhook): Promise<WebhookWithSecret>
   list(query: { afterId: number | undefined; limit: number }): Promise<Page<Webhook>>
   get(id: number): Promise<Webhook>
-  update(id: number, patch: WebhookPatch, inTransaction?: InTransaction<Webhook>): Promise<Webhook>
+  update(uow: UnitOfWork, id: number, patch: WebhookPatch): Promise<Webhook>
   /** Deletes the endpoint, its pending deliveries and its delivery log. */
-  remove(id: number, inTransaction?: InTransaction<undefined>): Promise<void>
+  remove(uow: UnitOfWork, id: number): Promise<void>
   /** A new secret; the previous one keeps signing beside it for the overlap period. */
-  rotateSecret(id: number, inTransaction?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret>
+  rotateSecret(uow: UnitOfWork, id: number): Promise<WebhookWithSecret>
+  /**
+   * Loads the key that seals secrets: await it before opening the unit of work of create or rotateSecret, since
+   * its first load may store the key in a transaction of its own (on SQLite, one the open unit of work blocks).
+   */
+  secretsReady(): Promise<void>
   deliveries(id: number, query: DeliveryPageQuery): Promise<Page<Delivery>>
   /** Makes a delivery due now (again, if it had finished). Conflict while one of its attempts is in progress. */
-  retry(id: number, deliveryId: number, inTransaction?: InTransaction<Delivery>): Promise<Delivery>
+  retry(uow: UnitOfWork, id: number, deliveryId: number): Promise<Delivery>
 }
 
 export interface WebhookServiceDependencies {
@@ -61,14 +67,6 @@ export function createWebhookService({
   secretOverlapMs,
   deliveryScheduled,
 }: WebhookServiceDependencies): WebhookService {
-  /** `change` and the caller's `inTransaction` work, in one durable transaction. */
-  const write = <Result>(change: (trx: Writer) => Promise<Result>, inTransaction: InTransaction<Result> | undefined) =>
-    data.transaction(async (trx) => {
-      const result = await change(trx)
-      await inTransaction?.(trx, result)
-      return result
-    })
-
   const existing = async (id: number) => {
     const row = await findWebhook(data.read, id)
     if (!row) throw new NotFound('webhook', id)
@@ -76,28 +74,28 @@ export function createWebhookService({
   }
 
   return {
-    async create(input, inTransaction) {
+    // Writes run in the caller's unit of work; the delivery worker looks again once it has ended.
+    async create({ trx, afterwards }, input) {
       const url = checkDestination(input.url, allowPrivateNetworks)
       const secret = newSigningSecret()
       const sealed = (await secrets()).seal(secret)
       const now = new Date().toISOString()
-      return write(async (trx) => {
-        // It receives the events of the changes acknowledged from now on.
-        await numberEventsCommittedSoFar(trx)
-        const row = await insertWebhook(trx, {
-          url,
-          types: storedTypes(input.types),
-          description: input.description ?? null,
-          status: 'enabled',
-          secret: sealed,
-          previous_secret: null,
-          previous_secret_expires_at: null,
-          created_at: now,
-          updated_at: now,
-          receives_after: await newestReadableEventId(trx),
-        })
-        return { ...toWebhook(row), secret }
-      }, inTransaction).finally(deliveryScheduled)
+      afterwards(deliveryScheduled)
+      // It receives the events of the changes acknowledged from now on.
+      await numberEventsCommittedSoFar(trx)
+      const row = await insertWebhook(trx, {
+        url,
+        types: storedTypes(input.types),
+        description: input.description ?? null,
+        status: 'enabled',
+        secret: sealed,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        created_at: now,
+        updated_at: now,
+        receives_after: await newestReadableEventId(trx),
+      })
+      return { ...toWebhook(row), secret }
     },
 
     async list(query) {
@@ -112,46 +110,44 @@ export function createWebhookService({
       return toWebhook(await existing(id))
     },
 
-    update(id, patch, inTransaction) {
+    async update({ trx, afterwards }, id, patch) {
       const changes: WebhookChanges = { updated_at: new Date().toISOString() }
       if (patch.url !== undefined) changes.url = checkDestination(patch.url, allowPrivateNetworks)
       if (patch.types !== undefined) changes.types = storedTypes(patch.types as NewWebhook['types'] | null)
       if (patch.description !== undefined) changes.description = patch.description
       if (patch.status !== undefined) changes.status = patch.status
-      return write(async (trx) => {
-        // Events not fanned out yet (those of every change acknowledged so far) are delivered as the endpoint was
-        // when they were committed.
-        if (patch.status !== undefined || patch.types !== undefined) {
-          await numberEventsCommittedSoFar(trx)
-          await catchUpEndpoint(trx, id)
-        }
-        const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx) : undefined
-        const row = await updateWebhook(trx, id, changes, enabledAfter)
-        if (!row) throw new NotFound('webhook', id)
-        return toWebhook(row)
-      }, inTransaction).finally(deliveryScheduled)
+      afterwards(deliveryScheduled)
+      // Events not fanned out yet (those of every change acknowledged so far) are delivered as the endpoint was
+      // when they were committed.
+      if (patch.status !== undefined || patch.types !== undefined) {
+        await numberEventsCommittedSoFar(trx)
+        await catchUpEndpoint(trx, id)
+      }
+      const enabledAfter = patch.status === 'enabled' ? await newestReadableEventId(trx) : undefined
+      const row = await updateWebhook(trx, id, changes, enabledAfter)
+      if (!row) throw new NotFound('webhook', id)
+      return toWebhook(row)
     },
 
-    async remove(id, inTransaction) {
-      await write(async (trx) => {
-        if (!(await deleteWebhook(trx, id))) throw new NotFound('webhook', id)
-        return undefined
-      }, inTransaction)
+    async remove({ trx }, id) {
+      if (!(await deleteWebhook(trx, id))) throw new NotFound('webhook', id)
     },
 
-    async rotateSecret(id, inTransaction) {
+    async rotateSecret({ trx }, id) {
       const secret = newSigningSecret()
       const sealed = (await secrets()).seal(secret)
       const now = Date.now()
-      return write(async (trx) => {
-        const row = await rotateWebhookSecret(trx, id, {
-          secret: sealed,
-          previousExpiresAt: new Date(now + secretOverlapMs).toISOString(),
-          now: new Date(now).toISOString(),
-        })
-        if (!row) throw new NotFound('webhook', id)
-        return { ...toWebhook(row), secret }
-      }, inTransaction)
+      const row = await rotateWebhookSecret(trx, id, {
+        secret: sealed,
+        previousExpiresAt: new Date(now + secretOverlapMs).toISOString(),
+        now: new Date(now).toISOString(),
+      })
+      if (!row) throw new NotFound('webhook', id)
+      return { ...toWebhook(row), secret }
+    },
+
+    async secretsReady() {
+      await secrets()
     },
 
     async deliveries(id, query) {
@@ -160,20 +156,17 @@ export function createWebhookService({
       return pageOf(rows, query.limit, toDelivery)
     },
 
-    async retry(id, deliveryId, inTransaction) {
-      const delivery = await write(async (trx) => {
-        const scheduled = await scheduleDeliveryNow(trx, id, deliveryId, Date.now())
-        if (!scheduled) {
-          if (!(await findWebhook(trx, id))) throw new NotFound('webhook', id)
-          if (!(await findDelivery(trx, id, deliveryId))) throw new NotFound('delivery', deliveryId)
-          throw new Conflict(`An attempt of delivery ${deliveryId} is in progress; retry once it has ended.`)
-        }
-        const found = await findDelivery(trx, id, deliveryId)
-        if (!found) throw new Error(`delivery ${deliveryId} vanished inside its transaction`)
-        return toDelivery(found)
-      }, inTransaction)
-      deliveryScheduled()
-      return delivery
+    async retry({ trx, afterwards }, id, deliveryId) {
+      const scheduled = await scheduleDeliveryNow(trx, id, deliveryId, Date.now())
+      if (!scheduled) {
+        if (!(await findWebhook(trx, id))) throw new NotFound('webhook', id)
+        if (!(await findDelivery(trx, id, deliveryId))) throw new NotFound('delivery', deliveryId)
+        throw new Conflict(`An attempt of delivery ${deliveryId} is in progress; retry once it has ended.`)
+      }
+      const found = await findDelivery(trx, id, deliveryId)
+      if (!found) throw new Error(`delivery ${deliveryId} vanished inside its transaction`)
+      afterwards(deliveryScheduled)
+      return toDelivery(found)
     },
   }
 }

@@ -1,0 +1,65 @@
+// The PostgreSQL dialect whose transactions are pipelined (postgres-transactions.ts): Kysely's own adapter,
+// compiler and introspector, with a driver that hands out one PipelinedConnection per pooled client.
+import {
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type TransactionSettings,
+} from 'kysely'
+import type pg from 'pg'
+import { PipelinedConnection } from './postgres-transactions.js'
+
+class PipelinedPostgresDriver implements Driver {
+  readonly #pool: () => Promise<pg.Pool>
+  #connections = new WeakMap<pg.PoolClient, PipelinedConnection>()
+
+  constructor(pool: () => Promise<pg.Pool>) {
+    this.#pool = pool
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const client = await (await this.#pool()).connect()
+    let connection = this.#connections.get(client)
+    if (!connection) {
+      connection = new PipelinedConnection(client)
+      this.#connections.set(client, connection)
+    }
+    return connection
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    ;(connection as PipelinedConnection).begin(settings)
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return (connection as PipelinedConnection).commit()
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return (connection as PipelinedConnection).rollback()
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    ;(connection as PipelinedConnection).client.release()
+  }
+
+  async destroy(): Promise<void> {
+    await (await this.#pool()).end()
+  }
+}
+
+/** Kysely's PostgreSQL dialect with the driver above; `pool` gives the pool whose clients run in pipeline mode. */
+export function pipelinedPostgresDialect(pool: () => Promise<pg.Pool>): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PipelinedPostgresDriver(pool),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+  }
+}
