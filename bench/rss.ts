@@ -34,7 +34,8 @@ export function samplePeakRss(pid: number): PeakSampler {
   let peak = rssMiB(pid)
   const timer = setInterval(() => {
     const now = rssMiB(pid)
-    if (!(now <= peak)) peak = now
+    // Once the process has exited its RSS reads as NaN, which must not replace the peak seen before.
+    if (Number.isFinite(now) && !(now <= peak)) peak = now
   }, 50)
   return {
     stop() {
