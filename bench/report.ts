@@ -1,5 +1,5 @@
 // Turning rounds into the one table: medians of rounds, ratios to L from the same run, and where the
-// service stands against the issue's targets.
+// service stands against its targets.
 import { median, type Measurement } from './load.js'
 
 export interface RoundResult extends Measurement {
@@ -108,7 +108,7 @@ export function roundRange(numerator: ScenarioSummary, denominator: ScenarioSumm
     : ''
 }
 
-/** PostgreSQL's targets (issue 16): ratios to L, to the plain Fastify + pg reference, and one vs two instances. */
+/** PostgreSQL's targets: ratios to L, to the plain Fastify + pg reference, and one vs two instances. */
 function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): string[] {
   const lines: string[] = []
   const ratio = (id: string) => (byId.get(id)?.requestsPerSecond ?? NaN) / limit
@@ -155,7 +155,7 @@ function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): str
   return lines
 }
 
-/** The issue's targets, each with the figure it is judged on: SQLite's (issue 6) or PostgreSQL's (issue 16). */
+/** The targets, each with the figure it is judged on: SQLite's or PostgreSQL's. */
 export function targetsReport(
   summaries: ScenarioSummary[],
   limit: number,
@@ -193,7 +193,7 @@ export function targetsReport(
   }
   const update = byId.get('update')
   if (update && create) {
-    // Issue 12: a conditional PATCH (a read, a conditional update, the same group commit) keeps up with a create.
+    // A conditional PATCH (a read, a conditional update, the same group commit) keeps up with a create.
     const times = update.requestsPerSecond / create.requestsPerSecond
     lines.push(
       `update (PATCH with If-Match) ≥ create (durable): ${fixed(times, 2)} ×${roundRange(update, create)}, ${thousands(update.requestsPerSecond)} vs ${thousands(create.requestsPerSecond)} req/s → ${verdict(times >= 1)}`,

@@ -1,4 +1,4 @@
-// Small holes found from outside (issue 10, item 10): links for HTTP/1.0 requests without Host, authentication
+// Small holes found from outside: links for HTTP/1.0 requests without Host, authentication
 // before a path the router cannot decode, 405 for every method the router knows, a trailing slash that is not
 // a pet id, and a Retry-After on /readyz when the database is down.
 import assert from 'node:assert/strict'

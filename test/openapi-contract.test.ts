@@ -1,4 +1,4 @@
-// What client generators and contract testers need from the document (issue 15): named schemas, responses and
+// What client generators and contract testers need from the document: named schemas, responses and
 // headers, each defined once and referenced; the 403 of each operation naming its own scope; an example for
 // every parameter, request body, response and header that validates against its schema; and the service still
 // sending exactly the documented properties although response schemas are open.
