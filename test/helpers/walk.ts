@@ -1,6 +1,7 @@
 // A page's walk through the API is a script: its shell blocks (each preceded by `<!-- walk -->`) are run in
 // order, in one bash, against a real server on a fresh database, exactly as a reader pastes them. The status,
 // body and header lines the page shows in comments are what the commands must print.
+import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 
 // Where the pages' examples say the server is (npm start's default); the test server's own URL replaces it.
@@ -49,4 +50,28 @@ export async function runWalk(
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
   return { code, output: output.replaceAll('\r', '') }
+}
+
+/**
+ * Asserts that `output` has exactly the status lines the page shows, in order, and every body and header line it
+ * shows, in order. Returns what the page shows, for the caller to check how much that is.
+ */
+export function assertPrintedAsShown(page: string, script: string, output: string, baseUrl: string): Expected {
+  const expected = expectedOutput(script, baseUrl)
+  const lines = output.split('\n')
+  assert.deepEqual(
+    lines.filter((line) => /^HTTP\/1\.1 \d{3} /.test(line)),
+    expected.statuses,
+    output,
+  )
+  let from = 0
+  for (const line of expected.lines) {
+    const at = lines.indexOf(line, from)
+    assert.ok(
+      at >= 0,
+      `${page} shows ${JSON.stringify(line)}, which the walk did not print (after line ${from}):\n${output}`,
+    )
+    from = at + 1
+  }
+  return expected
 }
