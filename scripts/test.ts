@@ -47,6 +47,7 @@ const STORE_INDEPENDENT = new Set([
   // Moving a shop between the two stores: each test names the stores it moves between.
   'move-round-trip.test.ts',
   'move-refusals.test.ts',
+  'move-pipe.test.ts',
 ])
 // Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
 // SQLite, by themselves after the other files, so that no other test file competes for the two cores.
