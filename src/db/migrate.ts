@@ -49,7 +49,8 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
     try {
       return await migrateOnce(db)
     } catch (error) {
-      if (attempt >= ATTEMPTS || !(isDatabaseUnavailable(error) || isOtherSchemaDropped(error))) throw error
+      const raced = isOtherSchemaDropped(error) || isMigrationTableMissed(error)
+      if (attempt >= ATTEMPTS || !(isDatabaseUnavailable(error) || raced)) throw error
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
     }
   }
@@ -65,6 +66,16 @@ function isOtherSchemaDropped(error: unknown): boolean {
   if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== '3F000') return false
   const dropped = /^schema "(.+)" does not exist$/.exec(cause.message)?.[1]
   return dropped !== undefined && !(error as MigrationFailed).schema?.includes(dropped)
+}
+
+/**
+ * The same look, racing another client's schema drop, can also miss our own migration table that it has just
+ * made (42P01 on kysely_migration): the next look finds it. Retrying is safe: applied migrations are skipped.
+ */
+function isMigrationTableMissed(error: unknown): boolean {
+  const cause = error instanceof Error ? error.cause : undefined
+  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== '42P01') return false
+  return /kysely_migration" does not exist$/.test(cause.message)
 }
 
 class MigrationFailed extends Error {
