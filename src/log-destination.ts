@@ -4,7 +4,7 @@
 // before a background write noticed. The process then ignores SIGTERM for good. Here, a write that fails
 // with anything but EAGAIN ends logging, EAGAIN is waited for only in the background, and the exit flush
 // writes what the descriptor takes at once and drops the rest.
-import { write, writeSync } from 'node:fs'
+import { writeSync } from 'node:fs'
 import type { DestinationStream } from 'pino'
 
 /** Logs held while the reader does not keep up; beyond this, new lines are dropped rather than held in memory. */
@@ -74,26 +74,37 @@ export class LogDestination implements DestinationStream {
     const chunk = this.chunk
     if (!chunk || this.state === 'broken') return
     this.state = 'writing'
-    write(this.fd, chunk, 0, chunk.length, null, (error, written) => {
-      if (this.state === 'broken') return
-      if (error?.code === 'EAGAIN') {
+    let written: number
+    try {
+      // Synchronous, as pino's own destination is by default: an asynchronous write costs a thread-pool round
+      // trip (about 20 µs of CPU against under 1 µs), which under load was a seventh of the service's time. It
+      // never blocks on a pipe: standard output is non-blocking there, so a full pipe answers EAGAIN at once.
+      written = writeSync(this.fd, chunk)
+    } catch (error) {
+      if (isErrnoException(error) && error.code === 'EAGAIN') {
         this.state = 'waiting'
         // Unreferenced: a full pipe must not keep a process alive that has nothing else to do.
         setTimeout(() => this.writeChunk(), RETRY_MS).unref()
-      } else if (error) {
+      } else {
         // EPIPE and every other failure: the destination is gone, and the service runs on without logs.
         this.state = 'broken'
         this.queue = []
         this.queuedCharacters = 0
-      } else if (written < chunk.length) {
-        this.chunk = chunk.subarray(written)
-        this.writeChunk()
-      } else {
-        this.chunk = undefined
-        this.writeQueued()
       }
-    })
+      return
+    }
+    if (written < chunk.length) {
+      this.chunk = chunk.subarray(written)
+      this.writeChunk()
+    } else {
+      this.chunk = undefined
+      this.writeQueued()
+    }
   }
+}
+
+function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && 'code' in error
 }
 
 /** The service's log destination: standard output, flushed (without waiting) when the process exits. */
