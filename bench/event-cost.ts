@@ -98,9 +98,10 @@ async function interleaved(variants: Variant[], key: string, requests: LoadReque
   for (let round = 1; round <= settings.rounds; round++) {
     const order = round % 2 === 1 ? variants : [...variants].reverse()
     for (const variant of order) variant.runs.push(await load(variant.server))
-    log(
-      `round ${round}: ${variants.map((v) => `${v.label} ${Math.round(v.runs.at(-1)?.requestsPerSecond ?? 0)}`).join(', ')} req/s`,
+    const rates = variants.map(
+      (variant) => `${variant.label} ${Math.round(variant.runs.at(-1)?.requestsPerSecond ?? 0)}`,
     )
+    log(`round ${round}: ${rates.join(', ')} req/s`)
   }
 }
 
@@ -121,7 +122,8 @@ function report(title: string, variants: [Variant, Variant]): string {
   return [
     `\n${title}\n`,
     markdownTable(['', 'req/s (median)', 'p50 ms', 'p99 ms', 'non-2xx/errors'], rows),
-    `\nratio of medians ${ratio.toFixed(2)}; paired ${median(pairs).toFixed(2)}; rounds ${pairs.map((p) => p.toFixed(2)).join(', ')}`,
+    `\nratio of medians ${ratio.toFixed(2)}; paired ${median(pairs).toFixed(2)}; ` +
+      `rounds ${pairs.map((pair) => pair.toFixed(2)).join(', ')}`,
   ].join('\n')
 }
 
@@ -134,6 +136,8 @@ interface Settings {
 async function main(): Promise<void> {
   if (options.help) return console.log(HELP)
   const scenarios = new Set(options.scenarios.split(','))
+  const unknown = [...scenarios].filter((scenario) => scenario !== 'creates' && scenario !== 'feed')
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')} (creates, feed)`)
   const settings = {
     rounds: whole('rounds', options.rounds),
     duration: whole('duration', options.duration),
@@ -141,6 +145,7 @@ async function main(): Promise<void> {
   }
   const eventCount = whole('events', options.events)
   const limit = whole('limit', options.limit)
+  if (limit >= eventCount) throw new Error('--limit must be smaller than --events')
   if (scenarios.has('feed') && !options.before) throw new Error('the feed scenario needs --before DIR')
   installCleanup()
   startWatchdog(whole('time-limit', options['time-limit']))
