@@ -9,12 +9,12 @@ import {
   nameTaken,
   putCategory,
   type Category,
-} from './helpers/categories.js'
-import { assertError } from './helpers/error-assert.js'
-import { collectPages, nextLink } from './helpers/link.js'
-import { addPet } from './helpers/orders.js'
-import { deletePet } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+} from '../helpers/categories.js'
+import { assertError } from '../helpers/error-assert.js'
+import { collectPages, nextLink } from '../helpers/link.js'
+import { addPet } from '../helpers/orders.js'
+import { deletePet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const invalid = (message: string, details: { path: string; message: string }[]) => ({
   status: 400,

@@ -2,11 +2,11 @@
 // none), listed by the feed's `types` filter, and delivered to a webhook that subscribes to them.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createCategory, deleteCategory, putCategory } from './helpers/categories.js'
-import { eventsBefore, readWholeFeed } from './helpers/events.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { createCategory, deleteCategory, putCategory } from '../helpers/categories.js'
+import { eventsBefore, readWholeFeed } from '../helpers/events.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { LOOPBACK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const CATEGORY_TYPES = ['category.created', 'category.updated', 'category.deleted']
 

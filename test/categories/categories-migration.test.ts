@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Migrator, PostgresAdapter, sql } from 'kysely'
-import { migrateToLatest, migrations } from '../src/db/migrate.js'
-import type { Store } from '../src/db/store.js'
-import { appendEvent, numberEventsCommittedSoFar } from '../src/events/event.repository.js'
-import { openTestStore } from './helpers/opened-store.js'
-import { TEST_STORE } from './helpers/store.js'
+import { migrateToLatest, migrations } from '../../src/db/migrate.js'
+import type { Store } from '../../src/db/store.js'
+import { appendEvent, numberEventsCommittedSoFar } from '../../src/events/event.repository.js'
+import { openTestStore } from '../helpers/opened-store.js'
+import { TEST_STORE } from '../helpers/store.js'
 
 const BEFORE_CATEGORIES = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0011'))
 

@@ -1,11 +1,11 @@
 // GET /v1/pets?categoryId=N, alone and with status: the filter, paging, and cursors bound to both filters.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { collectPages, nextLink } from './helpers/link.js'
-import type { Pet } from './helpers/orders.js'
-import { deletePet } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { collectPages, nextLink } from '../helpers/link.js'
+import type { Pet } from '../helpers/orders.js'
+import { deletePet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const STATUSES = ['available', 'pending', 'sold'] as const
 

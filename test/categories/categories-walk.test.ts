@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, type TestDatabase } from './helpers/store.js'
-import { assertPrintedAsShown, runWalk, walkBlocks } from './helpers/walk.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+import { assertPrintedAsShown, runWalk, walkBlocks } from '../helpers/walk.js'
 
 const KEY = 'categories-walk-key-0123456789'
 const PAGE = 'docs/categories.md'

@@ -2,8 +2,8 @@
 // for await, conditional writes, pets filtered by category, and the typed PetstoreError of each refusal.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { createPetstoreClient, PetstoreError, type PetstoreClient } from '../client/src/index.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { createPetstoreClient, PetstoreError, type PetstoreClient } from '../../client/src/index.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 async function rejection(promise: Promise<unknown>): Promise<PetstoreError> {
   const error = await promise.then(

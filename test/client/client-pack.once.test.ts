@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
-const REPOSITORY = join(import.meta.dirname, '..')
+const REPOSITORY = join(import.meta.dirname, '..', '..')
 const TSC = join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc')
 
 interface Outcome {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { createPetstoreClient, type Event, type FetchFunction, type PetstoreClient } from '../client/src/index.js'
-import { newIdempotencyKey, uuidFromBytes } from '../client/src/context.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { createPetstoreClient, type Event, type FetchFunction, type PetstoreClient } from '../../client/src/index.js'
+import { newIdempotencyKey, uuidFromBytes } from '../../client/src/context.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const FAST_RETRY = { attempts: 2, baseDelayMs: 10, maxDelayMs: 50, maxTotalMs: 10_000 }

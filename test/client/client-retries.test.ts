@@ -4,14 +4,19 @@
 import assert from 'node:assert/strict'
 import { createServer, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { createPetstoreClient, PetstoreError, PetstoreTimeoutError, type FetchFunction } from '../client/src/index.js'
-import { DeprecationNotices } from '../client/src/deprecation.js'
-import { retryPolicy } from '../client/src/retry.js'
-import { Transport, type Call } from '../client/src/transport.js'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { startDroppingProxy, type DroppingProxy } from './helpers/dropping-proxy.js'
-import { eventsBefore } from './helpers/events.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import {
+  createPetstoreClient,
+  PetstoreError,
+  PetstoreTimeoutError,
+  type FetchFunction,
+} from '../../client/src/index.js'
+import { DeprecationNotices } from '../../client/src/deprecation.js'
+import { retryPolicy } from '../../client/src/retry.js'
+import { Transport, type Call } from '../../client/src/transport.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
+import { startDroppingProxy, type DroppingProxy } from '../helpers/dropping-proxy.js'
+import { eventsBefore } from '../helpers/events.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const FAST_RETRY = { attempts: 4, baseDelayMs: 20, maxDelayMs: 100, maxTotalMs: 10_000 }
 

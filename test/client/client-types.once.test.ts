@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, it } from 'node:test'
 import ts from 'typescript'
-import { generateTypes, GENERATED_TYPES } from '../client/scripts/generate-types.js'
-import type { ErrorCode } from '../client/src/index.js'
-import type { ERROR_CODES } from '../src/http/errors.js'
+import { generateTypes, GENERATED_TYPES } from '../../client/scripts/generate-types.js'
+import type { ErrorCode } from '../../client/src/index.js'
+import type { ERROR_CODES } from '../../src/http/errors/errors.js'
 
-const CLIENT = join(import.meta.dirname, '..', 'client')
+const CLIENT = join(import.meta.dirname, '..', '..', 'client')
 const USAGE = join(CLIENT, 'test-types', 'usage.ts')
 const EXPECT_ERROR = '// @ts-expect-error'
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { verifyWebhook, WebhookVerificationError, type Event } from '../client/src/index.js'
+import { verifyWebhook, WebhookVerificationError, type Event } from '../../client/src/index.js'
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`
 

@@ -11,9 +11,9 @@ import {
   verifyWebhook,
   WebhookVerificationError,
   type PetstoreClient,
-} from '../client/src/index.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS } from './helpers/webhooks.js'
+} from '../../client/src/index.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS } from '../helpers/webhooks.js'
 
 interface Received {
   body: Buffer

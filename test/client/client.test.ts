@@ -9,8 +9,8 @@ import {
   type Event,
   type FetchFunction,
   type PetstoreClient,
-} from '../client/src/index.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+} from '../../client/src/index.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const ENTITY_TAG = /^"\d+\.\d+"$/
 

@@ -2,12 +2,12 @@
 // that delivers to loopback receivers: what is listed, tab-separated, and that no secret is ever printed.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { runCli } from './helpers/process.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { TEST_STORE } from './helpers/store.js'
-import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
-import type { Delivery, Webhook } from './helpers/webhooks.js'
+import { runCli } from '../helpers/process.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+import type { Delivery, Webhook } from '../helpers/webhooks.js'
 
 describe(`petstore webhooks on ${TEST_STORE}`, () => {
   let server: TestServer

@@ -7,13 +7,13 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
-import { KeyOptionError, parseExpiry, parseScopeList } from '../src/keys/key-options.js'
-import { formatScopes } from '../src/keys/scopes.js'
-import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import { createTestDatabase, type TestDatabase } from './helpers/store.js'
-import { CLI } from './helpers/cli-path.js'
-import { CONFIG_VARIABLES } from '../src/config.js'
-import { migrations } from '../src/db/migrate.js'
+import { KeyOptionError, parseExpiry, parseScopeList } from '../../src/keys/key-options.js'
+import { formatScopes } from '../../src/keys/scopes.js'
+import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+import { CLI } from '../helpers/cli-path.js'
+import { CONFIG_VARIABLES } from '../../src/config.js'
+import { migrations } from '../../src/db/migrate.js'
 
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')
@@ -714,7 +714,7 @@ Environment variables (the others are checked too):
 
   for (const flag of ['--version', '-v']) {
     it(`petstore ${flag}: the version of package.json, exit 0`, async () => {
-      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
         version: string
       }
       assert.deepEqual(await petstore([flag], { cwd: directory, env }), {

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict'
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { openStream } from './helpers/event-stream.js'
-import { barrier, eventsBefore, waitForMetric } from './helpers/events.js'
-import { spawnServer } from './helpers/process.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import { createTestDatabase, TEST_STORE } from './helpers/store.js'
+import { openStream } from '../helpers/event-stream.js'
+import { barrier, eventsBefore, waitForMetric } from '../helpers/events.js'
+import { spawnServer } from '../helpers/process.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, TEST_STORE } from '../helpers/store.js'
 
 const STREAMS = 200
 

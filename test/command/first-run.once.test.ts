@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
-import { freePort } from './helpers/process.js'
-import { makeTempDir } from './helpers/server.js'
-import { CLI } from './helpers/cli-path.js'
+import { freePort } from '../helpers/process.js'
+import { makeTempDir } from '../helpers/server.js'
+import { CLI } from '../helpers/cli-path.js'
 
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')

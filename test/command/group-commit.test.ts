@@ -4,8 +4,8 @@
 // requests pile up in the socket buffers, which a client sharing the test's event loop could not do.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const KEY = 'group-commit-key-0123456789'
 

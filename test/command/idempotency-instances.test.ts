@@ -2,8 +2,8 @@
 // pass; the SQLite file in the other): nothing about a key lives in an instance's memory.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const KEY = 'idempotency-instances-key-0123'
 

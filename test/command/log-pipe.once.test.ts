@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SHUTDOWN_GRACE_MS } from '../src/server.js'
-import { CLI } from './helpers/cli-path.js'
-import { freePort } from './helpers/process.js'
-import { makeTempDir, TEST_API_KEY } from './helpers/server.js'
+import { SHUTDOWN_GRACE_MS } from '../../src/server.js'
+import { CLI } from '../helpers/cli-path.js'
+import { freePort } from '../helpers/process.js'
+import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
 // Beyond the grace period, for a slow shared machine: the process either exits on its own or never does.
 const EXIT_WAIT_MS = SHUTDOWN_GRACE_MS + 20_000

@@ -5,8 +5,8 @@ import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { freePort, runCli } from './helpers/process.js'
-import { makeTempDir } from './helpers/temp.js'
+import { freePort, runCli } from '../helpers/process.js'
+import { makeTempDir } from '../helpers/temp.js'
 
 const TRY_POSTGRES =
   'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and password'

@@ -3,8 +3,8 @@
 // another process changes the data; the first must see every committed change on its very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const KEY = 'read-cache-key-0123456789'
 

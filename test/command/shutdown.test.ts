@@ -9,12 +9,12 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { assertRawError } from './helpers/error-assert.js'
-import { openRawConnection } from './helpers/raw-http.js'
-import { freePort } from './helpers/process.js'
-import { makeTempDir, startTestServer, TEST_API_KEY } from './helpers/server.js'
+import { assertRawError } from '../helpers/error-assert.js'
+import { openRawConnection } from '../helpers/raw-http.js'
+import { freePort } from '../helpers/process.js'
+import { makeTempDir, startTestServer, TEST_API_KEY } from '../helpers/server.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { variableHelp, variablesReadBy } from '../src/config/help-lines.js'
-import { configurationPage } from '../src/config/page.js'
-import { DEFAULT_TUNING, tuningWith } from '../src/config/tuning.js'
-import { CONFIGURATION_PAGE, generateConfigurationPage } from '../scripts/write-config-docs.js'
+import { variableHelp, variablesReadBy } from '../../src/config/help-lines.js'
+import { configurationPage } from '../../src/config/page.js'
+import { DEFAULT_TUNING, tuningWith } from '../../src/config/tuning.js'
+import { CONFIGURATION_PAGE, generateConfigurationPage } from '../../scripts/write-config-docs.js'
 
 describe('help lines', () => {
   it('say what a variable sets and its default, when it has one', () => {

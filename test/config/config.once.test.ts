@@ -9,7 +9,7 @@ import {
   findMisspeltVariables,
   findRetiredVariables,
   loadConfig,
-} from '../src/config.js'
+} from '../../src/config.js'
 
 /** Runs loadConfig and returns the ConfigError it must throw. */
 function configError(env: Record<string, string>): ConfigError {

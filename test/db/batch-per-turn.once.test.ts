@@ -2,7 +2,7 @@
 // for after the load started waits for a load of its own (it might miss a commit made before it asked).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { batchPerTurn } from '../src/db/batch-per-turn.js'
+import { batchPerTurn } from '../../src/db/batch-per-turn.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 

@@ -9,8 +9,8 @@ import { Agent, request as httpRequest } from 'node:http'
 import { describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
-import { spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const KEY = 'crash-safety-key-0123456789'
 const LANES = 2

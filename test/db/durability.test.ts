@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
-import { spawnServer } from './helpers/process.js'
-import { collectPages } from './helpers/link.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { spawnServer } from '../helpers/process.js'
+import { collectPages } from '../helpers/link.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const KEY = 'durability-key-0123456789'
 

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { PostgresAdapter } from 'kysely'
-import { migrateToLatest } from '../src/db/migrate.js'
-import type { Store } from '../src/db/store.js'
-import { appendEvent, readEventPage } from '../src/events/event.repository.js'
-import { migrateUntil } from './helpers/migrations.js'
-import { appendEventBefore0010, numberEvents } from './helpers/numbering.js'
-import { openTestStore } from './helpers/opened-store.js'
-import { TEST_STORE } from './helpers/store.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import type { Store } from '../../src/db/store.js'
+import { appendEvent, readEventPage } from '../../src/events/event.repository.js'
+import { migrateUntil } from '../helpers/migrations.js'
+import { appendEventBefore0010, numberEvents } from '../helpers/numbering.js'
+import { openTestStore } from '../helpers/opened-store.js'
+import { TEST_STORE } from '../helpers/store.js'
 
 describe(`migration 0010 (the event log's own ids) on ${TEST_STORE}`, () => {
   let store: Store

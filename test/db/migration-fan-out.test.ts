@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { migrateUntil } from './helpers/migrations.js'
-import type { Store } from '../src/db/store.js'
-import { fanOutEvents } from '../src/webhooks/fan-out.repository.js'
-import { appendEventBefore0010 } from './helpers/numbering.js'
-import { openTestStore } from './helpers/opened-store.js'
-import { TEST_STORE } from './helpers/store.js'
+import { migrateUntil } from '../helpers/migrations.js'
+import type { Store } from '../../src/db/store.js'
+import { fanOutEvents } from '../../src/webhooks/fan-out.repository.js'
+import { appendEventBefore0010 } from '../helpers/numbering.js'
+import { openTestStore } from '../helpers/opened-store.js'
+import { TEST_STORE } from '../helpers/store.js'
 
 describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () => {
   let store: Store

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { toPet } from '../src/pets/pet.mapper.js'
-import { findPetById } from '../src/pets/pet.repository.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { toPet } from '../../src/pets/pet.mapper.js'
+import { findPetById } from '../../src/pets/pet.repository.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 type Pet = { id: number; name: string; categoryId: number; status: string }
 

@@ -3,11 +3,11 @@
 // The outage is made with a TCP proxy between the service and PostgreSQL, so other test files keep theirs.
 import assert from 'node:assert/strict'
 import { after, before, describe, it, type TestContext } from 'node:test'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { collectPages } from './helpers/link.js'
-import { createTestDatabase, type TestDatabase } from './helpers/store.js'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js'
-import { issueApiKey } from '../src/keys/issue-key.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { collectPages } from '../helpers/link.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
 
 // Generous: a request that has not answered by then has hung. The figures are reported, not asserted.
 const HANG_MS = 6000

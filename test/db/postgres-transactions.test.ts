@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout } from 'node:timers/promises'
 import { CompiledQuery, sql } from 'kysely'
-import type { Writer } from '../src/db/database.js'
-import { deferUntilCommit, wholeChange } from '../src/db/postgres-transactions.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import type { Writer } from '../../src/db/database.js'
+import { deferUntilCommit, wholeChange } from '../../src/db/postgres-transactions.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 describe('PostgreSQL write transactions in pipeline mode', () => {
   let server: TestServer

@@ -3,7 +3,7 @@
 // it synchronously; PostgreSQL over the network, where a read in flight must not answer later callers.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { readRemoteVersionPerTurn, readVersionPerTurn } from '../src/db/read-version-per-turn.js'
+import { readRemoteVersionPerTurn, readVersionPerTurn } from '../../src/db/read-version-per-turn.js'
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 

@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
-import { freePort } from './helpers/process.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { freePort } from '../helpers/process.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 interface Service {
   image?: string

@@ -2,10 +2,10 @@
 // behind Debian's nginx as a round-robin load balancer, driven as clients would drive them.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { startNginx, nginxAvailable, NGINX_BINARY, type Nginx } from './helpers/nginx.js'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { collectPages } from './helpers/link.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { startNginx, nginxAvailable, NGINX_BINARY, type Nginx } from '../helpers/nginx.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { collectPages } from '../helpers/link.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const STATIC_KEY = 'multi-instance-static-key-0123'
 interface Pet {

@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { SHUTDOWN_GRACE_MS } from '../src/server.js'
-import { freePort } from './helpers/process.js'
-import { makeTempDir, TEST_API_KEY } from './helpers/server.js'
+import { SHUTDOWN_GRACE_MS } from '../../src/server.js'
+import { freePort } from '../helpers/process.js'
+import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // Bounds for a slow shared machine, not measurements: a healthy run takes a fraction of them.
 const START_WAIT_MS = 60_000
 const EXIT_WAIT_MS = SHUTDOWN_GRACE_MS + 20_000

@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { freePort } from './helpers/process.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { freePort } from '../helpers/process.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const TSX = import.meta.resolve('tsx')
 const PAGE = 'docs/webhooks.md'

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { readWholeFeed } from './helpers/events.js'
-import { addPet } from './helpers/orders.js'
-import { launchChromium, missingChromium } from './helpers/chromium.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
+import { readWholeFeed } from '../helpers/events.js'
+import { addPet } from '../helpers/orders.js'
+import { launchChromium, missingChromium } from '../helpers/chromium.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
 const missing = missingChromium('EventSource')
 

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict'
 import { Agent, request as httpRequest } from 'node:http'
 import { describe, it } from 'node:test'
-import { barrier, readWholeFeed, type FeedEvent } from './helpers/events.js'
-import type { Order, Pet } from './helpers/orders.js'
-import { spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
-import { storedRows } from './helpers/stored-rows.js'
+import { barrier, readWholeFeed, type FeedEvent } from '../helpers/events.js'
+import type { Order, Pet } from '../helpers/orders.js'
+import { spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
+import { storedRows } from '../helpers/stored-rows.js'
 
 const KEY = 'events-crash-key-0123456789'
 const ROUNDS = 3

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Ajv } from 'ajv'
 import { sql } from 'kysely'
-import { purgeOldEvents } from '../src/events/event-purge.js'
-import { runUnitOfWork, type UnitOfWork } from '../src/db/unit-of-work.js'
-import { recordEvent } from '../src/events/event-log.js'
-import { createServices, type Services } from '../src/services.js'
-import { assertError } from './helpers/error-assert.js'
+import { purgeOldEvents } from '../../src/events/event-purge.js'
+import { runUnitOfWork, type UnitOfWork } from '../../src/db/unit-of-work.js'
+import { recordEvent } from '../../src/events/event-log.js'
+import { createServices, type Services } from '../../src/services.js'
+import { assertError } from '../helpers/error-assert.js'
 import {
   barrier,
   eventsBefore,
@@ -19,10 +19,10 @@ import {
   summarise,
   waitForMetric,
   type FeedEvent,
-} from './helpers/events.js'
-import { addPet, finishOrder, placeOrder, type Pet } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { TEST_STORE } from './helpers/store.js'
+} from '../helpers/events.js'
+import { addPet, finishOrder, placeOrder, type Pet } from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
 
 /** What `types` must match: a comma-separated list of event types. */
 const ONE_TYPE =

@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { runUnitOfWork } from '../src/db/unit-of-work.js'
-import { recordEvent } from '../src/events/event-log.js'
-import { barrier, followUntil, readFeed, summarise, type FeedEvent } from './helpers/events.js'
-import { addPet, type Pet } from './helpers/orders.js'
-import { instancesForSuite } from './helpers/instances.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { storedRows } from './helpers/stored-rows.js'
-import { TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { runUnitOfWork } from '../../src/db/unit-of-work.js'
+import { recordEvent } from '../../src/events/event-log.js'
+import { barrier, followUntil, readFeed, summarise, type FeedEvent } from '../helpers/events.js'
+import { addPet, type Pet } from '../helpers/orders.js'
+import { instancesForSuite } from '../helpers/instances.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { storedRows } from '../helpers/stored-rows.js'
+import { TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 function deferred() {
   let resolve!: () => void

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
-import { mutatedRequest } from './helpers/fuzz-mutations.js'
-import { describeRequest, validRequest, type FuzzRequest } from './helpers/fuzz-requests.js'
+import { mutatedRequest } from '../helpers/fuzz-mutations.js'
+import { describeRequest, validRequest, type FuzzRequest } from '../helpers/fuzz-requests.js'
 import {
   assertNoPollution,
   FUZZ_SEED,
@@ -15,8 +15,8 @@ import {
   loadFuzzTarget,
   prototypeSnapshot,
   type FuzzTarget,
-} from './helpers/fuzz-run.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+} from '../helpers/fuzz-run.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const MUTATED_RUNS = 10_000
 

@@ -5,15 +5,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
-import { mutatedRequest } from './helpers/fuzz-mutations.js'
-import { announcesMoreBody, exchangeRaw, rawCase, serialiseRaw } from './helpers/fuzz-raw.js'
+import { mutatedRequest } from '../helpers/fuzz-mutations.js'
+import { announcesMoreBody, exchangeRaw, rawCase, serialiseRaw } from '../helpers/fuzz-raw.js'
 import {
   describeRequest,
   readOverFetch,
   sendOverFetch,
   validRequest,
   type FuzzRequest,
-} from './helpers/fuzz-requests.js'
+} from '../helpers/fuzz-requests.js'
 import {
   assertNoPollution,
   assertProperty,
@@ -23,8 +23,8 @@ import {
   loadFuzzTarget,
   prototypeSnapshot,
   type FuzzTarget,
-} from './helpers/fuzz-run.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+} from '../helpers/fuzz-run.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const FETCH_RUNS = 400
 const RAW_RUNS = 500

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
-import { formatsUsed } from './helpers/fuzz-document.js'
-import { ORACLE_FORMATS } from './helpers/fuzz-oracle.js'
-import { validRequest } from './helpers/fuzz-requests.js'
+import { formatsUsed } from '../helpers/fuzz-document.js'
+import { ORACLE_FORMATS } from '../helpers/fuzz-oracle.js'
+import { validRequest } from '../helpers/fuzz-requests.js'
 import {
   assertNoPollution,
   FUZZ_SEED,
@@ -15,8 +15,8 @@ import {
   loadFuzzTarget,
   prototypeSnapshot,
   type FuzzTarget,
-} from './helpers/fuzz-run.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+} from '../helpers/fuzz-run.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 // One request at a time, each write waiting for its durable commit: about 18 ms a request on SQLite and 11 ms on
 // PostgreSQL here. 3,000 (from 5,000) keeps the whole of CI within its 20 minutes on two cores; every operation

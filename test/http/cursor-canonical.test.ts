@@ -4,10 +4,10 @@
 // signature and was accepted.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { nextLink } from './helpers/link.js'
-import { addPet, placeOrder } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { nextLink } from '../helpers/link.js'
+import { addPet, placeOrder } from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const INVALID_CURSOR = {
   status: 400,

@@ -3,9 +3,9 @@
 // a pet id, and a Retry-After on /readyz when the database is down.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, assertRawError } from './helpers/error-assert.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { assertError, assertRawError } from '../helpers/error-assert.js'
+import { rawExchange } from '../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
 

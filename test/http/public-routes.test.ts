@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { assertError, JSON_CONTENT_TYPE } from './helpers/error-assert.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { assertError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
+import { rawExchange } from '../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 interface Answer {
   status: number

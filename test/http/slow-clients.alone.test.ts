@@ -6,13 +6,13 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
-import { TIMEOUTS } from '../src/app.js'
-import { assertRawError } from './helpers/error-assert.js'
-import { openRawConnection, rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import type { LoadOptions, LoadReport } from './helpers/slow-client-load.js'
+import { TIMEOUTS } from '../../src/app.js'
+import { assertRawError } from '../helpers/error-assert.js'
+import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import type { LoadOptions, LoadReport } from '../helpers/slow-client-load.js'
 
-const LOAD_SCRIPT = fileURLToPath(new URL('./helpers/slow-client-load.ts', import.meta.url))
+const LOAD_SCRIPT = fileURLToPath(new URL('../helpers/slow-client-load.ts', import.meta.url))
 // Node enforces the header and request time-outs when it sweeps its connections; a sweep may land just before
 // the deadline, so a client can live one interval longer. The rest is scheduling slack on a busy machine.
 const CUT_OFF_SLACK_MS = TIMEOUTS.connectionsCheckIntervalMs + 2500

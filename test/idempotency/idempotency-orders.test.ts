@@ -2,9 +2,9 @@
 // a path that names another order being another request, concurrent duplicates, and server errors not stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { addPet, cancelRequest, readPet, storedOrderCount, storedOrdersOf } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { addPet, cancelRequest, readPet, storedOrderCount, storedOrdersOf } from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const REUSED = {
   status: 422,

@@ -2,11 +2,11 @@
 // the takeover of a key whose request died, on the store of the pass (SQLite or PostgreSQL).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { requestFingerprint } from '../src/idempotency/fingerprint.js'
-import { purgeExpiredKeys } from '../src/idempotency/purge.js'
-import { assertError, assertRawError } from './helpers/error-assert.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { requestFingerprint } from '../../src/idempotency/fingerprint.js'
+import { purgeExpiredKeys } from '../../src/idempotency/purge.js'
+import { assertError, assertRawError } from '../helpers/error-assert.js'
+import { rawExchange } from '../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const OTHER_API_KEY = 'second-test-key-0123456789'
 const HOUR_MS = 3_600_000

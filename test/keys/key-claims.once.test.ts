@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { createTestDatabase, type TestDatabase } from './helpers/store.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
 // The page that states the rules for keys.
 const KEYS_PAGE = 'docs/decisions.md'

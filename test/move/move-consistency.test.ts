@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { petstore, shopRows } from './helpers/move.js'
-import { makeTempDir, startTestServer, type TestServer } from './helpers/server.js'
-import { createTestDatabase, TEST_STORE } from './helpers/store.js'
+import { petstore, shopRows } from '../helpers/move.js'
+import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, TEST_STORE } from '../helpers/store.js'
 
 const WRITERS = 3
 /** Pets created before the export starts, so that it meets a shop with history. */

@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { CLI } from './helpers/cli-path.js'
-import { petstore, shopContents } from './helpers/move.js'
-import { makeTempDir, startTestServer } from './helpers/server.js'
-import { createTestDatabase, type TestDatabase } from './helpers/store.js'
+import { CLI } from '../helpers/cli-path.js'
+import { petstore, shopContents } from '../helpers/move.js'
+import { makeTempDir, startTestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
 const TSX = import.meta.resolve('tsx')
 const directory = makeTempDir()

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance, HTTPMethods } from 'fastify'
-import { apiPrefix, operationsOf, type OpenApiDocument } from './helpers/fuzz-document.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { apiPrefix, operationsOf, type OpenApiDocument } from '../helpers/fuzz-document.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 /**
  * Every method a documented API path answers: its operations', and 405 for the rest (HEAD wherever GET is), for

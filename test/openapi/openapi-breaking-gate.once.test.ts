@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { BASELINE, CURRENT, breakingChanges, lastRelease, readAcceptances } from '../scripts/openapi-breaking.js'
-import { generateDocument } from '../scripts/write-openapi.js'
-import { OrderSchema } from '../src/orders/order.schema.js'
+import { BASELINE, CURRENT, breakingChanges, lastRelease, readAcceptances } from '../../scripts/openapi-breaking.js'
+import { generateDocument } from '../../scripts/write-openapi.js'
+import { OrderSchema } from '../../src/orders/order.schema.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import openapiTS, { astToString } from 'openapi-typescript'
-import { breakingChanges, dereference, readAcceptances, BASELINE, CURRENT } from '../scripts/openapi-breaking.js'
-import { COMMITTED_DOCUMENT, generateDocument } from '../scripts/write-openapi.js'
-import { makeTempDir } from './helpers/server.js'
+import { breakingChanges, dereference, readAcceptances, BASELINE, CURRENT } from '../../scripts/openapi-breaking.js'
+import { COMMITTED_DOCUMENT, generateDocument } from '../../scripts/write-openapi.js'
+import { makeTempDir } from '../helpers/server.js'
 
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -4,11 +4,11 @@
 // left out.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { dereference, type OpenApiDocument } from './helpers/fuzz-document.js'
-import { MERGE_PATCH } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { deliveriesWhen, NO_NETWORK, type Webhook } from './helpers/webhooks.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
+import { dereference, type OpenApiDocument } from '../helpers/fuzz-document.js'
+import { MERGE_PATCH } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { deliveriesWhen, NO_NETWORK, type Webhook } from '../helpers/webhooks.js'
 
 /** Headers not declared per response, and why. */
 const GENERIC: Record<string, string> = {

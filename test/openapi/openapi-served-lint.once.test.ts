@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { makeTempDir, startTestServer, type TestServer } from './helpers/server.js'
+import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
 
 describe('the document a plain instance serves', () => {
   let server: TestServer

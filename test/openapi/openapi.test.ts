@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Ajv, type ValidateFunction } from 'ajv'
-import { ENTITY_TAG_LIST_PATTERN } from '../src/http/entity-tag.js'
-import { ERROR_CODES } from '../src/http/errors.js'
-import { dereference } from './helpers/fuzz-document.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { NO_NETWORK, SAMPLE_ATTEMPT, SAMPLE_DELIVERY, SAMPLE_SECRET, SAMPLE_WEBHOOK } from './helpers/webhooks.js'
+import { ENTITY_TAG_LIST_PATTERN } from '../../src/http/entity-tag.js'
+import { ERROR_CODES } from '../../src/http/errors/errors.js'
+import { dereference } from '../helpers/fuzz-document.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { NO_NETWORK, SAMPLE_ATTEMPT, SAMPLE_DELIVERY, SAMPLE_SECRET, SAMPLE_WEBHOOK } from '../helpers/webhooks.js'
 
 interface Schema {
   [key: string]: unknown

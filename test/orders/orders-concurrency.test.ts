@@ -15,10 +15,10 @@ import {
   storedOrdersOf,
   type Order,
   type Pet,
-} from './helpers/orders.js'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+} from '../helpers/orders.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const RACERS = 60
 

@@ -2,7 +2,7 @@
 // answered 409 with nothing changed, checked through the API (order, pet, both lists) and the database.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, JSON_CONTENT_TYPE } from './helpers/error-assert.js'
+import { assertError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
 import {
   addPet,
   cancelRequest,
@@ -16,8 +16,8 @@ import {
   storedOrdersOf,
   type Order,
   type Pet,
-} from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+} from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 describe('order lifecycle', () => {
   let server: TestServer

@@ -2,10 +2,10 @@
 // cursors that belong to the order list alone.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { nextLink } from './helpers/link.js'
-import { addPet, finishOrder, placeOrder, type Order } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { nextLink } from '../helpers/link.js'
+import { addPet, finishOrder, placeOrder, type Order } from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const INVALID_CURSOR = {
   status: 400,

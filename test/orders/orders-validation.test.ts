@@ -2,9 +2,9 @@
 // with the exact Error body, and leaves the orders table and the pet untouched.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { addPet, placeOrder, readOrder, readPet, storedOrderCount, type Order, type Pet } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { addPet, placeOrder, readOrder, readPet, storedOrderCount, type Order, type Pet } from '../helpers/orders.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 type Details = { path: string; message: string }[]
 const DATE_TIME = 'must match format "date-time"'

@@ -3,8 +3,8 @@
 // refused by the schema (so by every operation that validates a name); joiners inside emoji stay allowed.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const PATTERN =
   '^(?:(?![\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069])[\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}])*' +

@@ -2,10 +2,10 @@
 // exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match on GET.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { addPet, finishOrder, placeOrder, readPet } from './helpers/orders.js'
-import { deletePet, etagOf, patchPet, storedPet } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { addPet, finishOrder, placeOrder, readPet } from '../helpers/orders.js'
+import { deletePet, etagOf, patchPet, storedPet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const stale = (id: number, current: string) => ({
   status: 412,

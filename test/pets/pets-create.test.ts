@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
-import { PET_NAME_PATTERN } from '../src/pets/pet.schema.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { PET_NAME_PATTERN } from '../../src/pets/pet.schema.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
 

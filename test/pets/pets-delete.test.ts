@@ -2,11 +2,11 @@
 // by, its id is never given again, and its finished orders stay readable; refused while an order is placed.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { collectPages, nextLink } from './helpers/link.js'
-import { addPet, finishOrder, placeOrder, readOrder, type Pet } from './helpers/orders.js'
-import { deletePet, etagOf, patchPet, storedPet } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../helpers/error-assert.js'
+import { collectPages, nextLink } from '../helpers/link.js'
+import { addPet, finishOrder, placeOrder, readOrder, type Pet } from '../helpers/orders.js'
+import { deletePet, etagOf, patchPet, storedPet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const notFound = (id: number) => ({ status: 404, code: 'not_found', message: `No pet has id ${id}.` })
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { nextLink } from './helpers/link.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { nextLink } from '../helpers/link.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 interface Pet {
   id: number

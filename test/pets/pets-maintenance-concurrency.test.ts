@@ -3,10 +3,10 @@
 // PATCHes wins, and no order is ever placed on a deleted pet or on a pet whose status is not pending.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { etagOf } from './helpers/pets.js'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
+import { etagOf } from '../helpers/pets.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const RACERS = 50
 

@@ -2,11 +2,11 @@
 // placed order, Idempotency-Key, and every refusal with the pet as stored asserted unchanged after it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { PET_NAME_PATTERN } from '../src/pets/pet.schema.js'
-import { assertError, JSON_CONTENT_TYPE } from './helpers/error-assert.js'
-import { addPet, finishOrder, placeOrder, readPet } from './helpers/orders.js'
-import { etagOf, MERGE_PATCH, patchPet, storedPet } from './helpers/pets.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { PET_NAME_PATTERN } from '../../src/pets/pet.schema.js'
+import { assertError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
+import { addPet, finishOrder, placeOrder, readPet } from '../helpers/orders.js'
+import { etagOf, MERGE_PATCH, patchPet, storedPet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const invalid = (path: string, message: string) => ({
   status: 400,

@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { emptyTally, tallyText } from '../scripts/tap-tally.js'
-import { makeTempDir } from './helpers/temp.js'
+import { emptyTally, tallyText } from '../../scripts/tap-tally.js'
+import { makeTempDir } from '../helpers/temp.js'
 
 /** Runs node with `args` as npm test runs its passes (output on a pipe) and returns its exit code and standard output. */
 async function runNode(args: string[], env: Record<string, string | undefined> = {}) {
@@ -96,7 +96,10 @@ describe('the TAP tally of npm test', () => {
 
   it('counts the /docs browser test as skipped, with its reason, when Chromium is missing (CI unset)', async () => {
     const missing = join(makeTempDir(), 'chromium')
-    const output = await runNodeTest('test/docs-page.test.ts', { PETSTORE_TEST_CHROMIUM: missing, CI: undefined })
+    const output = await runNodeTest('test/http/openapi/docs-page.once.test.ts', {
+      PETSTORE_TEST_CHROMIUM: missing,
+      CI: undefined,
+    })
     assert.deepEqual(tallyText(emptyTally(), output), {
       passed: 0,
       failed: 0,

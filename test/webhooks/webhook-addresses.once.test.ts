@@ -2,9 +2,9 @@
 // opens a connection, to these addresses or any other.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { InvalidInput } from '../src/domain/errors.js'
-import { classifyAddress, isLoopbackName } from '../src/webhooks/address-policy.js'
-import { checkDestination } from '../src/webhooks/destination.js'
+import { InvalidInput } from '../../src/domain/errors.js'
+import { classifyAddress, isLoopbackName } from '../../src/webhooks/address-policy.js'
+import { checkDestination } from '../../src/webhooks/destination.js'
 
 describe('classifyAddress', () => {
   const cases: [string, string][] = [

@@ -3,14 +3,14 @@
 // where the secret may appear: only in the answers that show it; never in clear in the database, nor in the logs.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { purgeOldDeliveries } from '../src/webhooks/delivery-purge.js'
-import { keyId } from '../src/webhooks/secret-box.js'
-import { assertError } from './helpers/error-assert.js'
-import { collectPages } from './helpers/link.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { TEST_STORE } from './helpers/store.js'
-import { NO_NETWORK, registerWebhook, type Webhook } from './helpers/webhooks.js'
+import { issueApiKey } from '../../src/keys/issue-key.js'
+import { purgeOldDeliveries } from '../../src/webhooks/delivery-purge.js'
+import { keyId } from '../../src/webhooks/secret-box.js'
+import { assertError } from '../helpers/error-assert.js'
+import { collectPages } from '../helpers/link.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
+import { NO_NETWORK, registerWebhook, type Webhook } from '../helpers/webhooks.js'
 
 const RFC3339_UTC_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/

@@ -5,10 +5,10 @@
 // claimed ahead without starting them come back without an attempt logged or counted.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { runCli, spawnServer, type ServerProcess } from './helpers/process.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from './helpers/store.js'
-import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const KEY = 'webhooks-crash-static-key-0123'
 const EVENTS = 300

@@ -4,17 +4,17 @@
 // signs with both secrets during the overlap only; a receiver that hangs holds only its own share of places.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { readWholeFeed, type FeedEvent } from './helpers/events.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { TEST_STORE } from './helpers/store.js'
-import { WebhookReceiver } from './helpers/webhook-receiver.js'
+import { readWholeFeed, type FeedEvent } from '../helpers/events.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 import {
   deliveriesWhen,
   LOOPBACK_WEBHOOKS,
   QUICK_WEBHOOKS,
   registerWebhook,
   type Delivery,
-} from './helpers/webhooks.js'
+} from '../helpers/webhooks.js'
 
 const ATTEMPT_TIMEOUT_MS = 2000
 const SHORT_WAITS = { ...LOOPBACK_WEBHOOKS, WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms' }

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { startTestServer, type TestServer } from './helpers/server.js'
-import { TEST_STORE } from './helpers/store.js'
-import { WebhookReceiver } from './helpers/webhook-receiver.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook } from './helpers/webhooks.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
+import { deliveriesWhen, LOOPBACK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const HANGING = 19
 const EVENTS = 60

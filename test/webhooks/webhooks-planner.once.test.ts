@@ -2,7 +2,7 @@
 // which endpoints a claim may take more of, as endpoints answer or time out.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { CLAIM_AHEAD, DeliveryPlanner, type PlannedDelivery } from '../src/webhooks/delivery-planner.js'
+import { CLAIM_AHEAD, DeliveryPlanner, type PlannedDelivery } from '../../src/webhooks/delivery-planner.js'
 
 const NOW = 1_000_000
 const SETTINGS = {

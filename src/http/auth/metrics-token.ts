@@ -2,7 +2,7 @@
 // them to the scraper.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { onRequestAsyncHookHandler } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 
 const REALM = 'Bearer realm="metrics"'
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i

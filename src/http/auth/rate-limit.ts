@@ -4,9 +4,9 @@
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { Config } from '../config.js'
-import type { Recollection } from '../keys/authenticator.js'
-import { ApiError } from './errors.js'
+import type { Config } from '../../config.js'
+import type { Recollection } from '../../keys/authenticator.js'
+import { ApiError } from '../errors/errors.js'
 import { SpentAddresses } from './spent-addresses.js'
 import { WindowCounts, type WindowCount } from './window-counts.js'
 

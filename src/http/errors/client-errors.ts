@@ -6,7 +6,7 @@ import type { Socket } from 'node:net'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
-import { HEADER_LIMIT_BYTES, inKiB } from './limits.js'
+import { HEADER_LIMIT_BYTES, inKiB } from '../limits.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {

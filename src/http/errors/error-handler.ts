@@ -1,16 +1,16 @@
 // One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { guardRequest, type ApiGuard } from './auth.js'
-import { isClientAbort } from './client-abort.js'
-import { duplicateHeaderError } from './duplicate-headers.js'
+import { isDatabaseUnavailable } from '../../db/unavailable.js'
+import { guardRequest, type ApiGuard } from '../auth/auth.js'
+import { isClientAbort } from '../request/client-abort.js'
+import { duplicateHeaderError } from '../request/duplicate-headers.js'
 import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
-import { redactKeys } from './log-url.js'
-import { acceptedMediaTypes } from './media-type.js'
-import { API_PREFIX, requestPath } from './paths.js'
-import { applySecurityHeaders } from './security-headers.js'
-import { validationDetails } from './validation-details.js'
-import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
+import { redactKeys } from '../request/log-url.js'
+import { acceptedMediaTypes } from '../json/media-type.js'
+import { API_PREFIX, requestPath } from '../paths.js'
+import { applySecurityHeaders } from '../request/security-headers.js'
+import { validationDetails } from '../validation/validation-details.js'
+import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
 
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000

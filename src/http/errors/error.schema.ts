@@ -1,9 +1,9 @@
 import { Type, type TSchema } from 'typebox'
-import { named, namedResponse, RESPONSE_NAME } from './openapi-names.js'
-import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from './response-headers.js'
+import { named, namedResponse, RESPONSE_NAME } from '../openapi/openapi-names.js'
+import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from '../openapi/response-headers.js'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
-import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from './validation-details.js'
-import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES, inKiB } from './limits.js'
+import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from '../validation/validation-details.js'
+import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES, inKiB } from '../limits.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)

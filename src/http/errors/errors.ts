@@ -1,8 +1,8 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
-import { Conflict, Gone, InvalidInput, NotFound, PreconditionFailed, TooManyOpenReads } from '../domain/errors.js'
-import { entityTag } from './entity-tag.js'
-import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
+import { Conflict, Gone, InvalidInput, NotFound, PreconditionFailed, TooManyOpenReads } from '../../domain/errors.js'
+import { entityTag } from '../entity-tag.js'
+import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
 
 export const ERROR_CODES = {
   invalid_request: {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from './errors.js'
-import { requestPath } from './paths.js'
+import { requestPath } from '../paths.js'
 
 /** The 404 for a path no route serves, quoting the path as the router read it (shortened). */
 export function noRouteError(request: FastifyRequest): ApiError {

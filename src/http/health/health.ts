@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import type { Store } from '../db/store.js'
-import { ApiError } from './errors.js'
+import type { Store } from '../../db/store.js'
+import { ApiError } from '../errors/errors.js'
 
 const READINESS_TIMEOUT_MS = 2000
 const READINESS_RETRY_AFTER_SECONDS = 5

@@ -4,7 +4,7 @@
 // more pass (json-scan.ts) refuses what JSON.parse would accept silently: numbers it would round, and keys
 // given twice in one object.
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 
 /** For operations that take no request body (actions on a resource's address, DELETE): one sent is refused, not ignored. */
 export async function refuseBody(request: FastifyRequest): Promise<void> {

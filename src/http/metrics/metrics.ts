@@ -1,10 +1,10 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
-import type { EventStats } from '../events/event.service.js'
-import type { GroupCommitStats } from '../db/group-commit.js'
+import type { EventStats } from '../../events/event.service.js'
+import type { GroupCommitStats } from '../../db/group-commit.js'
 import { CountedLater, ObservedLater } from './counted-metrics.js'
-import { requireMetricsToken } from './metrics-token.js'
+import { requireMetricsToken } from '../auth/metrics-token.js'
 
 export interface Metrics {
   /** The service's own counters, read fresh on every scrape. */

@@ -1,6 +1,6 @@
 // The parts of the OpenAPI document that are not derived from route schemas: who, where, how to authenticate.
-import { ERROR_CODES } from './errors.js'
-import { DELIVERY_WEBHOOKS } from '../webhooks/webhook-delivery.openapi.js'
+import { ERROR_CODES } from '../errors/errors.js'
+import { DELIVERY_WEBHOOKS } from '../../webhooks/webhook-delivery.openapi.js'
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)

@@ -3,8 +3,8 @@
 // servers, which end in /v1).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { API_INFO } from './openapi-info.js'
-import { noRouteError } from './no-route.js'
-import { API_PREFIX, requestPath } from './paths.js'
+import { noRouteError } from '../errors/no-route.js'
+import { API_PREFIX, requestPath } from '../paths.js'
 
 export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequestAsyncHookHandler): void {
   // Relative links: right behind any proxy, whatever Host the request carried.

@@ -2,7 +2,7 @@
 // the second without a word, while a proxy in front may act on the last: the proxy would route or authorise
 // one request and the service serve another. RFC 9112 section 3.2 requires 400 for more than one Host.
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 
 const SINGLE_HEADERS: Record<string, string> = { host: 'Host', authorization: 'Authorization' }
 

@@ -3,9 +3,9 @@
 // authentication included, reads them). One synchronous hook instead of five: each hook is a step of
 // Fastify's hook runner on every request, and none of these needs to wait for anything.
 import type { FastifyInstance } from 'fastify'
-import { missingHostError } from './client-errors.js'
+import { missingHostError } from '../errors/client-errors.js'
 import { duplicateHeaderError } from './duplicate-headers.js'
-import type { ApiError } from './errors.js'
+import type { ApiError } from '../errors/errors.js'
 import { applySecurityHeaders } from './security-headers.js'
 
 export function registerFirstHook(app: FastifyInstance, shuttingDown: () => ApiError | undefined): void {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 
 // A Host header that is a plain host name or IP literal with an optional port; anything else could inject
 // text into the absolute URLs of Location and Link.

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { API_PREFIX, requestPath } from './paths.js'
+import { API_PREFIX, requestPath } from '../paths.js'
 
 const API_PATH_START = `${API_PREFIX}/`
 

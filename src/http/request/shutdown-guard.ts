@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors/errors.js'
 
 /**
  * While the server closes, requests already running finish, and new ones (on connections that were

@@ -1,8 +1,8 @@
 // The `details` of a validation error: where each problem is and what is wrong, bounded. Without a bound,
 // 1,300 unknown query parameters (9 KB of request) became a 125 KB answer and a 48 KB log line.
 import type { FastifyError } from 'fastify'
-import { ENTITY_TAG_LIST_PATTERN } from './entity-tag.js'
-import type { ErrorDetail } from './errors.js'
+import { ENTITY_TAG_LIST_PATTERN } from '../entity-tag.js'
+import type { ErrorDetail } from '../errors/errors.js'
 
 /** Problems listed one by one; beyond them a last entry counts the rest (documented in error.schema.ts). */
 export const MAX_LISTED_PROBLEMS = 20

@@ -3,7 +3,7 @@
 // schema checks them: `limit=05`, `limit=2.5`, `limit=1e1`, a repeated or an unknown parameter are all refused.
 import { Ajv, type ErrorObject } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
-import { isDateTime } from './date-time.js'
+import { isDateTime } from '../date-time.js'
 
 const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/
 

@@ -2,9 +2,9 @@
 // are accepted, that authentication comes before validation and routing, and that keys never reach the logs.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { revokeKey } from '../src/keys/issue-key.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { issueApiKey } from '../../../src/keys/issue-key.js'
+import { revokeKey } from '../../../src/keys/issue-key.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 /** A static key using characters outside RFC 6750's b64token: PETSTORE_API_KEYS allows them. */
 const SYMBOL_KEY = 'p@ss!w0rd#static$key%2025'

@@ -3,9 +3,9 @@
 // Error body and Retry-After, and X-Forwarded-For believed only from TRUST_PROXY.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { assertError } from './helpers/error-assert.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { issueApiKey } from '../../../src/keys/issue-key.js'
+import { assertError } from '../../helpers/error-assert.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const WRONG_KEY = 'pst_wrongwrongwrongwrongwrongwrongwrongwrong1'
 const RATE_LIMIT = /^"default";r=(\d+);t=(\d+)$/

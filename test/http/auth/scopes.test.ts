@@ -2,11 +2,11 @@
 // revocation, over real HTTP. Scopes are checked after authentication and before validation and lookup.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { issueApiKey } from '../src/keys/issue-key.js'
-import { revokeKey } from '../src/keys/issue-key.js'
-import { SCOPES, type Scope } from '../src/keys/scopes.js'
-import { assertError } from './helpers/error-assert.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { issueApiKey } from '../../../src/keys/issue-key.js'
+import { revokeKey } from '../../../src/keys/issue-key.js'
+import { SCOPES, type Scope } from '../../../src/keys/scopes.js'
+import { assertError } from '../../helpers/error-assert.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const INVALID_CHALLENGE = 'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"'
 const INVALID = { status: 401, code: 'unauthorized', message: 'The API key is not valid.' }

@@ -2,7 +2,7 @@
 // bounded number of keys.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { WindowCounts } from '../src/http/window-counts.js'
+import { WindowCounts } from '../../../src/http/auth/window-counts.js'
 
 describe('window counts', () => {
   it('counts within a window, refuses past the maximum, and starts again when the window ends', () => {

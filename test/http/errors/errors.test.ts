@@ -2,10 +2,10 @@
 // {code, message, status} as application/json, status equal to the HTTP status, and an X-Request-Id.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, assertRawError, JSON_CONTENT_TYPE, UUID } from './helpers/error-assert.js'
-import { exchangeRaw } from './helpers/fuzz-raw.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { assertError, assertRawError, JSON_CONTENT_TYPE, UUID } from '../../helpers/error-assert.js'
+import { exchangeRaw } from '../../helpers/fuzz-raw.js'
+import { rawExchange } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const SECRET = 'secret internal detail /etc/passwd'
 

@@ -3,9 +3,9 @@
 // the last one won) are refused, and nothing is stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { addPet } from './helpers/orders.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../../helpers/error-assert.js'
+import { addPet } from '../../helpers/orders.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
 
 const NOT_UTF8 = (offset: number) => ({
   status: 400,

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { findJsonProblem, type JsonProblem } from '../src/http/json-scan.js'
-import { ODD_NUMBERS } from './helpers/fuzz-values.js'
+import { findJsonProblem, type JsonProblem } from '../../../src/http/json/json-scan.js'
+import { ODD_NUMBERS } from '../../helpers/fuzz-values.js'
 
 type Node =
   { kind: 'leaf'; text: string } | { kind: 'array'; items: Node[] } | { kind: 'object'; entries: [string, Node][] }

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { assertError } from '../../helpers/error-assert.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const SECOND_KEY = 'second-static-key-0123456789'
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef'

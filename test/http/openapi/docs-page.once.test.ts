@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { launchChromium, missingChromium } from './helpers/chromium.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { launchChromium, missingChromium } from '../../helpers/chromium.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
 
 const missing = missingChromium('/docs')
 // The first screen of a laptop, and where its screenshot is kept for a reader to look at (docs/testing.md).

@@ -3,9 +3,9 @@
 // ECONNRESET used to be taken for. Real database resets still are.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { isDatabaseUnavailable } from '../src/db/unavailable.js'
-import { openRawConnection } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { isDatabaseUnavailable } from '../../../src/db/unavailable.js'
+import { openRawConnection } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 type Entry = Record<string, unknown>
 

@@ -2,9 +2,9 @@
 // before authentication: Node would silently keep the first while a proxy in front may have read the last.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertRawError } from './helpers/error-assert.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { assertRawError } from '../../helpers/error-assert.js'
+import { rawExchange } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
 

@@ -3,8 +3,8 @@
 // messages of refused requests that quote the path.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { redactUrl } from '../src/http/log-url.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { redactUrl } from '../../../src/http/request/log-url.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
 
 const KEY = 'pst_Zm9vYmFyYmF6cXV4MDEyMzQ1Njc4OWFiY2RlZmdoaWo'
 

@@ -1,9 +1,9 @@
 // X-Request-Id on every response (and in the logs), the security headers, and CORS for browser clients.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { UUID } from './helpers/error-assert.js'
-import { rawExchange } from './helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from './helpers/server.js'
+import { UUID } from '../../helpers/error-assert.js'
+import { rawExchange } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const EXPOSED =
   'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'

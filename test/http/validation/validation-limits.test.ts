@@ -3,8 +3,8 @@
 // 1,300 unknown query parameters (9 KB) used to produce a 125 KB body and a 48 KB log line.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from './helpers/error-assert.js'
-import { startTestServer, type TestServer } from './helpers/server.js'
+import { assertError } from '../../helpers/error-assert.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
 
 describe('validation errors are bounded', () => {
   let server: TestServer
