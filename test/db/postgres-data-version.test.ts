@@ -2,7 +2,7 @@
 // is seen on the next read; writers never wait for each other's commit on its rows; a write counts once it is
 // committed, not before. Also the read path around it: gets batched per turn answer each request what a query
 // of its own would, and statements prepared before a migration changed their table keep working.
-// (test/read-cache.test.ts proves coherence across two instances, on both stores.)
+// (test/command/read-cache.test.ts proves coherence across two instances, on both stores.)
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'

