@@ -1,4 +1,4 @@
-// Slow and abusive clients against the production time-outs (TIMEOUTS in src/app.ts): slow-header and slow-body
+// Slow and abusive clients against the production time-outs (TIMEOUTS in src/http/create-fastify.ts): slow-header and slow-body
 // clients and idle keep-alive connections, run by a separate Node process, must not starve a probe that opens
 // a fresh connection every 150 ms; the server cuts each attacker off at its time-out with the Error body.
 // Oversized heads, bodies and URLs are refused at once, also with the Error body.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
-import { TIMEOUTS } from '../../src/app.js'
+import { TIMEOUTS } from '../../src/http/create-fastify.js'
 import { assertRawError } from '../helpers/error-assert.js'
 import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'

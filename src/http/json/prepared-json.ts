@@ -1,6 +1,6 @@
 // A value whose JSON text is already known (made by SQLite, or stored for an idempotent replay) is sent as
 // that text. Routes return plain values and never see it: the response serialisers of every route are
-// wrapped once, where the app is built, to look the text up first.
+// wrapped once, where the Fastify instance is made (create-fastify.ts), to look the text up first.
 const texts = new WeakMap<object, string>()
 
 /** Remembers `text` as the JSON of `value`, which must be exactly what the route's response schema makes of it. */
