@@ -1,5 +1,5 @@
 // Keys sent in a URL (a query parameter, a path segment) never reach the logs: every logged URL goes through
-// one redaction (src/http/log-url.ts), in the access log line, the debug "incoming request" line, and the
+// one redaction (src/http/request/log-url.ts), in the access log line, the debug "incoming request" line, and the
 // messages of refused requests that quote the path.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
