@@ -123,7 +123,11 @@ const postgresNotRun = stores.has('postgres')
 const sqliteCount = sqliteFiles.length + aloneFiles.length
 const planned = [
   ...(sqlite
-    ? [`${names.length === 0 ? 'every' : sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`]
+    ? [
+        names.length === 0
+          ? 'every test file on SQLite'
+          : `${sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`,
+      ]
     : []),
   ...(bundleFiles.length > 0 ? [`${bundleFiles.length} again against the production bundle`] : []),
   ...(postgres
