@@ -4,8 +4,8 @@
 // the socket and routing are the same before and after.
 import { isUtf8 } from 'node:buffer'
 import Fastify from 'fastify'
-import { findJsonProblem } from '../src/http/json-scan.js'
-import { decodeUtf8 } from '../src/http/utf8.js'
+import { findJsonProblem } from '../src/http/json/json-scan.js'
+import { decodeUtf8 } from '../src/http/json/utf8.js'
 
 const BODIES: Record<string, string> = {
   NewPet: '{"name":"Rex","categoryId":7,"status":"available"}',

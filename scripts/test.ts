@@ -3,72 +3,20 @@
 // `--store sqlite` or `--store postgres` runs one store's passes only: CI runs each on another Node.js line.
 // Quiet: one line per file, failures in full, a summary per pass; the full TAP of each pass goes to a file.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
+import {
+  chooseTestFiles,
+  findTestFiles,
+  isPostgresOnly,
+  runsAgainstBundle,
+  runsAlone,
+  runsOnce,
+  TEST_DIRECTORY,
+} from './test-files.js'
 
-// Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
-// browser rendering of /docs and a browser's EventSource, the compose file, the locked engines, this runner's
-// tally and reporter, the docs' claims about keys, links and webhook receiver) or is SQLite's own read path (JSON made in SQL), or a helper tested
-// alone (the per-turn data version and batches), or the client's packaging, types and webhook signatures: run once, on SQLite.
-const STORE_INDEPENDENT = new Set([
-  'config.test.ts',
-  'config-page.test.ts',
-  'pet-json.test.ts',
-  'read-version-per-turn.test.ts',
-  'batch-per-turn.test.ts',
-  'cli.test.ts',
-  'first-run.test.ts',
-  'docs-page.test.ts',
-  'compose.test.ts',
-  'engines.test.ts',
-  'sqlite-addon.test.ts',
-  'tap-tally.test.ts',
-  'key-claims.test.ts',
-  'json-scan.test.ts',
-  'operator-errors.test.ts',
-  'log-pipe.test.ts',
-  'npm-start.test.ts',
-  'events-browser.test.ts',
-  'webhook-addresses.test.ts',
-  'docs-webhook-receiver.test.ts',
-  'docs-links.test.ts',
-  'webhooks-planner.test.ts',
-  'client-pack.test.ts',
-  'client-types.test.ts',
-  'client-webhook.test.ts',
-  // The contract: the document and its gates (the headers test drives the store, so it runs on both).
-  'openapi-gates.test.ts',
-  'openapi-breaking-gate.test.ts',
-  'openapi-served-lint.test.ts',
-  'openapi-contract.test.ts',
-  'is-main.test.ts',
-  // Moving a shop between the two stores: each test names the stores it moves between.
-  'move-round-trip.test.ts',
-  'move-refusals.test.ts',
-  'move-pipe.test.ts',
-])
-// Files that measure latency (the server's time-outs against slow clients, not the store): run once, on
-// SQLite, by themselves after the other files, so that no other test file competes for the two cores.
-const ALONE = new Set(['slow-clients.test.ts'])
-// Files about PostgreSQL itself (its outages): run only in the PostgreSQL pass.
-const POSTGRES_ONLY = (file: string) => file.startsWith('postgres-')
-// Files that start the petstore command as a process (serve, signals, migrate, keys, cross-process reads):
-// run once more against the production bundle that npm start and the Docker image run (dist/bundle/cli.js).
-// (webhooks-crash.test.ts is not among them: its servers take tuning in code, so they run from the sources.)
-const BUNDLE = [
-  'cli.test.ts',
-  'first-run.test.ts',
-  'read-cache.test.ts',
-  'group-commit.test.ts',
-  'shutdown.test.ts',
-  'idempotency-instances.test.ts',
-  'log-pipe.test.ts',
-  'operator-errors.test.ts',
-  'events-connections.test.ts',
-  'cli-webhooks.test.ts',
-]
 const BUNDLE_CLI = 'dist/bundle/cli.js'
 
 interface PassResult extends TapTally {
@@ -103,7 +51,7 @@ async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrenc
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${log}`,
-      ...files.map((file) => `test/${file}`),
+      ...files,
     ],
     {
       env: { ...process.env, PETSTORE_TEST_STORE: store, ...(cli ? { PETSTORE_TEST_CLI: cli } : {}) },
@@ -129,7 +77,7 @@ type Store = 'sqlite' | 'postgres'
 const STORES: readonly Store[] = ['sqlite', 'postgres']
 
 /** The store options and file names given after `npm test --`; a mistake stops the run with exit code 2. */
-function parseArguments(args: string[]): { stores: Set<Store>; chosen: Set<string> } {
+function parseArguments(args: string[]): { stores: Set<Store>; names: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args,
@@ -140,22 +88,20 @@ function parseArguments(args: string[]): { stores: Set<Store>; chosen: Set<strin
     const stores = values.store ?? [...STORES]
     const wrong = stores.filter((store) => !(STORES as string[]).includes(store))
     if (wrong.length > 0) throw new Error(`--store takes sqlite or postgres, not ${wrong.join(', ')}`)
-    return { stores: new Set(stores as Store[]), chosen: new Set(positionals.map((file) => basename(file))) }
+    return { stores: new Set(stores as Store[]), names: positionals }
   } catch (error) {
     process.stderr.write(`npm test: ${(error as Error).message}\n`)
     process.exit(2)
   }
 }
 
-// `npm test -- pets-create.test.ts test/orders-list.test.ts` runs only those files, each in the passes it belongs to;
-// `npm test -- --store sqlite` only the SQLite passes (SQLite, alone, bundle), `--store postgres` only PostgreSQL's.
-const { stores, chosen } = parseArguments(process.argv.slice(2))
-const files = readdirSync('test')
-  .filter((file) => file.endsWith('.test.ts') && (chosen.size === 0 || chosen.has(file)))
-  .sort()
-const unknown = [...chosen].filter((file) => !files.includes(file))
+// `npm test -- pets-create.test.ts test/orders/orders-list.test.ts` runs only those files (a folder: all of its
+// files), each in the passes it belongs to (test-files.ts); `npm test -- --store sqlite` only the SQLite passes
+// (SQLite, alone, bundle), `--store postgres` only PostgreSQL's.
+const { stores, names } = parseArguments(process.argv.slice(2))
+const { chosen: files, unknown } = chooseTestFiles(findTestFiles(), names)
 if (unknown.length > 0) {
-  process.stderr.write(`No such test file in test/: ${unknown.join(', ')}\n`)
+  process.stderr.write(`No such test file or folder in ${TEST_DIRECTORY}/: ${unknown.join(', ')}\n`)
   process.exit(2)
 }
 const sqlite = stores.has('sqlite')
@@ -166,10 +112,10 @@ if (stores.has('postgres') && !postgres && !sqlite) {
   )
   process.exit(2)
 }
-const bundleFiles = sqlite ? BUNDLE.filter((file) => files.includes(file)) : []
-const postgresFiles = files.filter((file) => !STORE_INDEPENDENT.has(file) && !ALONE.has(file))
-const sqliteFiles = sqlite ? files.filter((file) => !POSTGRES_ONLY(file) && !ALONE.has(file)) : []
-const aloneFiles = sqlite ? files.filter((file) => ALONE.has(file)) : []
+const bundleFiles = sqlite ? files.filter(runsAgainstBundle) : []
+const postgresFiles = files.filter((file) => !runsOnce(file) && !runsAlone(file))
+const sqliteFiles = sqlite ? files.filter((file) => !isPostgresOnly(file) && !runsAlone(file)) : []
+const aloneFiles = sqlite ? files.filter(runsAlone) : []
 const postgresNotRun = stores.has('postgres')
   ? 'skipped (set TEST_DATABASE_URL to run it; in CI it is mandatory)'
   : 'not run (--store sqlite)'
@@ -177,7 +123,11 @@ const postgresNotRun = stores.has('postgres')
 const sqliteCount = sqliteFiles.length + aloneFiles.length
 const planned = [
   ...(sqlite
-    ? [`${chosen.size === 0 ? 'every' : sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`]
+    ? [
+        names.length === 0
+          ? 'every test file on SQLite'
+          : `${sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`,
+      ]
     : []),
   ...(bundleFiles.length > 0 ? [`${bundleFiles.length} again against the production bundle`] : []),
   ...(postgres
@@ -192,7 +142,7 @@ mkdirSync(LOG_DIRECTORY, { recursive: true })
 process.stdout.write(
   [
     `npm test on Node.js ${process.version}: ${planned.join(', ')}.`,
-    chosen.size === 0 ? `Expect about ${expected} on 2 cores.` : 'A subset: seconds to a few minutes.',
+    names.length === 0 ? `Expect about ${expected} on 2 cores.` : 'A subset: seconds to a few minutes.',
     postgres
       ? `PostgreSQL pass: on ${process.env.TEST_DATABASE_URL?.replace(/\/\/[^@/]*@/, '//…@')}.`
       : `PostgreSQL pass: ${postgresNotRun}.`,

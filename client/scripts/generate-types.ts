@@ -1,6 +1,6 @@
 // Generates client/src/generated/petstore-v1.ts from the committed OpenAPI document with openapi-typescript.
-// The output is committed, so the client builds without the server; test/client-types.test.ts fails when
-// it no longer matches the document. Usage: tsx client/scripts/generate-types.ts [DOCUMENT.json] [--check]
+// The output is committed, so the client builds without the server; test/client/client-types.once.test.ts fails
+// when it no longer matches the document. Usage: tsx client/scripts/generate-types.ts [DOCUMENT.json] [--check]
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'

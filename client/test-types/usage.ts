@@ -1,4 +1,5 @@
-// Compiled by test/client-types.test.ts (and by the client's typecheck): what the types accept and refuse.
+// Compiled by test/client/client-types.once.test.ts (and by the client's typecheck): what the types accept and
+// refuse.
 // Each `@ts-expect-error` must meet an error, or the compiler reports the directive as unused.
 import {
   createPetstoreClient,

@@ -1,5 +1,5 @@
 // The category operations' descriptions in the OpenAPI document: prose, kept out of the route definitions.
-import { BETA_NOTE } from '../http/stability.js'
+import { BETA_NOTE } from '../http/openapi/stability.js'
 
 const RETRY = 'Safe to retry with an `Idempotency-Key`.'
 const NAMES = 'Names are unique ignoring case: a name another category has is 409 `conflict`.'

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { IfMatchHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
-import { documentedAs, named } from '../http/openapi-names.js'
-import { Int64Id } from '../http/schema-primitives.js'
+import { documentedAs, named } from '../http/openapi/openapi-names.js'
+import { Int64Id } from '../http/openapi/schema-primitives.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schema.js'
 import { PET_NAME_PATTERN } from '../pets/pet.schema.js'
 

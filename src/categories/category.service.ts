@@ -9,7 +9,7 @@ import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
 import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
-import { MAX_INT64_ID } from '../http/schema-primitives.js'
+import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
 import {
   nameKey,
   toCategory,

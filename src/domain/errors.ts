@@ -1,5 +1,5 @@
 // What a service says went wrong, in the domain's words. Services throw these; the HTTP layer's one error
-// handler (http/error-handler.ts) maps them to the Error body, so no service knows about statuses or paths.
+// handler (http/errors/error-handler.ts) maps them to the Error body, so no service knows about statuses or paths.
 
 /** The resource does not exist (or no longer does). */
 export class NotFound extends Error {

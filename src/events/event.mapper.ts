@@ -1,5 +1,5 @@
 import type { EventType } from '../db/database.js'
-import { withJsonText } from '../http/prepared-json.js'
+import { withJsonText } from '../http/json/prepared-json.js'
 import type { EventRow } from './event.repository.js'
 import type { Event } from './event.schema.js'
 

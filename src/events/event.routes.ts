@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/error.schema.js'
-import { ApiError } from '../http/errors.js'
-import { rejectOtherMethods } from '../http/method-not-allowed.js'
+import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/errors/error.schema.js'
+import { ApiError } from '../http/errors/errors.js'
+import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { API_PREFIX } from '../http/paths.js'
-import { publicOrigin } from '../http/public-origin.js'
-import { MAX_INT64_ID } from '../http/schema-primitives.js'
-import { BETA, BETA_NOTE } from '../http/stability.js'
+import { publicOrigin } from '../http/request/public-origin.js'
+import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
+import { BETA, BETA_NOTE } from '../http/openapi/stability.js'
 import { toEventList } from './event.mapper.js'
-import { namedHeader } from '../http/openapi-names.js'
+import { namedHeader } from '../http/openapi/openapi-names.js'
 import {
   DEFAULT_EVENT_PAGE_SIZE,
   EventsSchema,

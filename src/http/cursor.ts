@@ -2,7 +2,7 @@
 // so that a client can neither forge a position nor carry a cursor over to another filter. Each collection has
 // its own scope (`pets`, `orders`), part of what is signed, so a cursor of one is never accepted by another.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { ApiError } from './errors.js'
+import { ApiError } from './errors/errors.js'
 
 const SIGNATURE_BYTES = 16
 

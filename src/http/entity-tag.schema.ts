@@ -2,7 +2,7 @@
 // the OpenAPI document. A value that breaks the pattern is refused with 400 (`details` path `header/if-match`).
 import { Type } from 'typebox'
 import { ENTITY_TAG_LIST_PATTERN } from './entity-tag.js'
-import { ETagHeader } from './response-headers.js'
+import { ETagHeader } from './openapi/response-headers.js'
 
 const LIST_SYNTAX =
   '`*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it'

@@ -1,7 +1,7 @@
 // Keyset pagination, the same for every collection: the page size, the extra row that tells whether more
 // follow, and the `Link: rel="next"` header (RFC 8288) carrying the signed cursor (cursor.ts).
 import { Type } from 'typebox'
-import { documentedAs } from './openapi-names.js'
+import { documentedAs } from './openapi/openapi-names.js'
 
 export const DEFAULT_PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 100

@@ -1,7 +1,7 @@
 // The Idempotency-Key request header (draft-ietf-httpapi-idempotency-key-header) and the header that marks a
 // replayed response, as they appear in the route schemas and so in the OpenAPI document.
 import { Type } from 'typebox'
-import { IdempotentReplayedHeader } from '../http/response-headers.js'
+import { IdempotentReplayedHeader } from '../http/openapi/response-headers.js'
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
 export const REPLAYED_HEADER = 'idempotent-replayed'

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
-import { documentedAs, named } from '../http/openapi-names.js'
+import { documentedAs, named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
-import { Int64Id } from '../http/schema-primitives.js'
+import { Int64Id } from '../http/openapi/schema-primitives.js'
 
 export const ORDER_STATUSES = ['placed', 'completed', 'cancelled'] as const
 export const MAX_ORDER_QUANTITY = 100

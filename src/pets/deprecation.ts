@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { Type } from 'typebox'
-import { namedHeader } from '../http/openapi-names.js'
-import type { Metrics } from '../http/metrics.js'
+import { namedHeader } from '../http/openapi/openapi-names.js'
+import type { Metrics } from '../http/metrics/metrics.js'
 
 // RFC 9745: deprecated since 2026-01-01T00:00:00Z (version 1.0.0), as an epoch-seconds Structured Field Date.
 const DEPRECATION = '@1767225600'

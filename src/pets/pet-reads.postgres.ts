@@ -9,7 +9,7 @@ import { queryBuilderPetReads, type PetReads } from './pet-reads.js'
  * through the query builder (a page is read once and then cached, see pet-reads.cached.ts).
  *
  * The batch selects exactly the pets findPetById would, for many ids at once (findPetsByIds, next to it in
- * pet.repository.ts; test/postgres-data-version.test.ts compares them).
+ * pet.repository.ts; test/db/postgres-data-version.test.ts compares them).
  */
 export function postgresPetReads(db: Reader): PetReads {
   const { page } = queryBuilderPetReads(db)

@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3'
 import { rowsToFetch } from '../http/pagination.js'
-import { withJsonText } from '../http/prepared-json.js'
+import { withJsonText } from '../http/json/prepared-json.js'
 import type { VersionedPet } from './pet.mapper.js'
 import type { PetPageQuery } from './pet.repository.js'
 import type { PetReads } from './pet-reads.js'

@@ -9,14 +9,14 @@ import {
   EVERY_OPERATION_ERRORS,
   IDEMPOTENCY_ERRORS,
   withHeaders,
-} from '../http/error.schema.js'
-import type { Metrics } from '../http/metrics.js'
-import { rejectOtherMethods } from '../http/method-not-allowed.js'
+} from '../http/errors/error.schema.js'
+import type { Metrics } from '../http/metrics/metrics.js'
+import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
-import { publicOrigin } from '../http/public-origin.js'
-import { LocationHeader, NextPageLinkHeader } from '../http/response-headers.js'
-import { NoQuery } from '../http/schema-primitives.js'
+import { publicOrigin } from '../http/request/public-origin.js'
+import { LocationHeader, NextPageLinkHeader } from '../http/openapi/response-headers.js'
+import { NoQuery } from '../http/openapi/schema-primitives.js'
 import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import { DeprecationHeadersSchema, markDeprecated } from './deprecation.js'

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
-import { documentedAs, named } from '../http/openapi-names.js'
-import { Int64Id } from '../http/schema-primitives.js'
+import { documentedAs, named } from '../http/openapi/openapi-names.js'
+import { Int64Id } from '../http/openapi/schema-primitives.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export const DEFAULT_PET_STATUS = 'available'

@@ -1,7 +1,7 @@
 // What a webhook receiver gets, as the document's OpenAPI 3.1 `webhooks` section: generators make receiver types
 // from it (the payload is the feed's Event, referenced by name). Deliveries are not routes of this service, so
 // this is written here rather than generated from a route schema.
-import { BETA } from '../http/stability.js'
+import { BETA } from '../http/openapi/stability.js'
 
 /** The Standard Webhooks headers of every delivery (signature.ts writes them). */
 const DELIVERY_HEADERS = [

@@ -1,5 +1,5 @@
 // What the delivery worker reports to /metrics. The metrics are made here, unregistered, because the worker
-// exists before the app's registry does; createMetrics registers them (http/metrics.ts).
+// exists before the app's registry does; createMetrics registers them (http/metrics/metrics.ts).
 import { Counter, Gauge, Histogram, type Metric } from 'prom-client'
 import type { AttemptOutcome } from '../db/database.js'
 import type { ThrottledEndpoint } from './endpoint-health.js'

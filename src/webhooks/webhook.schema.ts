@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox'
 import type { AttemptOutcome, DeliveryStatus, WebhookStatus } from '../db/database.js'
 import { EVENT_TYPES, EventTypeSchema } from '../events/event.schema.js'
-import { named } from '../http/openapi-names.js'
+import { named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
-import { Int64Id } from '../http/schema-primitives.js'
+import { Int64Id } from '../http/openapi/schema-primitives.js'
 import { MAX_URL_LENGTH } from './destination.js'
 import { RESPONSE_BODY_LIMIT_BYTES } from './outbound-http.js'
 

@@ -1,0 +1,152 @@
+// Request quotas (@fastify/rate-limit): per API key, and per client address for requests without a valid key.
+// Counters live in Redis when REDIS_URL is set, so that every instance draws on one quota, and in memory
+// otherwise. The headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` and `RateLimit`.
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { Redis } from 'ioredis'
+import type { Config } from '../../config.js'
+import type { Recollection } from '../../keys/authenticator.js'
+import { ApiError } from '../errors/errors.js'
+import { SpentAddresses } from './spent-addresses.js'
+import { WindowCounts, type WindowCount } from './window-counts.js'
+
+export type RateLimitSettings = Pick<
+  Config,
+  'rateLimitPerKey' | 'rateLimitAnonymous' | 'rateLimitWindowSeconds' | 'rateLimitNamespace'
+>
+
+export interface RateLimiter {
+  /**
+   * Counts the request against its key (request.principal) or, without one, its client address; sets the
+   * RateLimit headers; throws `rate_limited` once the quota of the window is used up. Synchronous (returns
+   * undefined) when the counters are in memory; a promise when they are in Redis.
+   */
+  check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined
+  /**
+   * Throws `rate_limited`, without asking the store, when this process has seen the client address spend its
+   * anonymous quota in the current window and the request's key cannot be valid as far as `recall` can tell
+   * without a database query: called before the key is looked up, so that a flood of bad keys costs no query
+   * once it is over quota, while a valid key from that address is looked up and counted against its own quota.
+   */
+  refuseSpentAddress(request: FastifyRequest, reply: FastifyReply, recall: () => Recollection): void
+  /**
+   * onRequest hook of the public routes (documents, /docs, /metrics, the index): the anonymous quota per
+   * client address, counted apart from the API's, so that reading the documentation does not use up the
+   * quota of a client's API calls (and the reverse).
+   */
+  limitPublicRoute: onRequestAsyncHookHandler
+}
+
+/** After the shared store fails, requests are admitted without asking it for this long, then it is tried again. */
+export const FAIL_OPEN_MS = 1_000
+
+const POLICY = '"default"'
+
+/** Client addresses and keys counted in memory at most (the least recently counted are forgotten first). */
+const IN_MEMORY_KEYS = 10_000
+
+/** Requests counted in the public bucket of their address rather than by key or in the API's anonymous bucket. */
+const publicRequests = new WeakSet<FastifyRequest>()
+
+function counterKey(request: FastifyRequest): string {
+  if (publicRequests.has(request)) return `public:${request.ip}`
+  return request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`
+}
+
+// Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
+// reached, requests are answered without counting (and without RateLimit headers, which would be guesses);
+// the outage is logged once, and counting resumes by itself when Redis answers again.
+export async function registerRateLimit(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  redis: Redis | undefined,
+): Promise<RateLimiter> {
+  const window = settings.rateLimitWindowSeconds
+  await app.register(rateLimit, {
+    // Not on every route: the API scope and the public routes run the check themselves (health checks never).
+    global: false,
+    ...(redis ? { redis, nameSpace: `${settings.rateLimitNamespace}:` } : { cache: IN_MEMORY_KEYS }),
+    timeWindow: window * 1000,
+    max: (request) => (request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous),
+    keyGenerator: counterKey,
+    // Store errors reach count(), which fails open and logs.
+    skipOnError: false,
+  })
+  // The limiter without the plugin's own reply handling: it answers with the counts, so that the headers
+  // and the 429 take this service's form (the Error body, the IETF draft headers).
+  const count = app.createRateLimit()
+  const spent = new SpentAddresses()
+  let failingUntil = 0
+  let failing = false
+
+  function refuse(request: FastifyRequest, reply: FastifyReply, max: number, resetSeconds: number): never {
+    const retryAfter = Math.max(1, resetSeconds)
+    reply.header('ratelimit-policy', `${POLICY};q=${max};w=${window}`)
+    reply.header('ratelimit', `${POLICY};r=0;t=${resetSeconds}`)
+    const message = publicRequests.has(request)
+      ? `Too many requests from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+      : request.principal
+        ? `This API key has used its ${max} requests per ${window} s; retry in ${retryAfter} s.`
+        : `Too many requests without a valid API key from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+    throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
+  }
+
+  function failOpen(error: unknown): void {
+    failingUntil = Date.now() + FAIL_OPEN_MS
+    if (!failing)
+      app.log.warn(
+        { err: error },
+        'the rate-limit store failed; requests are admitted without rate limits until it answers again',
+      )
+    failing = true
+  }
+
+  function apply(request: FastifyRequest, reply: FastifyReply, result: WindowCount): void {
+    const reset = Math.max(0, result.ttlInSeconds)
+    // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
+    if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
+      spent.add(request.ip, Date.now() + result.ttl)
+    if (result.isExceeded) refuse(request, reply, result.max, reset)
+    reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
+    reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
+  }
+
+  async function checkShared(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Date.now() < failingUntil) return
+    let result: Awaited<ReturnType<typeof count>>
+    try {
+      result = await count(request)
+    } catch (error) {
+      failOpen(error)
+      return
+    }
+    if (failing) app.log.info('the rate-limit store answers again; rate limits apply')
+    failing = false
+    if (!result.isAllowed) apply(request, reply, result)
+  }
+
+  // In memory nothing needs to wait: counted at once, which spares every request the store's promises.
+  const local = redis ? undefined : new WindowCounts(window * 1000, IN_MEMORY_KEYS)
+  function check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+    if (!local) return checkShared(request, reply)
+    const max = request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous
+    apply(request, reply, local.count(counterKey(request), max))
+    return undefined
+  }
+
+  return {
+    check,
+    refuseSpentAddress(request, reply, recall) {
+      const now = Date.now()
+      const until = spent.until(request.ip, now)
+      if (until === undefined) return
+      const recalled = recall()
+      if (recalled === 'valid' || (recalled === 'unknown' && spent.mayLookUp(request.ip, now))) return
+      refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - now) / 1000))
+    },
+    async limitPublicRoute(request, reply) {
+      publicRequests.add(request)
+      await check(request, reply)
+    },
+  }
+}

@@ -1,0 +1,74 @@
+// The Fastify instance's options: logging (keys redacted, URLs through log-url.ts), request ids, size limits,
+// time-outs, the errors Node and the framework raise before a route runs, proxies, and the response serialisers.
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify from 'fastify'
+import type { DestinationStream } from 'pino'
+import type { Config } from '../config.js'
+import type { ApiGuard } from './auth/auth.js'
+import { handleClientError } from './errors/client-errors.js'
+import { handleFrameworkError } from './errors/error-handler.js'
+import { preferringKnownJson } from './json/prepared-json.js'
+import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './limits.js'
+import { AccessLog } from './request/access-log.js'
+import { serializeRequest } from './request/log-url.js'
+import { requestIdFor } from './request/request-id.js'
+
+/** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
+export const TIMEOUTS = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  // Longer than the idle time-out of common load balancers (60 s), so they close idle connections first.
+  keepAliveMs: 72_000,
+  connectionIdleMs: 60_000,
+  // Node enforces the request and headers time-outs only when it sweeps its connections (every 30 s by
+  // default, which would let a slow client hold a socket for up to 40 s instead of 10).
+  connectionsCheckIntervalMs: 1_000,
+}
+
+/** Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
+const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
+
+/** `guard` gives the API's guard, made once the app exists; framework errors arrive only once the server listens. */
+export function createFastify(config: Config, logStream: DestinationStream | undefined, guard: () => ApiGuard) {
+  return Fastify({
+    logger: {
+      level: config.logLevel,
+      // Keys must never reach the logs, whatever a serializer or a log call decides to include.
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization'],
+        censor: '[redacted]',
+      },
+      serializers: { req: serializeRequest },
+      ...(logStream ? { stream: logStream } : {}),
+    },
+    logController: new AccessLog(),
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: false,
+    requestTimeout: TIMEOUTS.requestMs,
+    keepAliveTimeout: TIMEOUTS.keepAliveMs,
+    connectionTimeout: TIMEOUTS.connectionIdleMs,
+    clientErrorHandler: handleClientError,
+    frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply, guard()),
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
+    // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.
+    trustProxy: typeof config.trustProxy === 'number' ? trustNearestHops(config.trustProxy) : config.trustProxy,
+    // Fastify's own response serialisers, each made to send a value's known JSON text as it is (prepared-json.ts).
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: (externalSchemas, options) => {
+          const build = SerializerSelector()(externalSchemas, options)
+          return (routeSchema) => preferringKnownJson(build(routeSchema))
+        },
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+}
+
+/** TRUST_PROXY as a hop count: the nearest N peers may name the client, whatever their address. */
+function trustNearestHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops
+}

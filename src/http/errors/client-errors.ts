@@ -1,0 +1,70 @@
+// Errors Node's HTTP parser raises before Fastify sees a request (oversized headers, a malformed request
+// line, a request that took too long to arrive). Fastify's default answers them in its own shape; these get
+// the Error body too.
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
+import { STATUS_CODES, type Server } from 'node:http'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ApiError, errorBody, type ErrorCode } from './errors.js'
+import { HEADER_LIMIT_BYTES, inKiB } from '../limits.js'
+
+const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    code: 'request_header_fields_too_large',
+    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request was not received in time.' },
+}
+
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A response already under way on this socket (the error is in a pipelined request behind it) cannot be
+  // followed by a second status line without corrupting the stream: Node's own handler drops such sockets too.
+  const responseStarted =
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (error.code === 'ECONNRESET' || !socket.writable || responseStarted) {
+    socket.destroy()
+    return
+  }
+  const { code, message } = RESPONSES[error.code ?? ''] ?? {
+    code: 'invalid_request' as const,
+    message: 'The request could not be parsed as HTTP/1.1.',
+  }
+  const body = JSON.stringify(errorBody(code, message))
+  const status = errorBody(code, message).status
+  // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
+  const { rawPacket } = error as { rawPacket?: unknown }
+  const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n` +
+      '\r\n' +
+      (head ? '' : body),
+  )
+}
+
+/**
+ * Two requests Node answers itself, bare (no Error body, none of the headers every response has), unless told
+ * not to: an HTTP/1.1 request without Host, which RFC 9112 section 3.2 requires to be refused with 400, and an
+ * Expect other than 100-continue, which RFC 9110 section 10.1.1 allows (not requires) to be refused with 417.
+ * Both are handed to Fastify instead: the first is refused there with the Error body (missingHostError, in the
+ * first hook), the second is served as if the expectation were absent.
+ */
+export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
+  const server = app.server as Server & { requireHostHeader: boolean }
+  server.requireHostHeader = false
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response))
+}
+
+/** The refusal of an HTTP/1.1 request without Host (RFC 9112 section 3.2), if it is one. */
+export function missingHostError(request: FastifyRequest): ApiError | undefined {
+  const { httpVersionMajor, httpVersionMinor } = request.raw
+  if (httpVersionMajor !== 1 || httpVersionMinor < 1 || request.headers.host !== undefined) return undefined
+  return new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', {
+    details: [{ path: 'header/host', message: 'is required' }],
+  })
+}

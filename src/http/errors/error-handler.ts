@@ -1,0 +1,138 @@
+// One error handler for the whole service: every error, ours or the framework's, leaves as the Error body.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../../db/unavailable.js'
+import { guardRequest, type ApiGuard } from '../auth/auth.js'
+import { isClientAbort } from '../request/client-abort.js'
+import { duplicateHeaderError } from '../request/duplicate-headers.js'
+import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
+import { redactKeys } from '../request/log-url.js'
+import { acceptedMediaTypes } from '../json/media-type.js'
+import { API_PREFIX, requestPath } from '../paths.js'
+import { applySecurityHeaders } from '../request/security-headers.js'
+import { validationDetails } from '../validation/validation-details.js'
+import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
+
+// A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
+const MAX_LOGGED_MESSAGE_LENGTH = 1000
+
+/** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
+function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  const known = knownApiError(error)
+  if (known) return known
+  if (isClientAbort(request, error)) {
+    // Nobody reads this answer; its status (not 5xx) keeps the request out of error rates and outage counts.
+    return new ApiError('invalid_request', 'The client closed the connection before the request was complete.')
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', {
+      headers: { 'retry-after': '1' },
+    })
+  }
+  if (error.validation) {
+    const { details, summary } = validationDetails(error)
+    return new ApiError('invalid_request', `Invalid request: ${summary}`, { details })
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(
+        'unsupported_media_type',
+        `The request body must be sent as Content-Type: ${acceptedMediaTypes(request).join(' or ')}.`,
+      )
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', 'The Content-Length header does not match the body.')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('invalid_request', 'The request body is not valid JSON.')
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('invalid_request', 'The request path is not validly percent-encoded.')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('invalid_request', 'A segment of the request path is too long.')
+  }
+  const status = error.statusCode ?? 500
+  if (status >= 400 && status < 500) {
+    const message =
+      error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message
+    return new ApiError(errorCodeForStatus(status), message)
+  }
+  return new ApiError(
+    'internal_error',
+    'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
+  )
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply
+    .code(error.statusCode)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error.code, error.message, error.details))
+}
+
+/**
+ * A masked failure is logged in full, with the request id; so is a database error answered 503 (at warn: it is
+ * transient, but an operator must see which error it was); a client error in one line.
+ */
+function logError(request: FastifyRequest, error: FastifyError, apiError: ApiError): void {
+  if (apiError.statusCode >= 500 && knownApiError(error) === undefined) {
+    if (apiError.code === 'unavailable') request.log.warn({ err: error }, 'request failed: database unavailable')
+    else request.log.error({ err: error }, 'request failed')
+  } else {
+    const message = redactKeys(apiError.message)
+    request.log.info(
+      { code: apiError.code, status: apiError.statusCode },
+      message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message,
+    )
+  }
+}
+
+/**
+ * Fastify's frameworkErrors: errors the router raises before any route or hook runs (a path that is not
+ * valid percent-encoding, an over-long path segment). Without it they leave in Fastify's own shape. No hook
+ * has run, so what the hooks do first is done here: the headers every response carries, the refusal of
+ * repeated headers, and under the API prefix authentication, so that a request without a valid key learns
+ * nothing about its path.
+ */
+export function handleFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+): void {
+  reply.header('x-request-id', request.id)
+  applySecurityHeaders(request, reply)
+  void answerFrameworkError(error, request, reply, guard)
+}
+
+async function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+): Promise<void> {
+  let failure: FastifyError = duplicateHeaderError(request) ?? error
+  const path = requestPath(request)
+  if (failure === error && (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))) {
+    try {
+      await guardRequest(request, reply, guard)
+    } catch (refusal) {
+      failure = refusal as FastifyError
+    }
+  }
+  const apiError = toApiError(failure, request)
+  logError(request, failure, apiError)
+  void sendError(reply, apiError)
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error, request)
+    logError(request, error, apiError)
+    // Set here too, not only by their hooks: an error raised by an earlier hook skips the hooks after it.
+    reply.header('x-request-id', request.id)
+    applySecurityHeaders(request, reply)
+    return sendError(reply, apiError)
+  })
+}

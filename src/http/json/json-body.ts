@@ -1,0 +1,104 @@
+// The application/json body parser. The body is read as bytes and must be well-formed UTF-8 (a declared
+// charset other than utf-8 is a 415): nothing is replaced by U+FFFD behind the client's back. Fastify's own
+// parser (secure-json-parse: refuses __proto__ and constructor.prototype keys) then reads the text, and one
+// more pass (json-scan.ts) refuses what JSON.parse would accept silently: numbers it would round, and keys
+// given twice in one object.
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../errors/errors.js'
+import { findJsonProblem, type JsonProblem } from './json-scan.js'
+import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
+import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
+
+const SHOWN_LENGTH = 40
+
+function shorten(text: string): string {
+  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text
+}
+
+/** Says why a body Fastify's parser refused is not acceptable: broken JSON, or a prototype-poisoning key. */
+function unreadableBody(body: string): ApiError {
+  try {
+    JSON.parse(body)
+  } catch {
+    return new ApiError('invalid_request', 'The request body is not valid JSON.')
+  }
+  return new ApiError(
+    'invalid_request',
+    'The request body contains a forbidden property name (__proto__, or constructor with prototype).',
+  )
+}
+
+function refusal(problem: JsonProblem): ApiError {
+  if (problem.kind === 'inexact-number') {
+    return new ApiError(
+      'invalid_request',
+      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+    )
+  }
+  return new ApiError(
+    'invalid_request',
+    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ${shorten(problem.pointer)}); each key may appear once.`,
+    { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] },
+  )
+}
+
+function notUtf8(bytes: Buffer): ApiError {
+  return new ApiError(
+    'invalid_request',
+    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence ` +
+      '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
+  )
+}
+
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json')
+  // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
+  app.removeContentTypeParser('text/plain')
+  addJsonBodyParser(app, 'application/json')
+}
+
+/**
+ * Reads bodies of a JSON media type as described above. application/json is read everywhere; a scope of routes
+ * adds the other JSON types its operations take (application/merge-patch+json), so no other route accepts them.
+ */
+export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser(mediaType, { parseAs: 'buffer' }, (request, bytes, done) => {
+    const body = bytes as Buffer
+    // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
+    // no body, an empty one is simply no body (the operation refuses one that is not empty).
+    if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
+    // A scope's parser serves all of its routes; only those that document the type (`consumes`) take it.
+    const accepted = acceptedMediaTypes(request)
+    if (!accepted.includes(mediaType))
+      return done(
+        new ApiError(
+          'unsupported_media_type',
+          `The request body must be sent as Content-Type: ${accepted.join(' or ')}.`,
+        ),
+        undefined,
+      )
+    const charset = unsupportedCharset(request.headers['content-type'])
+    if (charset !== undefined) {
+      return done(
+        new ApiError(
+          'unsupported_media_type',
+          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`,
+        ),
+        undefined,
+      )
+    }
+    const text = decodeUtf8(body)
+    if (text === undefined) return done(notUtf8(body), undefined)
+    parse(request, text, (error, value) => {
+      if (error)
+        return done(
+          (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? unreadableBody(text) : error,
+          undefined,
+        )
+      const problem = findJsonProblem(text)
+      if (problem !== undefined) return done(refusal(problem), undefined)
+      done(null, value)
+    })
+  })
+}

@@ -1,0 +1,35 @@
+// Headers that must arrive at most once. Node keeps the first of two Host or Authorization headers and drops
+// the second without a word, while a proxy in front may act on the last: the proxy would route or authorise
+// one request and the service serve another. RFC 9112 section 3.2 requires 400 for more than one Host.
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../errors/errors.js'
+
+const SINGLE_HEADERS: Record<string, string> = { host: 'Host', authorization: 'Authorization' }
+
+/** The refusal for a request that repeats one of these headers, if it does. */
+export function duplicateHeaderError(request: FastifyRequest): ApiError | undefined {
+  let hostSeen = false
+  let authorizationSeen = false
+  const { rawHeaders } = request.raw
+  // rawHeaders alternates names and values, as received. This runs on every request: only names of the two
+  // lengths are lowered, and nothing is allocated for the names seen.
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const raw = rawHeaders[index] ?? ''
+    if (raw.length !== 4 && raw.length !== 13) continue
+    const name = raw.toLowerCase()
+    if (name === 'host') {
+      if (hostSeen) return repeated(name)
+      hostSeen = true
+    } else if (name === 'authorization') {
+      if (authorizationSeen) return repeated(name)
+      authorizationSeen = true
+    }
+  }
+  return undefined
+}
+
+function repeated(name: string): ApiError {
+  return new ApiError('invalid_request', `The ${SINGLE_HEADERS[name] ?? name} header must be sent only once.`, {
+    details: [{ path: `header/${name}`, message: 'must be sent only once' }],
+  })
+}

@@ -1,0 +1,30 @@
+import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../errors/errors.js'
+
+// A Host header that is a plain host name or IP literal with an optional port; anything else could inject
+// text into the absolute URLs of Location and Link.
+const SAFE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/
+
+/**
+ * The origin absolute URLs are built on: PUBLIC_BASE_URL when configured, else the request's own. An HTTP/1.0
+ * request may come without Host (HTTP/1.1 ones are refused without it): its links name the address and port
+ * the connection reached, which is where the client did find the service.
+ */
+export function publicOrigin(request: FastifyRequest, configured: string | undefined): string {
+  if (configured) return configured
+  const host = request.host
+  if (!host) return `${request.protocol}://${listeningAddress(request)}`
+  if (!SAFE_HOST.test(host)) {
+    throw new ApiError('invalid_request', 'The Host header is not a valid host name.', {
+      details: [{ path: 'header/host', message: 'is not a host name' }],
+    })
+  }
+  return `${request.protocol}://${host}`
+}
+
+function listeningAddress(request: FastifyRequest): string {
+  const { localAddress = '127.0.0.1', localPort } = request.socket
+  // An IPv6 literal goes in brackets, without its zone (`%eth0`), which a URL cannot carry as it is.
+  const address = localAddress.includes(':') ? `[${localAddress.replace(/%.*$/, '')}]` : localAddress
+  return localPort === undefined ? address : `${address}:${localPort}`
+}

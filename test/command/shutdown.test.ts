@@ -1,0 +1,181 @@
+// Graceful shutdown: in-flight requests finish, requests arriving while closing get 503 in the Error body,
+// the database closes last; and the real process exits 0 on SIGTERM.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import http from 'node:http'
+import type { Socket } from 'node:net'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { assertRawError } from '../helpers/error-assert.js'
+import { openRawConnection } from '../helpers/raw-http.js'
+import { freePort } from '../helpers/process.js'
+import { makeTempDir, startTestServer, TEST_API_KEY } from '../helpers/server.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((done) => {
+    resolve = done
+  })
+  return { promise, resolve }
+}
+
+function get(
+  url: string,
+  agent: http.Agent,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          body += chunk
+        })
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }))
+      })
+      .on('error', reject)
+  })
+}
+
+describe('graceful shutdown in process', () => {
+  it('finishes in-flight requests, refuses new ones with 503, then closes the database', async () => {
+    const slowStarted = deferred()
+    const releaseSlow = deferred()
+    const preClose = deferred()
+    const serverSockets: Socket[] = []
+    const server = await startTestServer({
+      beforeListen: (app) => {
+        app.get('/test/slow', async () => {
+          slowStarted.resolve()
+          await releaseSlow.promise
+          return { finished: true }
+        })
+        // Registered after the app's own preClose hooks, so the service already counts as closing here.
+        app.addHook('preClose', async () => {
+          preClose.resolve()
+        })
+        app.server.on('connection', (socket: Socket) => serverSockets.push(socket))
+      },
+    })
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const slow = get(`${server.baseUrl}/test/slow`, agent)
+      await slowStarted.promise
+
+      // An already-open keep-alive connection: one request answered, then the start of a second one. Node
+      // closes idle connections when the server closes, but not one in the middle of a request head.
+      const keptAlive = await openRawConnection(server.baseUrl)
+      await keptAlive.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')
+      const first = await keptAlive.nextResponse()
+      assert.equal(first.status, 200)
+      assert.equal(first.headers.connection, 'keep-alive')
+      const head = `GET /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n`
+      await keptAlive.write(head)
+      const serverSide = serverSockets.find((socket) => socket.remotePort === keptAlive.socket.localPort)
+      assert.ok(serverSide)
+      const sent = keptAlive.socket.bytesWritten
+      while (serverSide.bytesRead < sent) await sleep(5)
+
+      const closing = server.close()
+      await preClose.promise
+      await keptAlive.write('\r\n')
+      const refused = await keptAlive.nextResponse()
+      assertRawError(
+        refused,
+        { status: 503, code: 'unavailable', message: 'The service is shutting down; retry the request.' },
+        { connection: 'close', 'retry-after': '1', 'cache-control': 'no-store' },
+      )
+      await keptAlive.closed
+
+      releaseSlow.resolve()
+      const finished = await slow
+      assert.equal(finished.status, 200)
+      assert.deepEqual(JSON.parse(finished.body), { finished: true })
+      // Its connection is not offered for reuse: the next request of that client goes elsewhere.
+      assert.equal(finished.headers.connection, 'close')
+
+      await closing
+      await assert.rejects(
+        server.store.admin.selectFrom('pets').selectAll().execute(),
+        /driver has already been destroyed/,
+      )
+    } finally {
+      releaseSlow.resolve()
+      agent.destroy()
+    }
+  })
+})
+
+describe('graceful shutdown of the process', () => {
+  it('exits 0 on SIGTERM after logging "shutting down"', async () => {
+    const directory = makeTempDir()
+    const port = await freePort()
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: `file:${join(directory, 'p.db')}`,
+        PETSTORE_API_KEYS: TEST_API_KEY,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        PUBLIC_BASE_URL: '',
+        REDIS_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('exit', (code, signal) => resolve({ code, signal }))
+    })
+    let running = true
+    void exited.then(() => {
+      running = false
+    })
+    try {
+      let healthy = false
+      while (!healthy) {
+        assert.ok(running, `the server exited before answering; stdout: ${stdout} stderr: ${stderr}`)
+        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          async (response) => {
+            await response.arrayBuffer()
+            return response.status === 200
+          },
+          () => false,
+        )
+        if (!healthy) await sleep(100)
+      }
+      const listed = await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      })
+      assert.equal(listed.status, 200)
+      assert.deepEqual(await listed.json(), [])
+
+      child.kill('SIGTERM')
+      assert.deepEqual(await exited, { code: 0, signal: null }, `stderr: ${stderr}`)
+      const entries = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      const shutdown = entries.filter((entry) => entry.msg === 'shutting down')
+      assert.equal(shutdown.length, 1, stdout)
+      assert.equal(shutdown[0]?.signal, 'SIGTERM')
+      assert.equal(shutdown[0]?.level, 30)
+    } finally {
+      if (running) child.kill('SIGKILL')
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,173 @@
+// Write transactions on PostgreSQL send BEGIN with their first statement and hold statements nobody reads back
+// (deferUntilCommit: an event's insert) until the next statement or the COMMIT (src/db/postgres-transactions.ts).
+// What must not change with the waiting dropped: order, atomicity, and which error the caller sees. A change that
+// is one statement, with nothing after it (wholeChange), is sent alone, as a transaction of its own.
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, it } from 'node:test'
+import { setTimeout } from 'node:timers/promises'
+import { CompiledQuery, sql } from 'kysely'
+import type { Writer } from '../../src/db/database.js'
+import { deferUntilCommit, wholeChange } from '../../src/db/postgres-transactions.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+
+describe('PostgreSQL write transactions in pipeline mode', () => {
+  let server: TestServer
+
+  before(async () => {
+    server = await startTestServer()
+    await sql`create table scratch (id integer primary key)`.execute(server.store.admin)
+  })
+  after(() => server.close())
+  beforeEach(async () => {
+    await sql`delete from scratch`.execute(server.store.admin)
+    await sql`insert into scratch (id) values (1)`.execute(server.store.admin)
+  })
+
+  const insert = (id: number) => CompiledQuery.raw('insert into scratch (id) values ($1)', [id])
+  const stored = async () =>
+    (await sql<{ id: number }>`select id from scratch order by id`.execute(server.store.admin)).rows.map(
+      (row) => row.id,
+    )
+  const transaction = <T>(work: (trx: Writer) => Promise<T>) => server.store.transaction(work)
+
+  it('commits a deferred statement with its transaction', async () => {
+    await transaction(async (trx) => {
+      await trx.executeQuery(insert(2))
+      await deferUntilCommit(trx, insert(3))
+    })
+    assert.deepEqual(await stored(), [1, 2, 3])
+  })
+
+  it('does not wait for a deferred statement: it returns at once even when the statement would have to wait', async () => {
+    let locked!: () => void
+    let release!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    const released = new Promise<void>((resolve) => (release = resolve))
+    // Another transaction holds the table, so an insert into it waits until that one ends.
+    const holder = server.store.admin.transaction().execute(async (other) => {
+      await sql`lock table scratch in exclusive mode`.execute(other)
+      locked()
+      await released
+    })
+    await isLocked
+    const outcome = await transaction(async (trx) => {
+      const first = await Promise.race([
+        deferUntilCommit(trx, insert(7)).then(() => 'returned'),
+        setTimeout(2_000).then(() => 'waited for the lock'),
+      ])
+      release()
+      return first
+    })
+    await holder
+    assert.equal(outcome, 'returned')
+    assert.deepEqual(await stored(), [1, 7])
+  })
+
+  it('keeps the order statements were issued in: a statement after a deferred one sees its row', async () => {
+    const seen = await transaction(async (trx) => {
+      await deferUntilCommit(trx, insert(2))
+      return (await trx.executeQuery<{ count: number }>(CompiledQuery.raw('select count(*) from scratch'))).rows[0]
+    })
+    assert.deepEqual(seen, { count: 2 })
+  })
+
+  it('runs the first statement inside the transaction that BEGIN, sent with it, opened', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await trx.executeQuery(insert(2))
+        throw new Error('given up')
+      }),
+      /given up/,
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('fails the transaction with the error of a deferred statement that fails, at its commit; nothing is committed', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await trx.executeQuery(insert(2))
+        await deferUntilCommit(trx, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('reports the deferred failure, the cause, when a later statement then fails in the aborted transaction', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(1))
+        await trx.executeQuery(insert(4))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+  })
+
+  // VACUUM refuses to run inside a transaction block (25001): it succeeds only if it was sent without BEGIN.
+  const vacuum = () => CompiledQuery.raw('vacuum scratch')
+
+  it('sends a whole change alone, without BEGIN and COMMIT, when nothing follows it', async () => {
+    await transaction(async (trx) => {
+      await wholeChange({ trx, changeEndsTransaction: true }, vacuum())
+    })
+    const rows = await transaction(async (trx) => {
+      const insertReturning = CompiledQuery.raw('insert into scratch (id) values (2) returning id')
+      return (await wholeChange<{ id: number }>({ trx, changeEndsTransaction: true }, insertReturning)).rows
+    })
+    assert.deepEqual(rows, [{ id: 2 }])
+    assert.deepEqual(await stored(), [1, 2])
+  })
+
+  it('sends a whole change inside the transaction when something may follow it, or something came before', async () => {
+    await assert.rejects(
+      transaction((trx) => wholeChange({ trx, changeEndsTransaction: false }, vacuum())),
+      (error: { code?: string }) => error.code === '25001',
+    )
+    await assert.rejects(
+      transaction(async (trx) => {
+        await trx.executeQuery(insert(2))
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    // The insert before it was taken back with it: they were one transaction.
+    assert.deepEqual(await stored(), [1])
+  })
+
+  it('commits nothing when a whole change sent alone fails, and refuses a statement after one that succeeded', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(1))
+      }),
+      (error: { code?: string }) => error.code === '23505',
+    )
+    assert.deepEqual(await stored(), [1])
+    await assert.rejects(
+      transaction(async (trx) => {
+        await wholeChange({ trx, changeEndsTransaction: true }, insert(2))
+        await trx.executeQuery(insert(3))
+      }),
+      /a transaction sent as one statement ran another one/,
+    )
+    // The misuse is refused before the second statement leaves; the first had committed on its own.
+    assert.deepEqual(await stored(), [1, 2])
+  })
+
+  it('drops what it held back when the work fails, and the connections stay usable', async () => {
+    await assert.rejects(
+      transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(5))
+        throw new Error('given up')
+      }),
+      /given up/,
+    )
+    assert.deepEqual(await stored(), [1])
+    // More transactions than the pool has connections: every one of them was given back in a clean state.
+    for (let id = 10; id < 30; id++)
+      await transaction(async (trx) => {
+        await deferUntilCommit(trx, insert(id))
+      })
+    assert.equal((await stored()).length, 21)
+  })
+})

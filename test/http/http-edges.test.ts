@@ -1,0 +1,187 @@
+// Small holes found from outside: links for HTTP/1.0 requests without Host, authentication
+// before a path the router cannot decode, 405 for every method the router knows, a trailing slash that is not
+// a pet id, and a Retry-After on /readyz when the database is down.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { assertError, assertRawError } from '../helpers/error-assert.js'
+import { rawExchange } from '../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+
+const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
+
+describe('HTTP edges', () => {
+  let server: TestServer
+  let origin: string
+  before(async () => {
+    server = await startTestServer()
+    origin = server.baseUrl
+    for (const name of ['Rex', 'Tom'])
+      assert.equal((await server.request('/v1/pets', { json: { name, categoryId: 1 } })).status, 201)
+  })
+  after(() => server.close())
+
+  const send = (head: string, body = '') => rawExchange(server.baseUrl, `${head}\r\n${body}`)
+
+  describe('an HTTP/1.0 request without Host gets links to the address it reached', () => {
+    it('Link rel="next" of a list', async () => {
+      const response = await send(`GET /v1/pets?limit=1 HTTP/1.0\r\n${AUTH}`)
+      assert.equal(response.status, 200)
+      assert.match(
+        response.headers.link ?? '',
+        new RegExp(`^<${origin}/v1/pets\\?limit=1&cursor=[A-Za-z0-9._~-]+>; rel="next"$`),
+      )
+      assert.deepEqual(JSON.parse(response.body), [{ id: 1, name: 'Rex', categoryId: 1, status: 'available' }])
+    })
+
+    it('Location of a created pet', async () => {
+      const body = '{"name":"Kit","categoryId":1}'
+      const response = await send(
+        `POST /v1/pets HTTP/1.0\r\n${AUTH}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
+        body,
+      )
+      assert.equal(response.status, 201)
+      const created = JSON.parse(response.body) as { id: number }
+      assert.deepEqual(created, { id: created.id, name: 'Kit', categoryId: 1, status: 'available' })
+      assert.equal(response.headers.location, `${origin}/v1/pets/${created.id}`)
+    })
+
+    it('Link rel="successor-version" of the deprecated getPet', async () => {
+      const response = await send(`GET /v1/pets/1 HTTP/1.0\r\n${AUTH}`)
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.link, `<${origin}/v1/pets>; rel="successor-version"`)
+    })
+
+    it('while an HTTP/1.0 request with Host still gets links on its Host', async () => {
+      const response = await send(`GET /v1/pets/1 HTTP/1.0\r\nHost: pets.example:8080\r\n${AUTH}`)
+      assert.equal(response.headers.link, '<http://pets.example:8080/v1/pets>; rel="successor-version"')
+    })
+  })
+
+  describe('a path that is not valid percent-encoding', () => {
+    it('asks for a key first (401), like any other path under /v1', async () => {
+      assertRawError(
+        await send('GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'),
+        { status: 401, code: 'unauthorized', message: 'An API key is required: send Authorization: Bearer <key>.' },
+        { 'www-authenticate': 'Bearer realm="petstore"', 'cache-control': 'no-store' },
+      )
+      assertRawError(
+        await send('GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer wrong\r\nConnection: close\r\n'),
+        { status: 401, code: 'unauthorized', message: 'The API key is not valid.' },
+        {
+          'www-authenticate':
+            'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"',
+        },
+      )
+    })
+
+    it('is 400 with a valid key, and 400 without one outside /v1', async () => {
+      assertRawError(
+        await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`),
+        { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
+        { 'cache-control': 'no-store' },
+      )
+      assertRawError(
+        await send('GET /docs/%ZZ HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'),
+        { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
+        { 'cache-control': null },
+      )
+    })
+  })
+
+  describe('methods the router knows but a resource does not allow', () => {
+    it('TRACE on /v1/pets is 405 with Allow', async () => {
+      assertRawError(
+        await send(`TRACE /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`),
+        {
+          status: 405,
+          code: 'method_not_allowed',
+          message: 'TRACE is not allowed on this resource; allowed: GET, POST, HEAD.',
+        },
+        { allow: 'GET, POST, HEAD' },
+      )
+      assertRawError(
+        await send(`TRACE /v1/pets/1 HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`),
+        {
+          status: 405,
+          code: 'method_not_allowed',
+          message: 'TRACE is not allowed on this resource; allowed: GET, PATCH, DELETE, HEAD.',
+        },
+        { allow: 'GET, PATCH, DELETE, HEAD' },
+      )
+    })
+
+    it('is 405 before the body is read, whatever its type', async () => {
+      await assertError(
+        await server.request('/v1/pets', { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' }),
+        {
+          status: 405,
+          code: 'method_not_allowed',
+          message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.',
+        },
+        { allow: 'GET, POST, HEAD' },
+      )
+      assertRawError(
+        await send(
+          `QUERY /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n`,
+          'x',
+        ),
+        {
+          status: 405,
+          code: 'method_not_allowed',
+          message: 'QUERY is not allowed on this resource; allowed: GET, POST, HEAD.',
+        },
+        { allow: 'GET, POST, HEAD' },
+      )
+    })
+
+    it('TRACE without a key is 401', async () => {
+      assertRawError(await send('TRACE /v1/pets HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'), {
+        status: 401,
+        code: 'unauthorized',
+        message: 'An API key is required: send Authorization: Bearer <key>.',
+      })
+    })
+  })
+
+  describe('a trailing slash after a collection', () => {
+    it('is a plain 404, without the deprecation headers of getPet', async () => {
+      await assertError(
+        await server.request('/v1/pets/?limit=1'),
+        { status: 404, code: 'not_found', message: 'No route GET /v1/pets/.' },
+        { deprecation: null, sunset: null, link: null, 'cache-control': 'no-store' },
+      )
+      await assertError(await server.request('/v1/store/orders/'), {
+        status: 404,
+        code: 'not_found',
+        message: 'No route GET /v1/store/orders/.',
+      })
+      await assertError(await server.request('/v1/pets/', { method: 'DELETE' }), {
+        status: 404,
+        code: 'not_found',
+        message: 'No route DELETE /v1/pets/.',
+      })
+    })
+
+    it('asks for a key first', async () => {
+      await assertError(
+        await server.request('/v1/pets/?limit=1', { auth: false }),
+        { status: 401, code: 'unauthorized', message: 'An API key is required: send Authorization: Bearer <key>.' },
+        { deprecation: null },
+      )
+    })
+  })
+
+  it('/readyz says when to ask again while the database is unreachable', async () => {
+    const ping = server.store.ping
+    server.store.ping = () => Promise.reject(new Error('database down'))
+    try {
+      await assertError(
+        await server.request('/readyz', { auth: false }),
+        { status: 503, code: 'unavailable', message: 'The database cannot be reached.' },
+        { 'retry-after': '5' },
+      )
+    } finally {
+      server.store.ping = ping
+    }
+  })
+})

@@ -1,0 +1,108 @@
+// What /metrics tells, and to whom: static keys are labelled by their position in PETSTORE_API_KEYS (nothing
+// derived from the key itself), and METRICS_TOKEN keeps the metrics to the scraper that has it.
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import { assertError } from '../../helpers/error-assert.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+
+const SECOND_KEY = 'second-static-key-0123456789'
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef'
+const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
+
+describe('/metrics with METRICS_TOKEN set', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer({ env: { METRICS_TOKEN, PETSTORE_API_KEYS: `${TEST_API_KEY},${SECOND_KEY}` } })
+  })
+  after(() => server.close())
+
+  it('answers 401 with the Error body and WWW-Authenticate without the token', async () => {
+    await assertError(
+      await server.request('/metrics', { auth: false }),
+      {
+        status: 401,
+        code: 'unauthorized',
+        message: 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.',
+      },
+      { 'www-authenticate': 'Bearer realm="metrics"' },
+    )
+  })
+
+  it('answers 401 invalid_token to a wrong token, an API key, another scheme or a token prefix', async () => {
+    for (const authorization of [
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${METRICS_TOKEN.slice(0, -1)}`,
+      `Bearer ${TEST_API_KEY}`,
+      `Basic ${METRICS_TOKEN}`,
+      'Bearer',
+    ]) {
+      await assertError(
+        await server.request('/metrics', { auth: false, headers: { authorization } }),
+        {
+          status: 401,
+          code: 'unauthorized',
+          message: 'The metrics token is not valid.',
+        },
+        {
+          'www-authenticate':
+            'Bearer realm="metrics", error="invalid_token", error_description="The metrics token is not valid"',
+        },
+      )
+    }
+  })
+
+  it('answers the scraper that sends the token', async () => {
+    const response = await server.request('/metrics', { auth: METRICS_TOKEN })
+    assert.equal(response.status, 200)
+    assert.equal(response.headers.get('content-type'), METRICS_CONTENT_TYPE)
+    const text = await response.text()
+    assert.match(text, /^# TYPE http_requests_total counter$/m)
+    assert.match(text, /^# TYPE process_cpu_seconds_total counter$/m)
+    // The scheme is case-insensitive (RFC 6750 section 2.1).
+    const lowerCase = await server.request('/metrics', {
+      auth: false,
+      headers: { authorization: `bearer ${METRICS_TOKEN}` },
+    })
+    assert.equal(lowerCase.status, 200)
+    await lowerCase.arrayBuffer()
+  })
+
+  it('labels static keys static-1, static-2 (their place in PETSTORE_API_KEYS), never with anything derived from the key', async () => {
+    for (const key of [TEST_API_KEY, SECOND_KEY, SECOND_KEY]) {
+      const response = await server.request('/v1/pets/987654', { auth: key })
+      assert.equal(response.status, 404)
+      await response.arrayBuffer()
+    }
+    const text = await (await server.request('/metrics', { auth: METRICS_TOKEN })).text()
+    const lines = text
+      .split('\n')
+      .filter((line) => line.startsWith('petstore_deprecated_operation_calls_total{'))
+      .sort()
+    assert.deepEqual(lines, [
+      'petstore_deprecated_operation_calls_total{operation="getPet",key_id="static-1"} 1',
+      'petstore_deprecated_operation_calls_total{operation="getPet",key_id="static-2"} 2',
+    ])
+    for (const key of [TEST_API_KEY, SECOND_KEY]) {
+      const digest = createHash('sha256').update(key).digest('hex')
+      assert.ok(!text.includes(digest.slice(0, 8)), 'no digest prefix of a key in the metrics')
+    }
+  })
+})
+
+describe('/metrics without METRICS_TOKEN', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  it('is open, as before, whatever Authorization says', async () => {
+    for (const auth of [false, 'anything-at-all-0123456789']) {
+      const response = await server.request('/metrics', { auth })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('content-type'), METRICS_CONTENT_TYPE)
+      await response.arrayBuffer()
+    }
+  })
+})

@@ -1,0 +1,86 @@
+// A client that hangs up in the middle of its request body is not a failure of the service: no error-level
+// log line (no stack trace to page anyone with), and not the 503 "database unavailable" outcome that Node's
+// ECONNRESET used to be taken for. Real database resets still are.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { isDatabaseUnavailable } from '../../../src/db/unavailable.js'
+import { openRawConnection } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+
+type Entry = Record<string, unknown>
+
+describe('a client that aborts mid-body', () => {
+  let server: TestServer
+  // Resolved when the server starts reading a request's body, by request id: hanging up earlier would test
+  // another case (a request whose head alone arrived).
+  const readingBody = new Map<string, () => void>()
+  before(async () => {
+    server = await startTestServer({
+      beforeListen: (app) => {
+        app.addHook('preParsing', (request, _reply, _payload, done) => {
+          readingBody.get(String(request.headers['x-request-id']))?.()
+          done()
+        })
+      },
+    })
+  })
+  after(() => server.close())
+
+  const entries = (): Entry[] =>
+    server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry)
+
+  async function abortMidBody(requestId: string): Promise<Entry[]> {
+    const received = new Promise<void>((resolve) => readingBody.set(requestId, resolve))
+    const connection = await openRawConnection(server.baseUrl)
+    await connection.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nX-Request-Id: ${requestId}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"half',
+    )
+    await received
+    connection.socket.destroy()
+    // The server logs how the request ended; the test runner's time-out bounds this wait.
+    while (!entries().some((entry) => entry.reqId === requestId))
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    await new Promise((resolve) => setImmediate(resolve))
+    return entries().filter((entry) => entry.reqId === requestId)
+  }
+
+  it("is logged at info level as the client's doing, not as an error or an outage", async () => {
+    const logged = await abortMidBody('abort-1')
+    assert.deepEqual(
+      logged.map(({ level, code, status, msg }) => ({ level, code, status, msg })),
+      [
+        {
+          level: 30,
+          code: 'invalid_request',
+          status: 400,
+          msg: 'The client closed the connection before the request was complete.',
+        },
+      ],
+    )
+    const metrics = await (await server.request('/metrics', { auth: false })).text()
+    assert.deepEqual(
+      metrics
+        .split('\n')
+        .filter((line) => line.startsWith('http_requests_total{') && line.includes('status_code="503"')),
+      [],
+    )
+    assert.ok(!entries().some((entry) => (entry.level as number) >= 50), 'an error-level line was written')
+    assert.ok(!JSON.stringify(entries()).includes('unavailable'), 'the abort was taken for an outage')
+  })
+
+  it("tells Node's request abort from a database connection reset", () => {
+    const clientAbort = Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
+    assert.equal(isDatabaseUnavailable(clientAbort), false)
+    const databaseReset = Object.assign(new Error('read ECONNRESET'), {
+      code: 'ECONNRESET',
+      errno: -104,
+      syscall: 'read',
+    })
+    assert.equal(isDatabaseUnavailable(databaseReset), true)
+    assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true)
+  })
+})

@@ -1,0 +1,67 @@
+// A request with two Host headers (RFC 9112 section 3.2) or two Authorization headers is refused with 400,
+// before authentication: Node would silently keep the first while a proxy in front may have read the last.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { assertRawError } from '../../helpers/error-assert.js'
+import { rawExchange } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+
+const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
+
+describe('repeated Host and Authorization headers', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  const send = (head: string) => rawExchange(server.baseUrl, `${head}Connection: close\r\n\r\n`)
+
+  const twoHosts = {
+    status: 400,
+    code: 'invalid_request',
+    message: 'The Host header must be sent only once.',
+    details: [{ path: 'header/host', message: 'must be sent only once' }],
+  }
+  const twoAuthorizations = {
+    status: 400,
+    code: 'invalid_request',
+    message: 'The Authorization header must be sent only once.',
+    details: [{ path: 'header/authorization', message: 'must be sent only once' }],
+  }
+
+  it('refuses two Host headers, equal or not, with a valid key', async () => {
+    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${AUTH}`), twoHosts)
+    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nhost: a.example\r\n${AUTH}`), twoHosts)
+  })
+
+  it('refuses two Host headers before authentication and outside the API', async () => {
+    assertRawError(await send('GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHOST: b.example\r\n'), twoHosts)
+    assertRawError(await send('GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n'), twoHosts)
+  })
+
+  it('refuses two Authorization headers, whichever of them is valid', async () => {
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
+      twoAuthorizations,
+    )
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer wrong\r\n${AUTH}`),
+      twoAuthorizations,
+    )
+    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${AUTH.toLowerCase()}`), twoAuthorizations)
+  })
+
+  it('refuses them also on a path the router cannot decode', async () => {
+    assertRawError(
+      await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
+      twoAuthorizations,
+    )
+  })
+
+  it('still serves a request with one of each', async () => {
+    const response = await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}`)
+    assert.equal(response.status, 200)
+    assert.equal(response.body, '[]')
+  })
+})

@@ -1,0 +1,92 @@
+// Keys sent in a URL (a query parameter, a path segment) never reach the logs: every logged URL goes through
+// one redaction (src/http/request/log-url.ts), in the access log line, the debug "incoming request" line, and the
+// messages of refused requests that quote the path.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { redactUrl } from '../../../src/http/request/log-url.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
+
+const KEY = 'pst_Zm9vYmFyYmF6cXV4MDEyMzQ1Njc4OWFiY2RlZmdoaWo'
+
+type Entry = Record<string, unknown>
+
+describe('URLs in the logs', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer({ env: { LOG_LEVEL: 'debug' } })
+  })
+  after(() => server.close())
+
+  function entriesFor(requestId: string): Entry[] {
+    return server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry)
+      .filter((entry) => entry.reqId === requestId)
+  }
+
+  async function logged(path: string): Promise<{ status: number; entries: Entry[] }> {
+    const response = await server.request(path)
+    await response.arrayBuffer()
+    const requestId = response.headers.get('x-request-id') ?? ''
+    return { status: response.status, entries: entriesFor(requestId) }
+  }
+
+  const cases: [string, string][] = [
+    [`/v1/pets?access_token=${KEY}&limit=1`, '/v1/pets?access_token=[redacted]&limit=1'],
+    ['/v1/pets?limit=1&api_key=hunter2&status=available', '/v1/pets?limit=1&api_key=[redacted]&status=available'],
+    [
+      '/v1/pets?Authorization=Bearer%20x&X-Api-Key=k&apiKey=k&client_secret=s&password=p&X-Amz-Signature=s&token',
+      '/v1/pets?Authorization=[redacted]&X-Api-Key=[redacted]&apiKey=[redacted]&client_secret=[redacted]&password=[redacted]&X-Amz-Signature=[redacted]&token',
+    ],
+    [`/v1/pets?note=${KEY}`, '/v1/pets?note=[redacted]'],
+    [`/v1/pets/${KEY}`, '/v1/pets/[redacted]'],
+    [`/v1/pets/pst%5F${KEY.slice(4)}?q=1`, '/v1/pets/[redacted]?q=1'],
+  ]
+
+  for (const [path, expected] of cases) {
+    it(`logs ${path} as ${expected}`, async () => {
+      const { status, entries } = await logged(path)
+      const text = JSON.stringify(entries)
+      assert.ok(!text.includes(KEY.slice(4)), `the key is in the log: ${text}`)
+      assert.ok(!text.includes('hunter2'), `a secret is in the log: ${text}`)
+      const completed = entries.find((entry) => entry.msg === 'request completed')
+      assert.ok(completed, `no access log line: ${text}`)
+      // Values that differ from run to run (the key's label is another test's subject) are checked by type.
+      const { time, pid, hostname, responseTime, reqId, keyId, ...rest } = completed
+      assert.equal(typeof keyId, 'string')
+      assert.equal(typeof time, 'number')
+      assert.equal(typeof pid, 'number')
+      assert.equal(typeof hostname, 'string')
+      assert.equal(typeof responseTime, 'number')
+      assert.equal(typeof reqId, 'string')
+      assert.deepEqual(rest, {
+        level: 30,
+        method: 'GET',
+        url: expected,
+        statusCode: status,
+        remoteAddress: '127.0.0.1',
+        msg: 'request completed',
+      })
+      const incoming = entries.find((entry) => entry.msg === 'incoming request')
+      assert.deepEqual((incoming?.req as Entry | undefined)?.url, expected)
+    })
+  }
+
+  it('redacts a key quoted by the message of a refused request', async () => {
+    const { status, entries } = await logged(`/v1/no-such/${KEY}`)
+    assert.equal(status, 404)
+    assert.deepEqual(
+      entries.filter((entry) => entry.code === 'not_found').map((entry) => entry.msg),
+      ['No route GET /v1/no-such/[redacted].'],
+    )
+  })
+
+  it('leaves ordinary URLs as they are', () => {
+    assert.equal(
+      redactUrl('/v1/pets?limit=2&status=sold&cursor=abc.def'),
+      '/v1/pets?limit=2&status=sold&cursor=abc.def',
+    )
+    assert.equal(redactUrl('/v1/store/orders/7/complete'), '/v1/store/orders/7/complete')
+  })
+})

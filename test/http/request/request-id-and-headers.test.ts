@@ -1,0 +1,231 @@
+// X-Request-Id on every response (and in the logs), the security headers, and CORS for browser clients.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { UUID } from '../../helpers/error-assert.js'
+import { rawExchange } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+
+const EXPOSED =
+  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'
+
+describe('X-Request-Id, security headers and CORS', () => {
+  let server: TestServer
+  let petId: number
+  before(async () => {
+    server = await startTestServer({
+      beforeListen: (app) => {
+        app.get('/test/internal-error', async () => {
+          throw new Error('forced failure')
+        })
+      },
+    })
+    const created = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
+    assert.equal(created.status, 201)
+    petId = (await created.json()).id
+  })
+  after(() => server.close())
+
+  function logEntriesFor(requestId: string): Record<string, unknown>[] {
+    return server.logs
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.reqId === requestId)
+  }
+
+  it('puts a generated X-Request-Id on every response, whatever its status', async () => {
+    const cases: [number, () => Promise<Response>][] = [
+      [200, () => server.request('/v1/pets')],
+      [201, () => server.request('/v1/pets', { json: { name: 'Fido', categoryId: 2 } })],
+      [400, () => server.request('/v1/pets?limit=0')],
+      [401, () => server.request('/v1/pets', { auth: false })],
+      [404, () => server.request('/v1/pets/999999')],
+      [404, () => server.request('/nowhere', { auth: false })],
+      [405, () => server.request('/v1/pets', { method: 'DELETE' })],
+      [413, () => server.request('/v1/pets', { json: { name: 'R'.repeat(20_000), categoryId: 1 } })],
+      [
+        415,
+        () => server.request('/v1/pets', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'Rex' }),
+      ],
+      [500, () => server.request('/test/internal-error', { auth: false })],
+    ]
+    const seen = new Set<string>()
+    for (const [status, send] of cases) {
+      const response = await send()
+      await response.arrayBuffer()
+      assert.equal(response.status, status)
+      const requestId = response.headers.get('x-request-id') ?? ''
+      assert.match(requestId, UUID, `status ${status}`)
+      seen.add(requestId)
+      // The logs carry the same id, so a client's report can be found.
+      assert.ok(
+        logEntriesFor(requestId).some((entry) => entry.msg === 'request completed'),
+        `log for ${status}`,
+      )
+    }
+    assert.equal(seen.size, cases.length, 'every request has its own id')
+  })
+
+  it('echoes a sane client-sent X-Request-Id and logs under it', async () => {
+    for (const id of ['abc-123', 'trace.id:42_A', 'x'.repeat(128)]) {
+      const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('x-request-id'), id)
+      await response.arrayBuffer()
+      // One access-log line per request, written when the response has gone out.
+      assert.deepEqual(
+        logEntriesFor(id).map((entry) => entry.msg),
+        ['request completed'],
+      )
+    }
+  })
+
+  it('writes one access-log line per request: method, target, status, time, client and key id', async () => {
+    const response = await server.request('/v1/pets?limit=1', { headers: { 'x-request-id': 'access-log-1' } })
+    assert.equal(response.status, 200)
+    await response.arrayBuffer()
+    const entries = logEntriesFor('access-log-1')
+    assert.equal(entries.length, 1, JSON.stringify(entries))
+    const { time, pid, hostname, responseTime, ...line } = entries[0] ?? {}
+    assert.equal(typeof time, 'number')
+    assert.equal(pid, process.pid)
+    assert.equal(typeof hostname, 'string')
+    assert.ok(typeof responseTime === 'number' && responseTime >= 0, `responseTime ${String(responseTime)}`)
+    assert.deepEqual(line, {
+      level: 30,
+      reqId: 'access-log-1',
+      method: 'GET',
+      url: '/v1/pets?limit=1',
+      statusCode: 200,
+      remoteAddress: '127.0.0.1',
+      // A static key's id: its place in PETSTORE_API_KEYS, never the key nor anything derived from it.
+      keyId: 'static-1',
+      msg: 'request completed',
+    })
+
+    // Without a valid key there is no key id, and the refusal is logged like any other answer.
+    const refused = await server.request('/v1/pets', { auth: false, headers: { 'x-request-id': 'access-log-2' } })
+    assert.equal(refused.status, 401)
+    await refused.arrayBuffer()
+    const [refusedLine] = logEntriesFor('access-log-2').filter((entry) => entry.msg === 'request completed')
+    assert.deepEqual(
+      [refusedLine?.statusCode, refusedLine?.keyId, refusedLine?.msg],
+      [401, undefined, 'request completed'],
+    )
+  })
+
+  it('replaces an insane X-Request-Id with a generated UUID', async () => {
+    for (const id of ['x'.repeat(129), 'y'.repeat(200), 'abc 123', 'abc\t123', '<script>', 'a/b', 'id;drop']) {
+      const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
+      assert.equal(response.status, 200)
+      assert.match(response.headers.get('x-request-id') ?? '', UUID, JSON.stringify(id))
+      await response.arrayBuffer()
+    }
+    // Non-ASCII cannot be sent with fetch; Node passes such bytes through as Latin-1.
+    const response = await rawExchange(
+      server.baseUrl,
+      Buffer.from(
+        `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: caf\u00e9-1\r\nConnection: close\r\n\r\n`,
+        'latin1',
+      ),
+    )
+    assert.equal(response.status, 200)
+    assert.deepEqual(JSON.parse(response.body), { status: 'ok' })
+    assert.match(response.headers['x-request-id'] ?? '', UUID)
+  })
+
+  it('sends nosniff everywhere, no-store on /v1 responses, and no X-Powered-By', async () => {
+    const responses = [
+      [await server.request('/v1/pets'), 'no-store'],
+      [await server.request(`/v1/pets/${petId}`), 'no-store'],
+      [await server.request('/v1/pets', { auth: false }), 'no-store'],
+      [await server.request('/v1/pets', { method: 'PUT' }), 'no-store'],
+      [await server.request('/healthz', { auth: false }), null],
+      [await server.request('/readyz', { auth: false }), null],
+      [await server.request('/metrics', { auth: false }), null],
+      [await server.request('/nowhere', { auth: false }), null],
+    ] as const
+    for (const [response, cacheControl] of responses) {
+      await response.arrayBuffer()
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff', response.url)
+      assert.equal(response.headers.get('cache-control'), cacheControl, response.url)
+      assert.equal(response.headers.get('x-powered-by'), null, response.url)
+    }
+    const raw = await rawExchange(server.baseUrl, 'NOT HTTP\r\n\r\n')
+    assert.equal(raw.status, 400)
+    assert.equal(raw.headers['x-content-type-options'], 'nosniff')
+    assert.equal(raw.headers['cache-control'], 'no-store')
+  })
+
+  it('sends no-store on API responses however the request target is written (absolute-form, percent-encoded)', async () => {
+    for (const target of [
+      `${server.baseUrl}/v1/pets`,
+      'http://elsewhere.example/v1/pets?limit=1',
+      '/%761/pets',
+      '/v1/%70ets',
+      `/v1/pets/${petId}`,
+      `/v1/p%65ts/${petId}`,
+    ]) {
+      const response = await rawExchange(
+        server.baseUrl,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`,
+      )
+      assert.equal(response.status, 200, target)
+      assert.equal(response.headers['cache-control'], 'no-store', target)
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', target)
+    }
+    // Not an API path: the same target outside /v1 is not marked.
+    const outside = await rawExchange(
+      server.baseUrl,
+      'GET http://localhost/healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    )
+    assert.equal(outside.status, 200)
+    assert.equal(outside.headers['cache-control'], undefined)
+  })
+
+  it('answers a CORS preflight from a browser origin with 204, without authentication', async () => {
+    const response = await server.request('/v1/pets', {
+      method: 'OPTIONS',
+      auth: false,
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    })
+    assert.equal(response.status, 204)
+    assert.equal(await response.text(), '')
+    assert.equal(response.headers.get('access-control-allow-origin'), '*')
+    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, PUT, PATCH, DELETE')
+    assert.equal(
+      response.headers.get('access-control-allow-headers'),
+      'Authorization, Content-Type, X-Request-Id, Idempotency-Key, If-Match, If-None-Match, Last-Event-ID',
+    )
+    assert.equal(response.headers.get('access-control-max-age'), '600')
+    assert.equal(response.headers.get('www-authenticate'), null)
+    assert.match(response.headers.get('x-request-id') ?? '', UUID)
+  })
+
+  it('lets a browser read Link, Location and the other API headers', async () => {
+    const listed = await server.request('/v1/pets', { headers: { origin: 'https://app.example.com' } })
+    assert.equal(listed.status, 200)
+    assert.equal(listed.headers.get('access-control-allow-origin'), '*')
+    assert.equal(listed.headers.get('access-control-expose-headers'), EXPOSED)
+    assert.equal((await listed.json()).length, 2)
+
+    // Errors too: a browser must be able to read why it was refused.
+    const refused = await server.request('/v1/pets', {
+      auth: 'wrong-key-0123456789',
+      headers: { origin: 'https://app.example.com' },
+    })
+    assert.equal(refused.status, 401)
+    assert.equal(refused.headers.get('access-control-allow-origin'), '*')
+    assert.equal(refused.headers.get('access-control-expose-headers'), EXPOSED)
+    await refused.arrayBuffer()
+  })
+
+  it('never writes the API key into the logs', () => {
+    assert.ok(server.logs.length > 0)
+    assert.ok(!server.logs.join('').includes(TEST_API_KEY))
+  })
+})

@@ -1,0 +1,65 @@
+// The file an operator keeps holds secrets (webhook secrets as stored, the cursor key, key digests): it is
+// written with mode 0600 and says so. And export and import compose through a pipe, as a backup or a move is
+// typed: `petstore export - | petstore import -`, the target then holding what the source held.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { CLI } from '../helpers/cli-path.js'
+import { petstore, shopContents } from '../helpers/move.js'
+import { makeTempDir, startTestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+
+const TSX = import.meta.resolve('tsx')
+const directory = makeTempDir()
+
+/** `petstore export -` piped into `petstore import -`, each with its own DATABASE_URL; their exit codes. */
+function exportThroughPipe(from: string, to: string): Promise<[number | null, number | null]> {
+  const run = (args: string[], url: string, stdin: 'ignore' | 'pipe', stdout: 'ignore' | 'pipe') =>
+    spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
+      stdio: [stdin, stdout, 'inherit'],
+    })
+  const exporting = run(['export', '-'], from, 'ignore', 'pipe')
+  const importing = run(['import', '-'], to, 'pipe', 'ignore')
+  exporting.stdout?.pipe(importing.stdin ?? process.stdout)
+  const ended = (child: ReturnType<typeof spawn>) =>
+    new Promise<number | null>((resolve) => child.once('close', resolve))
+  return Promise.all([ended(exporting), ended(importing)])
+}
+
+describe('a shop file on disk, and a move through a pipe', () => {
+  let source: TestDatabase
+  let target: TestDatabase
+  before(async () => {
+    source = await createTestDatabase('sqlite')
+    target = await createTestDatabase('sqlite')
+    const server = await startTestServer({ database: source })
+    try {
+      for (const name of ['Rex', 'Tom', 'Kit']) await server.request('/v1/pets', { json: { name, categoryId: 3 } })
+    } finally {
+      await server.close()
+    }
+  })
+  after(async () => {
+    await source.drop()
+    await target.drop()
+  })
+
+  it('writes the file with mode 0600 and says so on stderr', async () => {
+    const file = join(directory, 'shop.jsonl')
+    const result = await petstore(['export', file], { DATABASE_URL: source.url })
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(statSync(file).mode & 0o777, 0o600)
+    assert.match(result.stderr, /0600/)
+  })
+
+  it('moves the whole shop from export - to import -', async () => {
+    assert.deepEqual(await exportThroughPipe(source.url, target.url), [0, 0])
+    const before = await shopContents(source.url, join(directory, 'source.jsonl'))
+    const after = await shopContents(target.url, join(directory, 'target.jsonl'))
+    assert.equal(after, before)
+    assert.match(after, /"name":"Kit"/)
+  })
+})

@@ -1,0 +1,140 @@
+// What petstore import refuses, with exit 1, one line naming the cause, and the target as it was: a database
+// that already holds a shop, a damaged, truncated or edited file, a newer format, webhook secrets sealed with
+// another WEBHOOK_SECRET_KEY, a missing file. On both stores.
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { after, before, describe, it } from 'node:test'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { openStore } from '../../src/db/store.js'
+import { loadConfig } from '../../src/config.js'
+import { petstore, shopContents } from '../helpers/move.js'
+import { makeTempDir, startTestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase, type TestStore } from '../helpers/store.js'
+import { LOOPBACK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+
+const WEBHOOK_SECRET_KEY = randomBytes(32).toString('hex')
+const directory = makeTempDir()
+const exported = join(directory, 'shop.jsonl')
+const databases: TestDatabase[] = []
+
+/** A copy of the exported file, changed by `edit`. */
+function variant(name: string, edit: (text: string) => string): string {
+  const file = join(directory, name)
+  writeFileSync(file, edit(readFileSync(exported, 'utf8')))
+  return file
+}
+
+async function migratedDatabase(store: TestStore): Promise<TestDatabase> {
+  const database = await createTestDatabase(store)
+  databases.push(database)
+  const opened = openStore(loadConfig({ DATABASE_URL: database.url }))
+  try {
+    await migrateToLatest(opened.admin)
+  } finally {
+    await opened.close()
+  }
+  return database
+}
+
+before(async () => {
+  const source = await createTestDatabase('sqlite')
+  databases.push(source)
+  const server = await startTestServer({ database: source, env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_SECRET_KEY } })
+  try {
+    for (const name of ['Rex', 'Tom']) await server.request('/v1/pets', { json: { name, categoryId: 1 } })
+    await registerWebhook(server, undefined, { url: 'http://127.0.0.1:9/hooks' })
+  } finally {
+    await server.close()
+  }
+  const result = await petstore(['export', exported], { DATABASE_URL: source.url })
+  assert.equal(result.code, 0, result.stderr)
+})
+after(async () => {
+  for (const database of databases) await database.drop()
+})
+
+const REFUSALS: { name: string; file: () => string; cause: string; key?: string }[] = [
+  {
+    name: 'an edited file',
+    file: () => variant('edited.jsonl', (text) => text.replace('"Rex"', '"Rey"')),
+    cause: 'the file is damaged or edited: its checksum does not match its contents',
+  },
+  {
+    name: 'a truncated file',
+    file: () => variant('truncated.jsonl', (text) => text.split('\n').slice(0, 4).join('\n') + '\n'),
+    cause: 'the file is truncated: it ends before its closing line',
+  },
+  {
+    name: 'a damaged line',
+    // The first record after the header: the cursor signing key, which every shop has.
+    file: () =>
+      variant('damaged.jsonl', (text) =>
+        text.replace('\n{"table":"service_secrets"', '\n{"table":"service_secrets"}}'),
+      ),
+    cause: 'the file is damaged: line 2 is not JSON',
+  },
+  {
+    name: 'a newer format version',
+    file: () => variant('newer.jsonl', (text) => text.replace('"formatVersion":1', '"formatVersion":2')),
+    cause: "the file's format version 2 is newer than this petstore reads (1): upgrade petstore",
+  },
+  {
+    name: 'secrets sealed with another WEBHOOK_SECRET_KEY',
+    file: () => exported,
+    key: randomBytes(32).toString('hex'),
+    cause:
+      "webhook endpoint 1's secret was encrypted with another WEBHOOK_SECRET_KEY than the one set: " +
+      'set the key the source used',
+  },
+  {
+    name: 'a missing file',
+    file: () => join(directory, 'no-such-shop.jsonl'),
+    cause: `no such file: ${join(directory, 'no-such-shop.jsonl')}`,
+  },
+]
+
+const onPostgres = !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL'
+
+for (const store of ['sqlite', 'postgres'] as const) {
+  describe(`petstore import into ${store} refuses`, { skip: store === 'postgres' && onPostgres }, () => {
+    for (const refusal of REFUSALS) {
+      it(`${refusal.name}, and changes nothing`, async () => {
+        // SQLite: no database file yet, and none after. PostgreSQL: an empty, migrated database, left as empty.
+        const target = store === 'sqlite' ? await createTestDatabase(store) : await migratedDatabase(store)
+        if (store === 'sqlite') databases.push(target)
+        const empty = store === 'postgres' ? await shopContents(target.url, join(directory, 'empty.jsonl')) : ''
+        const result = await petstore(['import', refusal.file()], {
+          DATABASE_URL: target.url,
+          WEBHOOK_SECRET_KEY: refusal.key ?? WEBHOOK_SECRET_KEY,
+        })
+        assert.equal(result.code, 1)
+        assert.equal(result.stdout, '')
+        assert.equal(
+          result.stderr.split('\n').slice(1).join('\n'),
+          `petstore: import refused, nothing changed: ${refusal.cause}\n`,
+        )
+        if (store === 'sqlite') assert.equal(existsSync(fileURLToPath(target.url.replace(/^file:/, 'file://'))), false)
+        else assert.equal(await shopContents(target.url, join(directory, 'after.jsonl')), empty)
+      })
+    }
+
+    it('a database that already holds a shop, and changes nothing', async () => {
+      const target = await createTestDatabase(store)
+      databases.push(target)
+      const first = await petstore(['import', exported], { DATABASE_URL: target.url, WEBHOOK_SECRET_KEY })
+      assert.equal(first.code, 0, first.stderr)
+      const held = await shopContents(target.url, join(directory, 'held.jsonl'))
+      const again = await petstore(['import', exported], { DATABASE_URL: target.url, WEBHOOK_SECRET_KEY })
+      assert.equal(again.code, 1)
+      assert.equal(
+        again.stderr.split('\n').slice(1).join('\n'),
+        'petstore: import refused, nothing changed: ' +
+          'the target database already holds a shop (pets has rows): import into an empty one\n',
+      )
+      assert.equal(await shopContents(target.url, join(directory, 'held-after.jsonl')), held)
+    })
+  })
+}

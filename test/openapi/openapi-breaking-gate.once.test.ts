@@ -1,0 +1,232 @@
+// The breaking-change gate fails on every kind of break and passes additive changes. Each break is made in a copy
+// of the committed document (and one in the code itself) and judged against the documents clients hold: the
+// 1.0.0 baseline and the last release's snapshot.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { BASELINE, CURRENT, breakingChanges, lastRelease, readAcceptances } from '../../scripts/openapi-breaking.js'
+import { generateDocument } from '../../scripts/write-openapi.js'
+import { OrderSchema } from '../../src/orders/order.schema.js'
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const read = (path: string): Json => JSON.parse(readFileSync(path, 'utf8')) as Json
+const current = read(CURRENT)
+const references = { baseline: read(BASELINE), release: read(lastRelease()) }
+const accepted = readAcceptances()
+
+/** The changes the gate reports for a copy of the committed document edited by `edit`, against both references. */
+function judged(edit: (document: Json) => void): { baseline: string[]; release: string[] } {
+  const document = structuredClone(current)
+  edit(document)
+  const list = (reference: Json) =>
+    breakingChanges(reference, document, accepted).map((change) => `${change.action} ${change.path}`)
+  return { baseline: list(references.baseline), release: list(references.release) }
+}
+
+const ORDER_200 = 'paths//store/orders/{orderId}/get/responses/200/content/application/json/schema'
+const schemas = (document: Json): Json => document.components.schemas
+
+/** Each break: what it does, and a change the gate must report for it against the baseline and the release. */
+const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string; release: string }[] = [
+  {
+    name: 'a response boolean becomes a string (Order.complete)',
+    edit: (document) => (schemas(document).Order.properties.complete.type = 'string'),
+    baseline: `replace ${ORDER_200}/properties/complete/type`,
+    release: `replace ${ORDER_200}/properties/complete/type`,
+  },
+  {
+    name: 'a response integer becomes a string (Order.quantity)',
+    edit: (document) => (schemas(document).Order.properties.quantity.type = 'string'),
+    baseline: `replace ${ORDER_200}/properties/quantity/type`,
+    release: `replace ${ORDER_200}/properties/quantity/type`,
+  },
+  {
+    name: 'a response string becomes an integer (Order.status)',
+    edit: (document) => (schemas(document).OrderStatus.type = 'integer'),
+    baseline: `replace ${ORDER_200}/properties/status/type`,
+    release: `replace ${ORDER_200}/properties/status/type`,
+  },
+  {
+    name: 'the error body changes (Error.code becomes an integer)',
+    edit: (document) => (schemas(document).Error.properties.code.type = 'integer'),
+    baseline: 'replace paths//pets/get/responses/401/content/application/json/schema/properties/code/type',
+    release: 'replace paths//pets/get/responses/401/content/application/json/schema/properties/code/type',
+  },
+  {
+    name: 'a request field becomes required (NewPet.status)',
+    edit: (document) => schemas(document).NewPet.required.push('status'),
+    baseline: 'add paths//pets/post/requestBody/content/application/json/schema/required',
+    release: 'add paths//pets/post/requestBody/content/application/json/schema/required',
+  },
+  {
+    name: 'an operation is removed (DELETE /webhooks/{webhookId})',
+    edit: (document) => delete document.paths['/webhooks/{webhookId}'].delete,
+    release: 'remove paths//webhooks/{webhookId}/delete',
+  },
+  {
+    name: 'a stable operation is removed (GET /pets)',
+    edit: (document) => delete document.paths['/pets'].get,
+    baseline: 'remove paths//pets/get',
+    release: 'remove paths//pets/get',
+  },
+  {
+    name: 'a response property is removed (WebhookWithSecret.secret)',
+    edit: (document) => {
+      const schema = schemas(document).WebhookWithSecret
+      delete schema.properties.secret
+      schema.required = schema.required.filter((name: string) => name !== 'secret')
+    },
+    release: 'remove components/schemas/WebhookWithSecret/properties/secret',
+  },
+  {
+    name: 'a component schema is removed (PetPatch)',
+    edit: (document) => delete schemas(document).PetPatch,
+    release: 'remove components/schemas/PetPatch',
+  },
+  {
+    name: 'a response enum gains a value (OrderStatus)',
+    edit: (document) => schemas(document).OrderStatus.enum.push('shipped'),
+    baseline: `add ${ORDER_200}/properties/status/enum`,
+    release: `add ${ORDER_200}/properties/status/enum`,
+  },
+  {
+    name: 'a request enum loses a value (PetStatus in NewPet)',
+    edit: (document) => (schemas(document).PetStatus.enum = ['available', 'pending']),
+    baseline: 'remove paths//pets/post/requestBody/content/application/json/schema/properties/status/enum',
+    release: 'remove paths//pets/post/requestBody/content/application/json/schema/properties/status/enum',
+  },
+  {
+    name: 'a response property is no longer always sent (Pet.name)',
+    edit: (document) => (schemas(document).Pet.required = ['id', 'categoryId', 'status']),
+    baseline: 'remove paths//pets/{petId}/get/responses/200/content/application/json/schema/required',
+    release: 'remove paths//pets/{petId}/get/responses/200/content/application/json/schema/required',
+  },
+  {
+    name: 'a request media type is no longer accepted (merge-patch on updatePet)',
+    edit: (document) =>
+      delete document.paths['/pets/{petId}'].patch.requestBody.content['application/merge-patch+json'],
+    release: 'remove paths//pets/{petId}/patch/requestBody/content/application/merge-patch+json',
+  },
+  {
+    name: 'a query parameter becomes required (listPets limit)',
+    edit: (document) => {
+      const limit = document.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'limit')
+      limit.required = true
+    },
+    release: 'add paths//pets/get/parameters/0/required',
+  },
+]
+
+describe('the breaking-change gate', () => {
+  it('passes the committed document against the baseline and the last release', () => {
+    assert.deepEqual(
+      judged(() => undefined),
+      { baseline: [], release: [] },
+    )
+  })
+
+  for (const { name, edit, baseline, release } of BREAKS) {
+    it(`fails when ${name}`, () => {
+      const changes = judged(edit)
+      assert.ok(changes.release.includes(release), `release: ${JSON.stringify(changes.release.slice(0, 5))}`)
+      if (baseline !== undefined)
+        assert.ok(changes.baseline.includes(baseline), `baseline: ${JSON.stringify(changes.baseline.slice(0, 5))}`)
+    })
+  }
+
+  it('fails when a webhook delivery is removed or its payload loses a property (against this document as a release)', () => {
+    const removed = structuredClone(current)
+    delete removed.webhooks.event
+    assert.deepEqual(
+      breakingChanges(current, removed, accepted).map((change) => `${change.action} ${change.path}`),
+      ['remove webhooks/event/post'],
+    )
+    const thinner = structuredClone(current)
+    thinner.webhooks.event.post.requestBody.content['application/json'].schema = {
+      ...schemas(current).Event,
+      properties: Object.fromEntries(
+        Object.entries(schemas(current).Event.properties).filter(([name]) => name !== 'timestamp'),
+      ),
+      required: ['id', 'type', 'data'],
+    }
+    const changes = breakingChanges(current, thinner, accepted).map((change) => `${change.action} ${change.path}`)
+    const payload = 'webhooks/event/post/requestBody/content/application/json/schema'
+    assert.deepEqual(changes, [`remove ${payload}/properties/timestamp`])
+  })
+
+  it('fails when an operation of a callback is removed', () => {
+    const withCallback = structuredClone(current)
+    const onDelivery = { post: structuredClone(current.paths['/pets'].post) }
+    withCallback.paths['/webhooks'].post.callbacks = { delivery: { '{$request.body#/url}': onDelivery } }
+    const without = structuredClone(withCallback)
+    delete without.paths['/webhooks'].post.callbacks.delivery['{$request.body#/url}'].post
+    assert.ok(
+      breakingChanges(withCallback, without, accepted).some(
+        (change) =>
+          change.action === 'remove' &&
+          change.path === 'paths//webhooks/post/callbacks/delivery/{$request.body#/url}/post',
+      ),
+    )
+  })
+
+  it('passes additive changes: a new optional property, a new operation, a new optional query parameter', () => {
+    const changes = judged((document) => {
+      schemas(document).NewPet.properties.nickname = { type: 'string', maxLength: 40 }
+      schemas(document).Pet.properties.nickname = { type: 'string', maxLength: 40 }
+      document.paths['/pets/{petId}/photos'] = {
+        get: { ...structuredClone(document.paths['/pets/{petId}'].get), operationId: 'listPetPhotos' },
+      }
+      document.paths['/store/orders'].get.parameters.push({
+        name: 'petId',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1 },
+      })
+      document.tags.push({ name: 'categories', description: 'Categories.' })
+    })
+    assert.deepEqual(changes, { baseline: [], release: [] })
+  })
+
+  it('passes a new event type (value, data shape, longer subscription lists) only by the recorded decisions', () => {
+    // A resource this document does not have yet; its data is the next branch of the union.
+    const branch = schemas(current).Event.properties.data.anyOf.length
+    const edit = (document: Json) => {
+      schemas(document).EventType.enum.push('tag.created')
+      schemas(document).Event.properties.data.anyOf.push({ type: 'object', properties: { tag: {} } })
+      for (const name of ['Webhook', 'NewWebhook', 'WebhookPatch', 'WebhookWithSecret'])
+        schemas(document)[name].properties.types.maxItems += 1
+    }
+    assert.deepEqual(judged(edit), { baseline: [], release: [] })
+    const withoutDecisions = structuredClone(current)
+    edit(withoutDecisions)
+    // Against the committed document as the next release's snapshot: it has the webhooks section.
+    const changes = breakingChanges(current, withoutDecisions, []).map((c) => `${c.action} ${c.path}`)
+    const event = 'paths//events/get/responses/200/content/application/json/schema/items/properties'
+    const delivered = 'webhooks/event/post/requestBody/content/application/json/schema/properties'
+    for (const expected of [
+      `add ${event}/type/enum`,
+      `add ${event}/data/anyOf/${branch}`,
+      `add ${delivered}/type/enum`,
+      `add ${delivered}/data/anyOf/${branch}`,
+      'replace paths//webhooks/post/responses/201/content/application/json/schema/properties/types/maxItems',
+    ])
+      assert.ok(changes.includes(expected), `${expected} in ${JSON.stringify(changes.slice(0, 8))}`)
+  })
+
+  it('judges the document the code generates: Order.complete made a string in the code fails', async () => {
+    // The TypeBox schema object the route serialises with and documents, edited in place as a code change would.
+    const complete = OrderSchema.properties.complete
+    const original: unknown = Reflect.get(complete, 'type')
+    Reflect.set(complete, 'type', 'string')
+    let generated: Json
+    try {
+      generated = JSON.parse(await generateDocument()) as Json
+    } finally {
+      Reflect.set(complete, 'type', original)
+    }
+    assert.equal(generated.components.schemas.Order.properties.complete.type, 'string')
+    const changes = breakingChanges(references.release, generated, accepted).map((c) => `${c.action} ${c.path}`)
+    assert.ok(changes.includes(`replace ${ORDER_200}/properties/complete/type`), JSON.stringify(changes.slice(0, 5)))
+  })
+})

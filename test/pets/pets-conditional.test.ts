@@ -1,0 +1,174 @@
+// Conditional requests on one pet (RFC 9110 §13): a strong ETag on every answer carrying the pet, changing
+// exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match on GET.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { assertError } from '../helpers/error-assert.js'
+import { addPet, finishOrder, placeOrder, readPet } from '../helpers/orders.js'
+import { deletePet, etagOf, patchPet, storedPet } from '../helpers/pets.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+
+const stale = (id: number, current: string) => ({
+  status: 412,
+  code: 'precondition_failed',
+  message: `If-Match does not name the current ETag of pet ${id}, ${current}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+})
+const gone = (id: number) => ({
+  status: 412,
+  code: 'precondition_failed',
+  message: `If-Match cannot hold: no pet has id ${id}. Nothing was changed.`,
+})
+
+describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  const etagOfGet = async (id: number) => {
+    const response = await server.request(`/v1/pets/${id}`)
+    assert.equal(response.status, 200)
+    await response.arrayBuffer()
+    return response.headers.get('etag')
+  }
+
+  it('tags the created, read and changed pet, and changes the tag exactly when the pet changes, orders included', async () => {
+    const created = await server.request('/v1/pets', { json: { name: 'Tagged', categoryId: 2 } })
+    const pet = await created.json()
+    assert.equal(created.headers.get('etag'), etagOf(pet.id, 1))
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 1))
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 1), 'reading changes nothing')
+
+    const order = await placeOrder(server, { petId: pet.id })
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 2), 'ordered: pending')
+    await finishOrder(server, order.id, 'cancel')
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 3), 'cancelled: available again')
+    // A refused order changes nothing.
+    await placeOrder(server, { petId: pet.id })
+    assert.equal((await server.request('/v1/store/orders', { json: { petId: pet.id } })).status, 409)
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 4))
+    // Another pet's changes are not this pet's.
+    const other = await addPet(server)
+    await patchPet(server, other.id, { name: 'Other' })
+    assert.equal(await etagOfGet(pet.id), etagOf(pet.id, 4))
+  })
+
+  describe('If-Match', () => {
+    it('lets the change through when it names the current ETag, alone, in a list, or as *', async () => {
+      const pet = await addPet(server)
+      for (const [index, ifMatch] of [
+        etagOf(pet.id, 1),
+        `"x", ${etagOf(pet.id, 2)}`,
+        '*',
+        `W/"1.0",\t${etagOf(pet.id, 4)} , "9.9"`,
+      ].entries()) {
+        const response = await patchPet(server, pet.id, { name: `Step ${index}` }, { 'if-match': ifMatch })
+        assert.equal(response.status, 200, ifMatch)
+        assert.equal(response.headers.get('etag'), etagOf(pet.id, index + 2))
+        await response.arrayBuffer()
+      }
+    })
+
+    it('refuses a stale, weak, foreign or unknown tag with 412 and the current ETag, changing nothing', async () => {
+      const pet = await addPet(server)
+      await patchPet(server, pet.id, { name: 'Moved' })
+      const other = await addPet(server)
+      for (const ifMatch of [
+        etagOf(pet.id, 1),
+        `W/${etagOf(pet.id, 2)}`,
+        etagOf(other.id, 2),
+        '"anything"',
+        `${etagOf(pet.id, 3)}, ${etagOf(pet.id, 1)}`,
+      ]) {
+        await assertError(
+          await patchPet(server, pet.id, { name: 'Lost update' }, { 'if-match': ifMatch }),
+          stale(pet.id, etagOf(pet.id, 2)),
+          { etag: etagOf(pet.id, 2) },
+        )
+        await assertError(await deletePet(server, pet.id, { 'if-match': ifMatch }), stale(pet.id, etagOf(pet.id, 2)), {
+          etag: etagOf(pet.id, 2),
+        })
+      }
+      assert.deepEqual(await storedPet(server, pet.id), { ...pet, name: 'Moved', version: 2, deleted: false })
+    })
+
+    it('answers 412 without an ETag once the pet is gone (or never was), whatever the tag, * included', async () => {
+      const pet = await addPet(server)
+      assert.equal((await deletePet(server, pet.id, { 'if-match': etagOf(pet.id, 1) })).status, 204)
+      for (const id of [pet.id, 987_654]) {
+        for (const ifMatch of ['*', etagOf(id, 1), etagOf(id, 2)]) {
+          await assertError(await patchPet(server, id, { name: 'Revived' }, { 'if-match': ifMatch }), gone(id), {
+            etag: null,
+          })
+          await assertError(await deletePet(server, id, { 'if-match': ifMatch }), gone(id), { etag: null })
+        }
+      }
+      assert.deepEqual(await storedPet(server, pet.id), { ...pet, version: 2, deleted: true })
+    })
+
+    it('checks If-Match before the placed order: a stale client learns it is stale (412), not why it could not win (409)', async () => {
+      const pet = await addPet(server)
+      await placeOrder(server, { petId: pet.id })
+      await assertError(
+        await patchPet(server, pet.id, { status: 'sold' }, { 'if-match': etagOf(pet.id, 1) }),
+        stale(pet.id, etagOf(pet.id, 2)),
+        { etag: etagOf(pet.id, 2) },
+      )
+      assert.equal((await patchPet(server, pet.id, { status: 'sold' }, { 'if-match': etagOf(pet.id, 2) })).status, 409)
+    })
+  })
+
+  describe('If-None-Match on GET', () => {
+    it('answers 304 with the ETag and the deprecation headers and no body while the pet is unchanged', async () => {
+      const pet = await addPet(server)
+      for (const ifNoneMatch of [etagOf(pet.id, 1), `W/${etagOf(pet.id, 1)}`, `"x", ${etagOf(pet.id, 1)}`, '*']) {
+        for (const method of ['GET', 'HEAD']) {
+          const response = await server.request(`/v1/pets/${pet.id}`, {
+            method,
+            headers: { 'if-none-match': ifNoneMatch },
+          })
+          assert.equal(response.status, 304, `${method} ${ifNoneMatch}`)
+          assert.equal(await response.text(), '')
+          assert.equal(response.headers.get('etag'), etagOf(pet.id, 1))
+          assert.equal(response.headers.get('content-type'), null)
+          assert.equal(response.headers.get('deprecation'), '@1767225600')
+          assert.equal(response.headers.get('sunset'), 'Thu, 05 Dec 2030 00:00:00 GMT')
+          assert.equal(response.headers.get('link'), `<${server.baseUrl}/v1/pets>; rel="successor-version"`)
+          assert.ok(response.headers.get('x-request-id'))
+        }
+      }
+    })
+
+    it('answers 200 with the pet once it changed, and 404 for a pet that is gone', async () => {
+      const pet = await addPet(server)
+      await patchPet(server, pet.id, { name: 'Changed' })
+      const response = await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': etagOf(pet.id, 1) } })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('etag'), etagOf(pet.id, 2))
+      assert.deepEqual(await response.json(), { ...pet, name: 'Changed' })
+      await deletePet(server, pet.id)
+      await assertError(await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '*' } }), {
+        status: 404,
+        code: 'not_found',
+        message: `No pet has id ${pet.id}.`,
+      })
+    })
+
+    it('refuses a malformed If-None-Match with 400', async () => {
+      const pet = await addPet(server)
+      const message =
+        'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
+      await assertError(
+        await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '1.1' } }),
+        {
+          status: 400,
+          code: 'invalid_request',
+          message: `Invalid request: header/if-none-match ${message}`,
+          details: [{ path: 'header/if-none-match', message }],
+        },
+        { deprecation: '@1767225600' },
+      )
+      assert.deepEqual(await readPet(server, pet.id), pet)
+    })
+  })
+})
