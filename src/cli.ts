@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The petstore command: serve, migrate, manage API keys and look at webhooks. One line of output per action on stdout, so that
+// The petstore command: serve, migrate, manage API keys and look at webhooks. One line of output per action on stdout,
+// so that
 // it can be read by a script; the database used, warnings and errors go to stderr. Exit codes: 0 success,
 // 1 failure, 2 usage error (with the usage on stderr).
 import { parseArgs } from 'node:util'
@@ -147,7 +148,8 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
     if (!(error instanceof SqliteDatabaseMissingError)) throw error
     throw new Error(
       `${error.message}, and ${command} does not create one. Run it in the directory the service runs in ` +
-        '(the default database is data/petstore.db under the current directory), set DATABASE_URL=file:/path/to/petstore.db, ' +
+        '(the default database is data/petstore.db under the current directory), set ' +
+        'DATABASE_URL=file:/path/to/petstore.db, ' +
         'or create the database first with "petstore migrate" or "npm start".',
       { cause: error },
     )
@@ -207,7 +209,8 @@ async function keysCreate(config: Config, { name, scopes, expiresAt, quiet }: Ne
   }
   const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
   console.log(
-    `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ${key}  (shown only now; store it safely)`,
+    `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ` +
+      `${key}  (shown only now; store it safely)`,
   )
 }
 
@@ -337,7 +340,8 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(
-        `petstore: ${error.message}\n${error.command ? commandUsage(error.command) : `${SYNOPSIS}\nRun "petstore --help" for the environment variables.`}`,
+        'petstore: ' +
+          `${error.message}\n${error.command ? commandUsage(error.command) : `${SYNOPSIS}\nRun "petstore --help" for the environment variables.`}`,
       )
       process.exitCode = 2
     } else if (error instanceof ConfigError) {

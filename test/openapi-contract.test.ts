@@ -265,7 +265,8 @@ describe('the OpenAPI document for generators and contract tools', () => {
     })
   })
 
-  it('sends exactly the documented properties although the response schemas are open (the serialiser drops the rest)', () => {
+  it('sends exactly the documented properties although the response schemas are open (the serialiser drops \
+the rest)', () => {
     const serializerFor = SerializerSelector()(undefined, undefined)
     const pet = { id: 12, name: 'Rex', categoryId: 3, status: 'available' }
     const order = { id: 7, petId: 12, quantity: 1, shipDate: null, complete: false, status: 'placed' }
@@ -303,7 +304,8 @@ describe('the OpenAPI document for generators and contract tools', () => {
     }
   })
 
-  it('keeps the first two branches of Event.data as in 1.0.0 but for additionalProperties, the name pattern and a documented length (the breaking-change gate accepts a false report there)', () => {
+  it('keeps the first two branches of Event.data as in 1.0.0 but for additionalProperties, the name pattern and a \
+documented length (the breaking-change gate accepts a false report there)', () => {
     const baseline = dereference(JSON.parse(readFileSync('openapi/baseline-1.0.0.json', 'utf8')) as OpenApiDocument)
     const strip = (node: unknown): unknown => {
       if (Array.isArray(node)) return node.map(strip)

@@ -75,7 +75,8 @@ describe('every response header is declared in the OpenAPI document', () => {
       if (name in GENERIC) continue
       assert.ok(
         names.has(name),
-        `${operationId} ${status} sends ${name}, which the document does not declare (declared: ${[...names].join(', ')})`,
+        `${operationId} ${status} sends ${name}, which the document does not declare (declared: ` +
+          `${[...names].join(', ')})`,
       )
     }
     checked.add(`${operationId} ${status}`)

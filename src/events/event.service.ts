@@ -81,7 +81,8 @@ export function createEventService(dependencies: EventServiceDependencies): Even
       // After 0 means "from the oldest event kept"; any other position before the purged range has missed events.
       if (after > 0 && after < page.purgedThrough) {
         throw new Gone(
-          `Events up to ${page.purgedThrough} are no longer kept, so some after ${after} were missed; resynchronise and start again with after=0.`,
+          `Events up to ${page.purgedThrough} are no longer kept, so some after ${after} were missed; ` +
+            'resynchronise and start again with after=0.',
         )
       }
       const events = page.rows.map(toFeedEvent)

@@ -38,7 +38,9 @@ const REALM = 'Bearer realm="petstore"'
 // the digest comparison, not by the grammar.
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 
-/** `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent. */
+/**
+ * `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent.
+ */
 function queryToken(request: FastifyRequest): string | ApiError | undefined {
   if (!request.routeOptions.config.acceptsAccessTokenQuery) return undefined
   const token = (request.query as Record<string, unknown> | undefined)?.access_token

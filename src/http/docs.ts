@@ -51,10 +51,13 @@ function documentedSchema(schema: FastifySchema, scope: Scope | undefined): Fast
 
 const descriptionOf = (schema: object) => (schema as { description?: string }).description
 
-/** The answer to a method a documented path does not support: it belongs to no operation, so it is listed on its own. */
+/**
+ * The answer to a method a documented path does not support: it belongs to no operation, so it is listed on its own.
+ */
 const METHOD_NOT_ALLOWED = {
   description:
-    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it ' +
+    'does support. Any method not documented for a path gets it.',
   headers: {
     Allow: { description: descriptionOf(AllowHeader), schema: AllowHeader },
     ...Object.fromEntries(
@@ -107,7 +110,10 @@ const CONTENT_TYPES: Record<DocumentFormat, string> = {
   yaml: 'application/x-yaml',
 }
 
-/** The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test fails if it changes). */
+/**
+ * The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test
+ * fails if it changes).
+ */
 const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
 
 /** The tab's icon: ours, not the framework's (a paw, drawn in four circles and an ellipse). */

@@ -44,8 +44,11 @@ export const ErrorSchema = named(
           {
             maxItems: MAX_LISTED_PROBLEMS + 1,
             description:
-              'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`). ' +
-              `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 more problems not listed"}\`. ` +
+              'Each problem found, where it was found: for invalid_request, and for not_found when the missing ' +
+              'resource was named in the request (e.g. `body/petId`). ' +
+              `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the ` +
+              `request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 ` +
+              `more problems not listed"}\`. ` +
               `A path longer than ${MAX_DETAIL_PATH_LENGTH} characters is shortened, ending in \`…\`.`,
           },
         ),
@@ -53,7 +56,8 @@ export const ErrorSchema = named(
     },
     {
       description:
-        'The body of every error response. Open to additive change: a later version may add properties, which clients should ignore.',
+        'The body of every error response. Open to additive change: a later version may add properties, which ' +
+        'clients should ignore.',
       examples: [
         {
           code: 'invalid_request',
@@ -73,23 +77,30 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   not_found: 'Not found (code `not_found`).',
   // The same words as the response listed for each path's other methods (docs.ts): both are one shared response.
   method_not_allowed:
-    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it ' +
+    'does support. Any method not documented for a path gets it.',
   request_timeout: 'The request did not arrive completely in time (code `request_timeout`); the connection is closed.',
   request_header_fields_too_large:
-    'The request line and headers are larger than the limit (code `request_header_fields_too_large`); the connection is closed.',
+    'The request line and headers are larger than the limit (code `request_header_fields_too_large`); the ' +
+    'connection is closed.',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
-    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
+    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is ' +
+    'in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight:
-    'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
+    'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
+    'retry after Retry-After seconds to get its response.',
   idempotency_key_reused:
-    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
+    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code ' +
+    '`idempotency_key_reused`). Nothing was changed.',
   gone: 'The feed position is older than the events kept (code `gone`): start again with `after=0`.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
   rate_limited:
-    'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
+    'The request quota of the key (or of the client address, without a valid key) is used up for this window ' +
+    '(code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
-    'The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+    'The body is not of a media type the operation takes (application/json; for an update with PATCH also ' +
+    'application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
@@ -111,17 +122,20 @@ const exampleFor: Record<ErrorCode, { message: string; details?: { path: string;
   },
   precondition_failed: {
     message:
-      'If-Match does not name the current ETag of pet 12, "12.4": it was changed since it was read. Nothing was changed; read it again before retrying.',
+      'If-Match does not name the current ETag of pet 12, "12.4": it was changed since it was read. Nothing was ' +
+      'changed; read it again before retrying.',
   },
   gone: {
     message:
-      'Events up to 5120 are no longer kept, so some after 4000 were missed; resynchronise and start again with after=0.',
+      'Events up to 5120 are no longer kept, so some after 4000 were missed; resynchronise and start again with ' +
+      'after=0.',
   },
   payload_too_large: { message: `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.` },
   unsupported_media_type: { message: 'The request body must be sent as Content-Type: application/json.' },
   idempotency_key_reused: {
     message:
-      'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+      'This Idempotency-Key was already used for a different request (another operation, resource or body); send ' +
+      'a new key for a new request.',
   },
   request_header_fields_too_large: {
     message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
@@ -146,7 +160,9 @@ const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   unavailable: { 'Retry-After': RetryAfterHeader },
 }
 
-/** The name of the shared response for these codes (all of one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`. */
+/**
+ * The name of the shared response for these codes (all of one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`.
+ */
 function responseName(codes: ErrorCode[]): string {
   return codes
     .map((code) =>
@@ -214,7 +230,9 @@ export function forbiddenResponse(scope: string): TSchema {
     .join('')}`
   return namedResponse(name, {
     ...ErrorSchema,
-    description: `The API key lacks the scope \`${scope}\` this operation requires (code \`forbidden\`); \`WWW-Authenticate\` names it: \`Bearer realm="petstore", error="insufficient_scope", scope="${scope}"\`.`,
+    description:
+      `The API key lacks the scope \`${scope}\` this operation requires (code \`forbidden\`); \`WWW-Authenticate\` ` +
+      `names it: \`Bearer realm="petstore", error="insufficient_scope", scope="${scope}"\`.`,
     examples: [
       exampleBody('forbidden', `This API key does not have the scope ${scope}, which this operation requires.`),
     ],
@@ -222,7 +240,10 @@ export function forbiddenResponse(scope: string): TSchema {
   })
 }
 
-/** The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation); no longer the shared ones. */
+/**
+ * The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation); no
+ * longer the shared ones.
+ */
 export function withHeaders(
   responses: Record<number, TSchema>,
   headers: Record<string, TSchema>,

@@ -32,12 +32,14 @@ function refusal(problem: JsonProblem): ApiError {
   if (problem.kind === 'inexact-number') {
     return new ApiError(
       'invalid_request',
-      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or ` +
+        'exponent and lie between -9007199254740991 and 9007199254740991.',
     )
   }
   return new ApiError(
     'invalid_request',
-    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ${shorten(problem.pointer)}); each key may appear once.`,
+    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ` +
+      `${shorten(problem.pointer)}); each key may appear once.`,
     { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] },
   )
 }
@@ -45,7 +47,8 @@ function refusal(problem: JsonProblem): ApiError {
 function notUtf8(bytes: Buffer): ApiError {
   return new ApiError(
     'invalid_request',
-    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence ` +
+    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a ` +
+      'well-formed sequence ' +
       '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
   )
 }
@@ -83,7 +86,8 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
       return done(
         new ApiError(
           'unsupported_media_type',
-          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`,
+          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +
+            `${mediaType} (charset=utf-8 may be added).`,
         ),
         undefined,
       )

@@ -87,7 +87,8 @@ export async function registerRateLimit(
       ? `Too many requests from this address (${max} per ${window} s); retry in ${retryAfter} s.`
       : request.principal
         ? `This API key has used its ${max} requests per ${window} s; retry in ${retryAfter} s.`
-        : `Too many requests without a valid API key from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+        : `Too many requests without a valid API key from this address (${max} per ${window} s); retry in ` +
+          `${retryAfter} s.`
     throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
   }
 

@@ -239,7 +239,8 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
         case 'mismatch':
           throw new ApiError(
             'idempotency_key_reused',
-            'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+            'This Idempotency-Key was already used for a different request (another operation, resource or ' +
+              'body); send a new key for a new request.',
           )
         case 'in_flight':
           throw inFlight()

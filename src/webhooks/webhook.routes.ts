@@ -64,8 +64,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         tags: TAGS,
         summary: '[beta] Register a webhook endpoint',
         description:
-          `${BETA_NOTE}\n\nFrom now on, every event of the subscribed types is POSTed to \`url\` (Standard Webhooks: \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). ` +
-          'The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to retry with an `Idempotency-Key`.',
+          `${BETA_NOTE}\n\nFrom now on, every event of the subscribed types is POSTed to \`url\` (Standard ` +
+          `Webhooks: \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). ` +
+          'The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to ' +
+          'retry with an `Idempotency-Key`.',
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,
@@ -105,7 +107,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'listWebhooks',
         tags: TAGS,
         summary: '[beta] List webhook endpoints',
-        description: `${BETA_NOTE}\n\nEndpoints in ascending id order, without their secrets. When more exist, \`Link: <…>; rel="next"\` points at the next page.`,
+        description:
+          `${BETA_NOTE}\n\nEndpoints in ascending id order, without their secrets. When more exist, \`Link: <…>; ` +
+          `rel="next"\` points at the next page.`,
         ...BETA,
         querystring: ListWebhooksQuery,
         response: {
@@ -163,9 +167,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         tags: TAGS,
         summary: '[beta] Change a webhook endpoint',
         description:
-          `${BETA_NOTE}\n\nChanges \`url\`, \`types\`, \`description\` or \`status\` with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, ` +
-          '`null` removes `types` (every type) or `description`. New events follow the new settings; pending deliveries go to the new `url` from their next attempt on. ' +
-          'Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.',
+          `${BETA_NOTE}\n\nChanges \`url\`, \`types\`, \`description\` or \`status\` with a JSON Merge Patch ` +
+          `(RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given ` +
+          'replace the stored ones, ' +
+          '`null` removes `types` (every type) or `description`. New events follow the new settings; pending ' +
+          'deliveries go to the new `url` from their next attempt on. ' +
+          'Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already ' +
+          'pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.',
         ...BETA,
         ...ENDPOINT_WRITE,
         consumes: [MERGE_PATCH, 'application/json'],
@@ -194,7 +202,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'deleteWebhook',
         tags: TAGS,
         summary: '[beta] Delete a webhook endpoint',
-        description: `${BETA_NOTE}\n\nDeletes the endpoint with its pending deliveries and its delivery log: none is attempted again (an attempt in progress may still arrive), and the rows are removed from storage in the background. From then on it is 404. No request body. Safe to retry with an \`Idempotency-Key\`.`,
+        description:
+          `${BETA_NOTE}\n\nDeletes the endpoint with its pending deliveries and its delivery log: none is ` +
+          'attempted again (an attempt in progress may still arrive), and the rows are removed from storage in the ' +
+          `background. From then on it is 404. No request body. Safe to retry with an \`Idempotency-Key\`.`,
         ...BETA,
         ...ENDPOINT_WRITE,
         response: {
@@ -222,8 +233,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         tags: TAGS,
         summary: "[beta] Rotate a webhook endpoint's secret",
         description:
-          `${BETA_NOTE}\n\nGives the endpoint a new secret, shown only in this answer. For ${overlap} the previous secret keeps signing beside it (\`webhook-signature\` then carries two \`v1,…\` signatures, ` +
-          "and either verifies), so the receiver can switch over without losing a delivery; then only the new one signs. A second rotation ends the first one's overlap. No request body. Safe to retry with an `Idempotency-Key`.",
+          `${BETA_NOTE}\n\nGives the endpoint a new secret, shown only in this answer. For ${overlap} the ` +
+          `previous secret keeps signing beside it (\`webhook-signature\` then carries two \`v1,…\` signatures, ` +
+          'and either verifies), so the receiver can switch over without losing a delivery; then only the new ' +
+          "one signs. A second rotation ends the first one's overlap. No request body. Safe to retry with an " +
+          '`Idempotency-Key`.',
         ...BETA,
         ...ENDPOINT_WRITE,
         response: {

@@ -39,9 +39,12 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    `Where deliveries are POSTed: an \`http\` or \`https\` URL (at most ${MAX_URL_LENGTH} characters), without user name, password or fragment. ` +
-    'It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, ' +
-    'and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.',
+    `Where deliveries are POSTed: an \`http\` or \`https\` URL (at most ${MAX_URL_LENGTH} characters), without ` +
+    'user name, password or fragment. ' +
+    'It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast ' +
+    'or reserved address (or `localhost`) is refused with 400, ' +
+    'and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves ' +
+    'to such an address. Redirects are not followed.',
   examples: [URL_EXAMPLE],
 })
 
@@ -68,7 +71,8 @@ export const WebhookStatusSchema = named(
     type: 'string',
     enum: [...WEBHOOK_STATUSES],
     description:
-      '`enabled`: events are delivered. `disabled`: no delivery is made for events committed meanwhile, and deliveries already pending wait until the endpoint is enabled again.',
+      '`enabled`: events are delivered. `disabled`: no delivery is made for events committed meanwhile, and ' +
+      'deliveries already pending wait until the endpoint is enabled again.',
     examples: ['enabled'],
   }),
 )
@@ -92,7 +96,8 @@ export const NewWebhookSchema = named(
     {
       additionalProperties: false,
       description:
-        'An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused.',
+        'An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, ' +
+        'none of those before. Properties not listed here are refused.',
       examples: [{ url: URL_EXAMPLE, types: TYPES_EXAMPLE, description: DESCRIPTION_EXAMPLE }],
     },
   ),
@@ -125,7 +130,8 @@ export const WebhookPatchSchema = named(
       additionalProperties: false,
       minProperties: 1,
       description:
-        'The properties to change (a JSON Merge Patch, RFC 7396): at least one. The others stay as they are; unknown properties are refused.',
+        'The properties to change (a JSON Merge Patch, RFC 7396): at least one. The others stay as they are; ' +
+        'unknown properties are refused.',
       examples: [{ types: null, status: 'disabled' }],
     },
   ),
@@ -160,12 +166,16 @@ const webhookProperties = {
   createdAt: DateTime('When the endpoint was registered (RFC 3339, UTC, milliseconds).', '2026-05-01T08:00:00.000Z'),
   updatedAt: DateTime('When it was last changed, its secret rotated included.', '2026-05-01T08:00:00.000Z'),
   previousSecretExpiresAt: NullableDateTime(
-    'After a rotation: until when the previous secret signs beside the current one (a second `v1,…` in `webhook-signature`); null if the secret was never rotated.',
+    'After a rotation: until when the previous secret signs beside the current one (a second `v1,…` in ' +
+      '`webhook-signature`); null if the secret was never rotated.',
     '2026-05-02T08:00:00.000Z',
   ),
 }
 
-/** Responses, so open to additive change (no additionalProperties: false); the serialiser still sends exactly these properties. */
+/**
+ * Responses, so open to additive change (no additionalProperties: false); the serialiser still sends exactly these
+ * properties.
+ */
 export const WebhookSchema = named(
   'Webhook',
   Type.Object(webhookProperties, {
@@ -186,7 +196,8 @@ export const WebhookWithSecretSchema = named(
         maxLength: MAX_SECRET_LENGTH,
         pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
         description:
-          'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this response: store it now. Give it to a Standard Webhooks library to verify deliveries.',
+          'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this response: store it ' +
+          'now. Give it to a Standard Webhooks library to verify deliveries.',
         examples: [SECRET_EXAMPLE],
       }),
     },
@@ -225,9 +236,13 @@ export const AttemptOutcomeSchema = named(
     type: 'string',
     enum: [...ATTEMPT_OUTCOMES],
     description:
-      'How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects included); `timed_out`; `network_error` (no connection, reset…); ' +
-      '`destination_refused` (the host resolved to a non-public address); `interrupted` (the instance that had taken it stopped before recording an outcome, whether or not it had sent the request; retried once its lease ended); ' +
-      '`event_gone` (the event was purged before it could be delivered); `internal_error` (the service could not make the request, e.g. its stored secret cannot be decrypted: see the logs).',
+      'How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects ' +
+      'included); `timed_out`; `network_error` (no connection, reset…); ' +
+      '`destination_refused` (the host resolved to a non-public address); `interrupted` (the instance that had ' +
+      'taken it stopped before recording an outcome, whether or not it had sent the request; retried once its ' +
+      'lease ended); ' +
+      '`event_gone` (the event was purged before it could be delivered); `internal_error` (the service could not ' +
+      'make the request, e.g. its stored secret cannot be decrypted: see the logs).',
     examples: ['unexpected_status'],
   }),
 )
@@ -286,7 +301,8 @@ export const AttemptSchema = named(
       ),
       responseBody: Nullable<string>(
         { type: 'string', maxLength: RESPONSE_BODY_LIMIT_BYTES, examples: ['Service Unavailable'] },
-        `The start of the response body (at most ${RESPONSE_BODY_LIMIT_BYTES / 1024} KiB, as UTF-8 text), or null when it was empty.`,
+        `The start of the response body (at most ${RESPONSE_BODY_LIMIT_BYTES / 1024} KiB, as UTF-8 text), or ` +
+          'null when it was empty.',
       ),
     },
     { description: 'One attempt of a delivery.', examples: [FAILED_ATTEMPT_EXAMPLE] },

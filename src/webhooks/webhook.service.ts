@@ -56,7 +56,9 @@ export interface WebhookServiceDependencies {
   secrets: () => Promise<SecretBox>
   allowPrivateNetworks: boolean
   secretOverlapMs: number
-  /** A delivery was made due, or an endpoint enabled (so commits may make deliveries): the local worker looks at once. */
+  /**
+   * A delivery was made due, or an endpoint enabled (so commits may make deliveries): the local worker looks at once.
+   */
   deliveryScheduled: () => void
 }
 
