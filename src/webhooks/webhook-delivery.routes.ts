@@ -13,13 +13,8 @@ import { NoQuery } from '../http/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/stability.js'
 import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import {
-  DeliveriesSchema,
-  DeliveryParams,
-  DeliverySchema,
-  ListDeliveriesQuery,
-  WebhookIdParams,
-} from './webhook.schema.js'
+import { DeliveriesSchema, DeliveryParams, DeliverySchema, ListDeliveriesQuery } from './webhook-delivery.schema.js'
+import { WebhookIdParams } from './webhook.schema.js'
 import type { WebhookService } from './webhook.service.js'
 
 export interface WebhookDeliveryRoutesOptions {
