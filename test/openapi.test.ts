@@ -351,7 +351,7 @@ production)', () => {
     // Besides its operations, each path names the 405 its other methods get.
     for (const item of Object.values(document.paths))
       assert.equal(
-        (item['x-other-methods'] as unknown as Response | undefined)?.description?.startsWith(
+        (item['x-other-methods'] as Response | undefined)?.description?.startsWith(
           'The path exists but does not support this method',
         ),
         true,

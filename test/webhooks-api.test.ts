@@ -17,7 +17,9 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 
 /** The endpoint as every answer but creation and rotation shows it. */
 function withoutSecret(webhook: Webhook): Webhook {
-  return Object.fromEntries(Object.entries(webhook).filter(([name]) => name !== 'secret')) as unknown as Webhook
+  const shown = { ...webhook }
+  delete shown.secret
+  return shown
 }
 
 describe(`webhook endpoints on ${TEST_STORE}`, () => {

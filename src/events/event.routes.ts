@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/error.schema.js'
@@ -70,6 +71,14 @@ const FEED_GUARANTEE =
   'Following `after` never skips an event: an event is listed only once every event with a smaller id is listed ' +
   'too, or will never exist, ' +
   'whichever instance committed it and in whatever order transactions committed.'
+
+/**
+ * Sends the event stream as the body. The route's response is documented as text (what the client reads), so its
+ * typed reply takes only a string; Fastify itself sends any readable stream.
+ */
+function sendStream(reply: FastifyReply, body: Readable): FastifyReply {
+  return reply.send(body)
+}
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (
   app,
@@ -178,7 +187,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         onError: (error) => request.log.warn({ err: error }, 'event stream ended by an error'),
       })
       // The documented body is text; it is sent as a stream of that text.
-      return reply.send(body as unknown as string)
+      return sendStream(reply, body)
     },
   )
 

@@ -23,7 +23,9 @@ export async function registerOpenApi(app: FastifyInstance, servers: ApiServers)
       url: url.startsWith(`${API_PREFIX}/`) ? url.slice(API_PREFIX.length) : url,
     }),
     transformObject: (documentObject) => {
-      const generated = (documentObject as unknown as { openapiObject: Record<string, unknown> }).openapiObject
+      if (!('openapiObject' in documentObject))
+        throw new Error('The document is written as OpenAPI 3, never Swagger 2.')
+      const generated: Record<string, unknown> = { ...documentObject.openapiObject }
       return withMethodNotAllowed(useComponents(generated, { responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } }))
     },
   })
@@ -36,10 +38,8 @@ export async function registerOpenApi(app: FastifyInstance, servers: ApiServers)
 function documentedSchema(schema: FastifySchema, scope: Scope | undefined): FastifySchema {
   const responses = Object.fromEntries(
     Object.entries((schema.response ?? {}) as Record<string, Record<string, unknown>>).map(([status, response]) => {
-      const shown =
-        status === '403' && scope !== undefined
-          ? (forbiddenResponse(scope) as unknown as Record<string, unknown>)
-          : response
+      const shown: Record<string, unknown> =
+        status === '403' && scope !== undefined ? forbiddenResponse(scope) : response
       return [status, { ...shown, headers: { ...(shown.headers as object | undefined), ...EVERY_RESPONSE_HEADERS } }]
     }),
   )

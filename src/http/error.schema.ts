@@ -223,7 +223,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
  * The 403 of an operation that requires `scope`: its description and example name that scope. One shared
  * response per scope (`ForbiddenPetsWrite`).
  */
-export function forbiddenResponse(scope: string): TSchema {
+export function forbiddenResponse(scope: string) {
   const name = `Forbidden${scope
     .split(/[^a-z]/)
     .map((word) => `${word[0]?.toUpperCase()}${word.slice(1)}`)
