@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestAsyncHookHandler } from 'fastify'
 import type { Scope } from '../keys/scopes.js'
 import { ErrorSchema, forbiddenResponse } from './error.schema.js'
-import { ERROR_CODES } from './errors.js'
+import { exampleBody } from './error-examples.js'
 import { markNames, useComponents } from './openapi-components.js'
 import { openapiBase, type ApiServers } from './openapi-info.js'
 import { API_PREFIX } from './paths.js'
@@ -70,11 +70,7 @@ const METHOD_NOT_ALLOWED = {
   content: {
     'application/json': {
       schema: ErrorSchema,
-      example: {
-        code: 'method_not_allowed',
-        message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.',
-        status: ERROR_CODES.method_not_allowed.status,
-      },
+      example: exampleBody('method_not_allowed'),
     },
   },
 }

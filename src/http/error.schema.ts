@@ -1,9 +1,12 @@
+// The Error body every error response has, and the documented error responses of the operations.
 import { Type, type TSchema } from 'typebox'
 import { named, namedResponse, RESPONSE_NAME } from './openapi-names.js'
 import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from './response-headers.js'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from './validation-details.js'
-import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES, inKiB } from './limits.js'
+import { BODY_LIMIT_BYTES, inKiB } from './limits.js'
+import { exampleBody } from './error-examples.js'
+import { MESSAGES } from './error-messages.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)
@@ -105,51 +108,6 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
 
-/** A realistic body of each error, as the service sends it. */
-const exampleFor: Record<ErrorCode, { message: string; details?: { path: string; message: string }[] }> = {
-  invalid_request: {
-    message: 'Invalid request: body/categoryId must be integer',
-    details: [{ path: 'body/categoryId', message: 'must be integer' }],
-  },
-  unauthorized: { message: 'An API key is required: send Authorization: Bearer <key>.' },
-  forbidden: { message: 'This API key does not have the scope pets:write, which this operation requires.' },
-  not_found: { message: 'No pet has id 12.' },
-  method_not_allowed: { message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.' },
-  request_timeout: { message: 'The request was not received in time.' },
-  conflict: { message: 'Pet 12 is pending; only an available pet can be ordered.' },
-  idempotency_key_in_flight: {
-    message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
-  },
-  precondition_failed: {
-    message:
-      'If-Match does not name the current ETag of pet 12, "12.4": it was changed since it was read. Nothing was ' +
-      'changed; read it again before retrying.',
-  },
-  gone: {
-    message:
-      'Events up to 5120 are no longer kept, so some after 4000 were missed; resynchronise and start again with ' +
-      'after=0.',
-  },
-  payload_too_large: { message: `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.` },
-  unsupported_media_type: { message: 'The request body must be sent as Content-Type: application/json.' },
-  idempotency_key_reused: {
-    message:
-      'This Idempotency-Key was already used for a different request (another operation, resource or body); send ' +
-      'a new key for a new request.',
-  },
-  request_header_fields_too_large: {
-    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
-  },
-  rate_limited: { message: 'This API key has used its 600 requests per 60 s; retry in 42 s.' },
-  internal_error: { message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.' },
-  unavailable: { message: 'The database cannot be reached right now; retry the request.' },
-}
-
-function exampleBody(code: ErrorCode, message = exampleFor[code].message) {
-  const { details } = exampleFor[code]
-  return { code, message, status: ERROR_CODES[code].status, ...(details ? { details } : {}) }
-}
-
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   method_not_allowed: { Allow: AllowHeader },
   unauthorized: { 'WWW-Authenticate': WwwAuthenticateHeader },
@@ -233,9 +191,7 @@ export function forbiddenResponse(scope: string) {
     description:
       `The API key lacks the scope \`${scope}\` this operation requires (code \`forbidden\`); \`WWW-Authenticate\` ` +
       `names it: \`Bearer realm="petstore", error="insufficient_scope", scope="${scope}"\`.`,
-    examples: [
-      exampleBody('forbidden', `This API key does not have the scope ${scope}, which this operation requires.`),
-    ],
+    examples: [exampleBody('forbidden', MESSAGES.scopeMissing(scope))],
     headers: headersFor.forbidden,
   })
 }

@@ -8,6 +8,7 @@ import { ApiError } from './errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
+import { MESSAGES } from './error-messages.js'
 
 const SHOWN_LENGTH = 40
 
@@ -74,13 +75,7 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     // A scope's parser serves all of its routes; only those that document the type (`consumes`) take it.
     const accepted = acceptedMediaTypes(request)
     if (!accepted.includes(mediaType))
-      return done(
-        new ApiError(
-          'unsupported_media_type',
-          `The request body must be sent as Content-Type: ${accepted.join(' or ')}.`,
-        ),
-        undefined,
-      )
+      return done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted)), undefined)
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
       return done(
