@@ -1,4 +1,4 @@
-// Conditional requests on one pet (RFC 9110 §13): a strong ETag on every answer carrying the pet, changing
+// Conditional requests on one pet (RFC 9110 section 13): a strong ETag on every answer carrying the pet, changing
 // exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match on GET.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
