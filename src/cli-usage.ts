@@ -31,10 +31,9 @@ const HELP: Record<Command, CommandHelp> = {
   serve: {
     usage: 'petstore serve',
     summary:
-      'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first start ' +
-      'without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on ' +
-      'stdout; the ' +
-      'start-up line names the address and the database.',
+      'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first ' +
+      'start without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on ' +
+      'stdout; the start-up line names the address and the database.',
     options: [],
   },
   migrate: {

@@ -116,8 +116,8 @@ Webhooks form', async () => {
         {
           message:
             'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public ' +
-            'addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -126,8 +126,8 @@ Webhooks form', async () => {
         {
           message:
             'Invalid request: url points at [::1], a loopback address; webhooks are delivered only to public ' +
-            'addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -136,8 +136,8 @@ Webhooks form', async () => {
         {
           message:
             'Invalid request: url points at localhost, a loopback address; webhooks are delivered only to public ' +
-            'addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -159,8 +159,8 @@ Webhooks form', async () => {
         {
           message:
             'Invalid request: url points at 192.168.0.10, a private network address; webhooks are delivered only ' +
-            'to public addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'to public addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver ' +
+            'on a local network).',
           details: [{ path: 'body/url', message: 'is a private network address' }],
         },
       )
@@ -274,8 +274,8 @@ Webhooks form', async () => {
         code: 'invalid_request',
         message:
           'Invalid request: url points at 10.0.0.1, a private network address; webhooks are delivered only to ' +
-          'public addresses ' +
-          'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+          'public addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+          'local network).',
         details: [{ path: 'body/url', message: 'is a private network address' }],
       },
     )

@@ -69,8 +69,7 @@ const holder = (request: FastifyRequest): string => request.principal?.keyId ?? 
 
 const FEED_GUARANTEE =
   'Following `after` never skips an event: an event is listed only once every event with a smaller id is listed ' +
-  'too, or will never exist, ' +
-  'whichever instance committed it and in whatever order transactions committed.'
+  'too, or will never exist, whichever instance committed it and in whatever order transactions committed.'
 
 /**
  * Sends the event stream as the body. The route's response is documented as text (what the client reads), so its

@@ -135,8 +135,7 @@ const After = Type.Integer({
   maximum: MAX_INT64_ID,
   description:
     'Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event ' +
-    'kept). ' +
-    'Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see ' +
+    'kept). Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see ' +
     'retention) is 410 `gone`: resynchronise and start again at 0.',
   examples: [4711],
 })

@@ -9,9 +9,9 @@ export const EVERY_RESPONSE_HEADERS = {
     'RateLimitPolicy',
     Type.String({
       description:
-        'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. ' +
-        'Sent on every response under /v1, unless the shared rate-limit store is unreachable (then requests are ' +
-        'not counted).',
+        'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window ' +
+        'seconds>`. Sent on every response under /v1, unless the shared rate-limit store is unreachable (then ' +
+        'requests are not counted).',
       examples: ['"default";q=600;w=60'],
     }),
   ),
@@ -75,8 +75,8 @@ export const WwwAuthenticateHeader = namedHeader(
   Type.String({
     description:
       'RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but ' +
-      'is not valid. ' +
-      '403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation requires>"`.',
+      'is not valid. 403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation ' +
+      'requires>"`.',
     examples: ['Bearer realm="petstore"'],
   }),
 )
@@ -86,9 +86,8 @@ export const ETagHeader = namedHeader(
   Type.String({
     description:
       'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes ' +
-      '(an order moving its status included). ' +
-      'Send it back in `If-Match` to change the animal only if nobody changed it meanwhile. Opaque: compare it, ' +
-      'do not parse it. On 412, present when the animal still exists.',
+      '(an order moving its status included). Send it back in `If-Match` to change the animal only if nobody ' +
+      'changed it meanwhile. Opaque: compare it, do not parse it. On 412, present when the animal still exists.',
     examples: ['"12.3"'],
   }),
 )

@@ -11,8 +11,7 @@ export const DEFAULT_ORDER_QUANTITY = 1
 export const STATE_MACHINE =
   'An order is `placed` on an `available` animal, which becomes `pending`. A placed order is then either ' +
   'completed (order `completed`, animal `sold`) or cancelled (order `cancelled`, animal `available` again); both ' +
-  'are final. ' +
-  'Any other transition answers 409 `conflict` and changes nothing.'
+  'are final. Any other transition answers 409 `conflict` and changes nothing.'
 
 export const OrderStatusSchema = named(
   'OrderStatus',
@@ -29,10 +28,10 @@ export const OrderStatusSchema = named(
 const Quantity = Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_ORDER_QUANTITY })
 
 const SHIP_DATE_RULES =
-  'An RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`) and at most millisecond precision, ' +
-  'e.g. `2026-05-01T10:00:00+02:00`; impossible dates (`2026-02-30`), leap seconds and instants outside years ' +
-  '0000–9999 are refused. ' +
-  'Stored and returned as the same instant in UTC with milliseconds (`2026-05-01T08:00:00.000Z`).'
+  'An RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`) and at most millisecond precision, e.g. ' +
+  '`2026-05-01T10:00:00+02:00`; impossible dates (`2026-02-30`), leap seconds and instants outside years ' +
+  '0000–9999 are refused. Stored and returned as the same instant in UTC with milliseconds ' +
+  '(`2026-05-01T08:00:00.000Z`).'
 
 // The longest RFC 3339 date-time the service reads: milliseconds and a numeric offset
 // (`2026-05-01T10:00:00.000+02:00`).

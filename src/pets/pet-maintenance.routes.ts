@@ -36,8 +36,8 @@ const ConditionalWriteHeaders = Type.Object({ ...IdempotencyHeaders.properties, 
 
 const CONDITIONS =
   'With `If-Match` (the `ETag` of an earlier response), the change is made only if nobody changed the animal ' +
-  'since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with ' +
-  'an `Idempotency-Key`.'
+  'since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with an ' +
+  '`Idempotency-Key`.'
 
 /** /metrics: what the two operations did, not the replays of their stored responses. */
 function countOutcomes(metrics: Metrics): onResponseHookHandler {

@@ -105,8 +105,8 @@ export const PetPatchSchema = named(
       minProperties: 1,
       description:
         'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and ' +
-        '`status`, each valid as in NewPet. ' +
-        'Properties left out keep their value; `null` (removing a property), `id` and unknown properties are refused.',
+        '`status`, each valid as in NewPet. Properties left out keep their value; `null` (removing a property), ' +
+        '`id` and unknown properties are refused.',
       examples: [{ name: 'Rex the Brave', status: 'pending' }],
     },
   ),
