@@ -73,38 +73,33 @@ const HELP: Record<Command, CommandHelp> = {
     usage: 'petstore webhooks list',
     summary:
       'List the webhook endpoints, tab-separated on stdout: id, url, types, status, description, created, ' +
-      'pending and failed ' +
-      `deliveries; never their secrets. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+      `pending and failed deliveries; never their secrets. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },
   'webhooks deliveries': {
     usage: 'petstore webhooks deliveries ID [--limit N]',
     summary:
       'List the newest deliveries of the webhook endpoint with this id (see webhooks list), tab-separated on ' +
-      'stdout: id, event, ' +
-      `status, attempts, last outcome, last response status, next attempt, last error. ${DATABASE_LINE} ` +
-      `${NO_NEW_DATABASE}`,
+      'stdout: id, event, status, attempts, last outcome, last response status, next attempt, last error. ' +
+      `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [['--limit N', `how many deliveries, newest first: 1 to 1000 (default 20)`]],
   },
   export: {
     usage: 'petstore export FILE|-',
     summary:
       'Write the whole shop (pets, orders, keys, events, webhooks and their secrets as stored, idempotency ' +
-      'records, the ' +
-      'cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with -; the service ' +
-      'may keep ' +
-      `serving meanwhile. Progress goes to stderr when it is a terminal. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+      'records, the cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with ' +
+      '-; the service may keep serving meanwhile. Progress goes to stderr when it is a terminal. ' +
+      `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },
   import: {
     usage: 'petstore import FILE|-',
     summary:
       'Load a file written by petstore export (or stdin with -) into an empty database of either store, ' +
-      'migrating it first, ' +
-      'in one transaction: ids, ETags, cursors, keys, events and webhook secrets continue as they were. Refused, ' +
-      'with ' +
-      'nothing changed, when the database already holds a shop, the file is damaged or newer, or its webhook secrets ' +
-      `need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
+      'migrating it first, in one transaction: ids, ETags, cursors, keys, events and webhook secrets continue as ' +
+      'they were. Refused, with nothing changed, when the database already holds a shop, the file is damaged or ' +
+      `newer, or its webhook secrets need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
     options: [],
   },
 }
