@@ -105,7 +105,8 @@ async function run(kind: 'sqlite' | 'postgres', directory: string, postgresUrl: 
     const creates = await measureCreates(shop.store, plain.store)
     console.log(
       `${kind}: createPet, ${CREATES_PER_ROUND} at once, mean µs per create: with the category indexes ` +
-        `${creates.with.toFixed(0)}, without ${creates.without.toFixed(0)} (ratio ${(creates.with / creates.without).toFixed(2)})`,
+        `${creates.with.toFixed(0)}, without ${creates.without.toFixed(0)} (ratio ` +
+        `${(creates.with / creates.without).toFixed(2)})`,
     )
   } finally {
     for (const { bench, store } of opened) {

@@ -75,7 +75,8 @@ export function summariseProfile(path: string, top = 25): string {
       .slice(0, count)
       .map(([name, micros]) => [name, (micros / 1000).toFixed(0), ((micros / busy) * 100).toFixed(1)])
   return [
-    `CPU profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((idle / total) * 100).toFixed(0)} % idle; shares are of the busy time`,
+    `CPU profile ${file}: ${(total / 1e6).toFixed(1)} s sampled, ${((idle / total) * 100).toFixed(0)} % idle; ` +
+      'shares are of the busy time',
     '',
     markdownTable(['self time by package', 'ms', '%'], rows(selfByPackage, 15)),
     '',

@@ -47,7 +47,8 @@ async function mintWindowCursors(store: BenchStore, first: number, span: number)
 
 /**
  * The cursor scenarios' cursors. Deep: over the last 10,000 pets, the first after id `pets − offset − 10,000`.
- * Early: over the first 10,000, the first after id 1. (Over fewer when the store is too small for that.) The two differ only in depth, which is what the
+ * Early: over the first 10,000, the first after id 1. (Over fewer when the store is too small for that.) The two differ
+ * only in depth, which is what the
  * "deep page costs the same as the first page" target asks about; asking for one page over and over would let
  * the page cache answer it, and say nothing about the keyset walk at all.
  */

@@ -269,7 +269,12 @@ function latencyReport(latency: Awaited<ReturnType<typeof measureLatency>>): str
   )
   const verdicts = latency.rows.map((row) => {
     const ok = row.received === latency.writes && row.fromAcknowledged.p50 <= 20 && row.fromAcknowledged.p99 <= 100
-    return `- ${row.reader === 'stream' ? 'stream' : 'long poll'}: commit to delivery p50 ≤ 20 ms, p99 ≤ 100 ms: ${fixed(row.fromAcknowledged.p50)} / ${fixed(row.fromAcknowledged.p99)} ms from the 201 (${fixed(row.fromSent.p50)} / ${fixed(row.fromSent.p99)} ms from sending the create) → ${ok ? 'met' : 'NOT met'}`
+    return (
+      `- ${row.reader === 'stream' ? 'stream' : 'long poll'}: commit to delivery p50 ≤ 20 ms, p99 ≤ 100 ms: ` +
+      `${fixed(row.fromAcknowledged.p50)} / ${fixed(row.fromAcknowledged.p99)} ms from the 201 ` +
+      `(${fixed(row.fromSent.p50)} / ${fixed(row.fromSent.p99)} ms from sending the create) → ` +
+      `${ok ? 'met' : 'NOT met'}`
+    )
   })
   return [table, ...verdicts].join('\n')
 }
@@ -305,7 +310,8 @@ async function besideIdleStreams(
     without.push(await load())
     if (round % 2 === 1) await measureBeside()
     log(
-      `round ${round}/${rounds}: p99 ${without.at(-1)?.p99.toFixed(2)} ms without, ${beside.at(-1)?.p99.toFixed(2)} ms beside ${streams} idle streams`,
+      `round ${round}/${rounds}: p99 ${without.at(-1)?.p99.toFixed(2)} ms without, ` +
+        `${beside.at(-1)?.p99.toFixed(2)} ms beside ${streams} idle streams`,
     )
   }
   const row = (label: string, runs: Measurement[]) => [
@@ -316,7 +322,8 @@ async function besideIdleStreams(
     String(runs.reduce((sum, run) => sum + run.errors + Object.values(run.unexpected).reduce((a, b) => a + b, 0), 0)),
   ]
   return (
-    `\nlist 20, ${connections} connections, ${rounds} rounds × ${duration} s (median), without and beside ${streams} idle streams\n\n` +
+    `\nlist 20, ${connections} connections, ${rounds} rounds × ${duration} s (median), without and beside ` +
+    `${streams} idle streams\n\n` +
     markdownTable(
       ['', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx/errors'],
       [row('without streams', without), row(`beside ${streams} idle streams`, beside)],
@@ -363,14 +370,16 @@ async function main(): Promise<void> {
     if (!writer || !reader) throw new Error('no service started')
 
     log(
-      `bench:events: ${rate} creates/s for ${seconds} s, readers on ${instanceCount === 1 ? "the writer's instance" : 'another instance'}`,
+      `bench:events: ${rate} creates/s for ${seconds} s, readers on ` +
+        `${instanceCount === 1 ? "the writer's instance" : 'another instance'}`,
     )
     const latency = await measureLatency(writer, reader, key, seconds, rate)
     console.log(
       `\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}; service at ${describeRevision(ROOT)}`,
     )
     console.log(
-      `${latency.writes} creates at ${rate}/s over ${seconds} s; readers on ${instanceCount === 1 ? 'the same instance' : 'a second instance'}\n`,
+      `${latency.writes} creates at ${rate}/s over ${seconds} s; readers on ` +
+        `${instanceCount === 1 ? 'the same instance' : 'a second instance'}\n`,
     )
     console.log(latencyReport(latency))
     if (streams > 0) {

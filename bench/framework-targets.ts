@@ -42,7 +42,8 @@ export function frameworkTargetsReport(
     const tail = read.maximumP99Ms === undefined ? '' : ` with p99 ≤ ${read.maximumP99Ms} ms`
     const ok = times >= read.minimumTimesF && (read.maximumP99Ms === undefined || row.p99 <= read.maximumP99Ms)
     lines.push(
-      `${name} ≥ ${read.minimumTimesF} × F${tail}: ${fixed(times, 2)} × F${roundRange(row, framework)}, p99 ${fixed(row.p99, 1)} ms → ${verdict(ok)}`,
+      `${name} ≥ ${read.minimumTimesF} × F${tail}: ${fixed(times, 2)} × F${roundRange(row, framework)}, p99 ` +
+        `${fixed(row.p99, 1)} ms → ${verdict(ok)}`,
     )
   }
   const create = byId.get('create')
@@ -52,7 +53,8 @@ export function frameworkTargetsReport(
     const tail = wanted.maximumP99Ms === undefined ? '' : ` with p99 ≤ ${wanted.maximumP99Ms} ms`
     const ok = times >= wanted.minimumTimesL && (wanted.maximumP99Ms === undefined || create.p99 <= wanted.maximumP99Ms)
     lines.push(
-      `create (durable) ≥ ${wanted.minimumTimesL} × L${tail}: ${fixed(times, 2)} × L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}`,
+      `create (durable) ≥ ${wanted.minimumTimesL} × L${tail}: ${fixed(times, 2)} × ` +
+        `L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}`,
     )
   }
   const serviceRows = summaries.filter((summary) => !['baseline', 'framework'].includes(summary.id))
@@ -65,7 +67,8 @@ export function frameworkTargetsReport(
   }
   if (idle)
     lines.push(
-      `RSS idle after start ≤ ${IDLE_RSS_MB} MB: ${fixed(toMB(idle.afterStartSettledMiB), 0)} MB → ${verdict(toMB(idle.afterStartSettledMiB) <= IDLE_RSS_MB)}`,
+      `RSS idle after start ≤ ${IDLE_RSS_MB} MB: ${fixed(toMB(idle.afterStartSettledMiB), 0)} MB → ` +
+        `${verdict(toMB(idle.afterStartSettledMiB) <= IDLE_RSS_MB)}`,
     )
   return lines.map((line) => `- ${line}`).join('\n')
 }

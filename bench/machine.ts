@@ -13,7 +13,10 @@ export function describeMachine(): string {
   const load = loadavg()
     .map((value) => value.toFixed(2))
     .join(' ')
-  return `${availableParallelism()} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, load average ${load}`
+  return (
+    `${availableParallelism()} CPUs (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ` +
+    `${process.version}, load average ${load}`
+  )
 }
 
 /** Which service was measured: the commit, and whether src/ had uncommitted changes (read-only git queries). */

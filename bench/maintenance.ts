@@ -46,7 +46,10 @@ export function conditionalUpdates(connections: number): LoadRequest[] {
 
 let nextDeleted: number | undefined
 
-/** DELETE requests, each of another pet, counting down from the last seeded one (the first request, checked, deletes it). */
+/**
+ * DELETE requests, each of another pet, counting down from the last seeded one (the first request, checked, deletes
+ * it).
+ */
 export function deletes(pets: number): LoadRequest[] {
   return [
     {

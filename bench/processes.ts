@@ -57,7 +57,8 @@ export function makeTempDirectory(parent = tmpdir()): string {
   tempDirectories.add(directory)
   if (statfsSync(directory).type === TMPFS_MAGIC) {
     process.stderr.write(
-      `bench: warning: ${directory} is on tmpfs, where fsync costs nothing; use --dir on a disk for a fair create figure\n`,
+      `bench: warning: ${directory} is on tmpfs, where fsync costs nothing; use --dir on a disk for a fair ` +
+        `create figure\n`,
     )
   }
   return directory
@@ -177,7 +178,8 @@ export interface ServiceOptions {
 }
 
 /**
- * `node [flags] SCRIPT serve` exactly as npm start runs it, with production settings, exactly as an operator starts it. The port is probed
+ * `node [flags] SCRIPT serve` exactly as npm start runs it, with production settings, exactly as an operator starts it.
+ * The port is probed
  * free first, but another process can take it before the service binds it (a busy machine running test
  * suites does): such a start is retried on another port.
  */

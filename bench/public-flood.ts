@@ -2,7 +2,8 @@
 // API down? Authenticated `GET /v1/pets` is loaded as in npm run bench (50 connections), first alone ("at
 // rest": no flood), then while 20 anonymous connections flood one public route, route after route; the p50
 // under flood must stay within 3 × the p50 at rest. (A flood of anything, even 429s, takes its share of the
-// event loop: 20 extra connections beside 50 cost about 1.4 × if their requests are as cheap as the API's.) Run twice: with the default anonymous quota (the flood is soon answered 429, as it
+// event loop: 20 extra connections beside 50 cost about 1.4 × if their requests are as cheap as the API's.) Run twice:
+// with the default anonymous quota (the flood is soon answered 429, as it
 // would be in production), and with the quota lifted, which measures the prepared documents alone.
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
@@ -148,7 +149,9 @@ async function main(): Promise<void> {
           for (const [status, count] of Object.entries(flood.unexpected))
             row.floodStatuses[status] = (row.floodStatuses[status] ?? 0) + count
           log(
-            `round ${round}/${rounds} ${variant.label} ${row.route}: p50 ${rest.p50.toFixed(2)} ms at rest, ${flooded.p50.toFixed(2)} ms flooded (${(flooded.p50 / rest.p50).toFixed(1)} ×); flood ${Math.round(flood.requestsPerSecond)} req/s ${JSON.stringify(flood.unexpected)}`,
+            `round ${round}/${rounds} ${variant.label} ${row.route}: p50 ${rest.p50.toFixed(2)} ms at rest, ` +
+              `${flooded.p50.toFixed(2)} ms flooded (${(flooded.p50 / rest.p50).toFixed(1)} ×); flood ` +
+              `${Math.round(flood.requestsPerSecond)} req/s ${JSON.stringify(flood.unexpected)}`,
           )
         }
         await service.stop()
@@ -162,10 +165,13 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\n${describeMachine().replace(/, load average.*/, '')}; SQLite, ${pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
+    `\n${describeMachine().replace(/, load average.*/, '')}; SQLite, ${pets.toLocaleString('en-US')} pets; ` +
+      `service at ${describeRevision(ROOT)}`,
   )
   console.log(
-    `GET /v1/pets loaded on ${probes} authenticated connections; ${flooders} anonymous connections flood the route; ${rounds} rounds × ${duration} s (median; at rest: the median of all the variant's measurements without flood)\n`,
+    `GET /v1/pets loaded on ${probes} authenticated connections; ${flooders} anonymous connections flood the ` +
+      `route; ${rounds} rounds × ${duration} s (median; at rest: the median of all the variant's measurements ` +
+      `without flood)\n`,
   )
   // "At rest" does not depend on the route: the p50 of every measurement at rest of the variant is the reference.
   const restOf = (variant: string) => median(rows.filter((row) => row.variant === variant).flatMap((row) => row.rest))
@@ -206,7 +212,8 @@ async function main(): Promise<void> {
 function check(measurement: Measurement, when: string): void {
   if (measurement.errors > 0 || Object.keys(measurement.unexpected).length > 0) {
     throw new Error(
-      `GET /v1/pets ${when}: ${measurement.errors} errors, unexpected statuses ${JSON.stringify(measurement.unexpected)}`,
+      `GET /v1/pets ${when}: ${measurement.errors} errors, unexpected statuses ` +
+        `${JSON.stringify(measurement.unexpected)}`,
     )
   }
 }

@@ -54,9 +54,11 @@ function problems(summary: ScenarioSummary): string {
 /** A Markdown table, readable as is in a terminal and pasteable into docs/benchmarks.md. */
 export function markdownTable(header: string[], rows: string[][]): string {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)))
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`
-  const rule = `|${widths.map((width, column) => (column === 0 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`
+  const padded = (cell: string, column: number) =>
+    column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)
+  const line = (cells: string[]) => `| ${cells.map(padded).join(' | ')} |`
+  const ruleCell = (width: number, column: number) => `${'-'.repeat(width + 1)}${column === 0 ? '-' : ':'}`
+  const rule = `|${widths.map(ruleCell).join('|')}|`
   return [line(header), rule, ...rows.map(line)].join('\n')
 }
 
@@ -104,7 +106,8 @@ export function roundRange(numerator: ScenarioSummary, denominator: ScenarioSumm
     .map((round, index) => round.requestsPerSecond / (denominator.rounds[index]?.requestsPerSecond ?? NaN))
     .filter(Number.isFinite)
   return ratios.length > 1
-    ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}, median of the rounds' ratios ${fixed(median(ratios), 2)})`
+    ? ` (rounds: ${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)}, median of the rounds' ratios ` +
+        `${fixed(median(ratios), 2)})`
     : ''
 }
 
@@ -120,14 +123,16 @@ function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): str
     const row = byId.get(id)
     if (row && baseline) {
       lines.push(
-        `${name} ≥ 0.30 × L with p99 ≤ 20 ms: ${fixed(ratio(id), 2)} × L${roundRange(row, baseline)}, p99 ${fixed(row.p99, 1)} ms → ${verdict(ratio(id) >= 0.3 && row.p99 <= 20)}`,
+        `${name} ≥ 0.30 × L with p99 ≤ 20 ms: ${fixed(ratio(id), 2)} × L${roundRange(row, baseline)}, p99 ` +
+          `${fixed(row.p99, 1)} ms → ${verdict(ratio(id) >= 0.3 && row.p99 <= 20)}`,
       )
     }
   }
   const create = byId.get('create')
   if (create && baseline)
     lines.push(
-      `create (durable) ≥ 0.15 × L: ${fixed(ratio('create'), 2)} × L${roundRange(create, baseline)} → ${verdict(ratio('create') >= 0.15)}`,
+      `create (durable) ≥ 0.15 × L: ${fixed(ratio('create'), 2)} × L${roundRange(create, baseline)} → ` +
+        `${verdict(ratio('create') >= 0.15)}`,
     )
   for (const [id, referenceId, target] of [
     ['list', 'ref-pg-list', 1.5],
@@ -137,7 +142,9 @@ function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): str
     const reference = byId.get(referenceId)
     if (!row || !reference) continue
     const times = row.requestsPerSecond / reference.requestsPerSecond
-    const figures = `${fixed(times, 2)} ×${roundRange(row, reference)}, ${thousands(row.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s`
+    const figures =
+      `${fixed(times, 2)} ×${roundRange(row, reference)}, ${thousands(row.requestsPerSecond)} vs ` +
+      `${thousands(reference.requestsPerSecond)} req/s`
     lines.push(
       target === undefined
         ? `${id} / the plain Fastify + pg ${id}: ${figures}`
@@ -149,7 +156,9 @@ function postgresTargets(byId: Map<string, ScenarioSummary>, limit: number): str
     const two = byId.get(`nginx-${kind}-2`)
     if (one && two)
       lines.push(
-        `${kind} via nginx, two instances / one: ${fixed(two.requestsPerSecond / one.requestsPerSecond, 2)} ×${roundRange(two, one)}, ${thousands(two.requestsPerSecond)} vs ${thousands(one.requestsPerSecond)} req/s (both on the same two cores)`,
+        `${kind} via nginx, two instances / one: ${fixed(two.requestsPerSecond / one.requestsPerSecond, 2)} ` +
+          `×${roundRange(two, one)}, ${thousands(two.requestsPerSecond)} vs ${thousands(one.requestsPerSecond)} ` +
+          'req/s (both on the same two cores)',
       )
   }
   return lines
@@ -172,23 +181,28 @@ export function targetsReport(
   if (list && baseline) {
     const ok = ratio('list') >= 0.4 && list.p99 <= 10
     lines.push(
-      `list 20 ≥ 0.40 × L with p99 ≤ 10 ms: ${fixed(ratio('list'), 2)} × L${roundRange(list, baseline)}, p99 ${fixed(list.p99, 1)} ms → ${verdict(ok)}`,
+      `list 20 ≥ 0.40 × L with p99 ≤ 10 ms: ${fixed(ratio('list'), 2)} × L${roundRange(list, baseline)}, p99 ` +
+        `${fixed(list.p99, 1)} ms → ${verdict(ok)}`,
     )
   }
   if (get && baseline)
     lines.push(
-      `get one ≥ 0.45 × L, a random id of N: ${fixed(ratio('get'), 2)} × L${roundRange(get, baseline)} → ${verdict(ratio('get') >= 0.45)}`,
+      `get one ≥ 0.45 × L, a random id of N: ${fixed(ratio('get'), 2)} × L${roundRange(get, baseline)} → ` +
+        `${verdict(ratio('get') >= 0.45)}`,
     )
   if (getSame && baseline)
     lines.push(
-      `get one ≥ 0.45 × L, the same id: ${fixed(ratio('get-same'), 2)} × L${roundRange(getSame, baseline)} → ${verdict(ratio('get-same') >= 0.45)}`,
+      `get one ≥ 0.45 × L, the same id: ${fixed(ratio('get-same'), 2)} × L${roundRange(getSame, baseline)} → ` +
+        `${verdict(ratio('get-same') >= 0.45)}`,
     )
   const create = byId.get('create')
   const reference = byId.get('ref-create')
   if (create && reference) {
     const times = create.requestsPerSecond / reference.requestsPerSecond
     lines.push(
-      `create (durable) ≥ 3 × one-fsync-per-request: ${fixed(times, 2)} ×${roundRange(create, reference)}, ${thousands(create.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s → ${verdict(times >= 3)}`,
+      `create (durable) ≥ 3 × one-fsync-per-request: ${fixed(times, 2)} ×${roundRange(create, reference)}, ` +
+        `${thousands(create.requestsPerSecond)} vs ${thousands(reference.requestsPerSecond)} req/s → ` +
+        `${verdict(times >= 3)}`,
     )
   }
   const update = byId.get('update')
@@ -196,14 +210,18 @@ export function targetsReport(
     // A conditional PATCH (a read, a conditional update, the same group commit) keeps up with a create.
     const times = update.requestsPerSecond / create.requestsPerSecond
     lines.push(
-      `update (PATCH with If-Match) ≥ create (durable): ${fixed(times, 2)} ×${roundRange(update, create)}, ${thousands(update.requestsPerSecond)} vs ${thousands(create.requestsPerSecond)} req/s → ${verdict(times >= 1)}`,
+      `update (PATCH with If-Match) ≥ create (durable): ${fixed(times, 2)} ×${roundRange(update, create)}, ` +
+        `${thousands(update.requestsPerSecond)} vs ${thousands(create.requestsPerSecond)} req/s → ` +
+        `${verdict(times >= 1)}`,
     )
   }
   const createBefore = byId.get('create-before')
   if (create && createBefore) {
     const times = create.requestsPerSecond / createBefore.requestsPerSecond
     lines.push(
-      `durable create with events ≥ 0.85 × the --before build's: ${fixed(times, 2)} ×${roundRange(create, createBefore)}, ${thousands(create.requestsPerSecond)} vs ${thousands(createBefore.requestsPerSecond)} req/s → ${verdict(times >= 0.85)}`,
+      `durable create with events ≥ 0.85 × the --before build's: ${fixed(times, 2)} ` +
+        `×${roundRange(create, createBefore)}, ${thousands(create.requestsPerSecond)} vs ` +
+        `${thousands(createBefore.requestsPerSecond)} req/s → ${verdict(times >= 0.85)}`,
     )
   }
   const deep = byId.get('deep')
@@ -212,14 +230,18 @@ export function targetsReport(
     // The target: depth itself costs nothing. Both rows are cursor pages (HMAC check, mostly uncached keyset queries).
     const share = deep.requestsPerSecond / early.requestsPerSecond
     lines.push(
-      `deep page within 20 % of an early page (both by cursor): ${fixed(share, 2)} × its req/s${roundRange(deep, early)}, p50 ${fixed(deep.p50, 2)} vs ${fixed(early.p50, 2)} ms → ${verdict(share >= 0.8)}`,
+      `deep page within 20 % of an early page (both by cursor): ${fixed(share, 2)} × its ` +
+        `req/s${roundRange(deep, early)}, p50 ${fixed(deep.p50, 2)} vs ${fixed(early.p50, 2)} ms → ` +
+        `${verdict(share >= 0.8)}`,
     )
   }
   const firstPage = byId.get('list')
   if (deep && firstPage) {
     // For scale: the first page needs no cursor check and is answered from the page cache.
     lines.push(
-      `deep page / first page (no cursor, cached): ${fixed(deep.requestsPerSecond / firstPage.requestsPerSecond, 2)} × its req/s${roundRange(deep, firstPage)}`,
+      'deep page / first page (no cursor, cached): ' +
+        `${fixed(deep.requestsPerSecond / firstPage.requestsPerSecond, 2)} × its ` +
+        `req/s${roundRange(deep, firstPage)}`,
     )
   }
   const loaded = summaries.filter((summary) =>
@@ -228,7 +250,8 @@ export function targetsReport(
   if (loaded.length > 0) {
     const peak = Math.max(...loaded.map((summary) => summary.peakRssMiB))
     lines.push(
-      `RSS under load ≤ 120 MB: peak ${fixed(peak, 0)} MiB = ${fixed(toMB(peak), 0)} MB → ${verdict(toMB(peak) <= 120)}`,
+      `RSS under load ≤ 120 MB: peak ${fixed(peak, 0)} MiB = ${fixed(toMB(peak), 0)} MB → ` +
+        `${verdict(toMB(peak) <= 120)}`,
     )
   }
   if (idle) {
@@ -236,7 +259,10 @@ export function targetsReport(
     // yet given back the heap that start-up or the load made it take; those figures are shown too.
     const worst = Math.max(idle.afterStartSettledMiB, idle.afterLoadSettledMiB)
     lines.push(
-      `RSS idle ≤ 80 MB: ${fixed(toMB(idle.afterStartSettledMiB), 0)} MB after start and ${fixed(toMB(idle.afterLoadSettledMiB), 0)} MB after the load, each after 30 s idle (2–3 s after them: ${fixed(toMB(idle.afterStartMiB), 0)} and ${fixed(toMB(idle.afterLoadMiB), 0)} MB) → ${verdict(toMB(worst) <= 80)}`,
+      `RSS idle ≤ 80 MB: ${fixed(toMB(idle.afterStartSettledMiB), 0)} MB after start and ` +
+        `${fixed(toMB(idle.afterLoadSettledMiB), 0)} MB after the load, each after 30 s idle (2–3 s after them: ` +
+        `${fixed(toMB(idle.afterStartMiB), 0)} and ${fixed(toMB(idle.afterLoadMiB), 0)} MB) → ` +
+        `${verdict(toMB(worst) <= 80)}`,
     )
   }
   lines.push('list/get latency grows at most logarithmically: see npm run bench:scale')

@@ -55,7 +55,11 @@ export async function heapBreakdown(baseUrl: string): Promise<string> {
   try {
     const text = await (await fetch(`${baseUrl}/metrics`)).text()
     const value = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1]) / 2 ** 20
-    return `V8 heap ${value('nodejs_heap_size_total_bytes').toFixed(0)} MiB (${value('nodejs_heap_size_used_bytes').toFixed(0)} used), external ${value('nodejs_external_memory_bytes').toFixed(0)} MiB`
+    return (
+      `V8 heap ${value('nodejs_heap_size_total_bytes').toFixed(0)} MiB ` +
+      `(${value('nodejs_heap_size_used_bytes').toFixed(0)} used), external ` +
+      `${value('nodejs_external_memory_bytes').toFixed(0)} MiB`
+    )
   } catch (error) {
     return `heap figures unavailable (${error instanceof Error ? error.message : String(error)})`
   }

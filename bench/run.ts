@@ -43,7 +43,8 @@ const HELP = `Usage: npm run bench -- [options]
   --connections N    autocannon connections (50)
   --warmup S         seconds of warm-up per scenario, before round 1 (3)
   --pets N           pets seeded for the read scenarios (1000000)
-  --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} (L and F always run)
+  --scenarios IDS    comma-separated subset of: ${SCENARIOS.map((scenario) => scenario.id).join(', ')} 
+                     (L and F always run)
   --postgres URL     run the service on PostgreSQL (a fresh schema on that server): the PostgreSQL reference and
                      two instances behind nginx instead of the SQLite references
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
@@ -179,7 +180,9 @@ async function main(): Promise<void> {
   const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
   log(`bench: ${describeMachine()}`)
   log(
-    `bench: ${scenarios.length} scenarios × ${settings.rounds} rounds × ${settings.duration} s, ${settings.connections} connections, ${settings.pets.toLocaleString('en-US')} pets; about ${Math.ceil(planned / 60)} min of load`,
+    `bench: ${scenarios.length} scenarios × ${settings.rounds} rounds × ${settings.duration} s, ` +
+      `${settings.connections} connections, ${settings.pets.toLocaleString('en-US')} pets; about ` +
+      `${Math.ceil(planned / 60)} min of load`,
   )
 
   const directory = makeTempDirectory(options.dir)
@@ -195,7 +198,8 @@ async function main(): Promise<void> {
     if (needed.has('service') || needed.has('referenceList')) {
       const { milliseconds } = await store.seedTo(settings.pets)
       log(
-        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ${(milliseconds / 1000).toFixed(1)} s`,
+        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ` +
+          `${(milliseconds / 1000).toFixed(1)} s`,
       )
     }
     const createStoreFor = async (name: string, postgresUrl: string | undefined, cli?: string) => {
@@ -210,7 +214,8 @@ async function main(): Promise<void> {
     if (maintenanceTarget) {
       const { milliseconds } = await maintenanceTarget.seedTo(settings.pets)
       log(
-        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`,
+        `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into the maintenance ` +
+          `${maintenanceTarget.kind} store in ${(milliseconds / 1000).toFixed(1)} s`,
       )
     }
     // The earlier build migrates its own store: it would refuse one that knows migrations it does not.
@@ -363,7 +368,12 @@ async function main(): Promise<void> {
         const result = { ...measurement, peakRssMiB: sampler.stop() }
         rounds.get(scenario.id)?.push(result)
         log(
-          `round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMiB.toFixed(0)} MiB${Object.keys(result.unexpected).length + result.errors > 0 ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}` : ''}`,
+          `round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, ` +
+            `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
+            `RSS ${result.peakRssMiB.toFixed(0)} MiB` +
+            (Object.keys(result.unexpected).length + result.errors > 0
+              ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}`
+              : ''),
         )
       }
     }
@@ -386,14 +396,17 @@ async function main(): Promise<void> {
     const limit = summaries.find((summary) => summary.id === 'baseline')?.requestsPerSecond ?? NaN
     const framework = summaries.find((summary) => summary.id === 'framework')?.requestsPerSecond ?? NaN
     console.log(
-      `\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
+      `\n${describeMachine().replace(/, load average.*/, '')}; ${store.kind}, ` +
+        `${settings.pets.toLocaleString('en-US')} pets; service at ${describeRevision(ROOT)}`,
     )
     console.log(
-      `autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s (median), ${settings.warmup} s warm-up\n`,
+      `autocannon: ${settings.connections} connections, ${settings.rounds} rounds × ${settings.duration} s ` +
+        `(median), ${settings.warmup} s warm-up\n`,
     )
     console.log(resultsTable(summaries, limit, framework))
     console.log(
-      `\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`,
+      `\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ` +
+        `${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`,
     )
     console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
     console.log(
@@ -407,7 +420,21 @@ async function main(): Promise<void> {
     if (options.json) {
       writeFileSync(
         options.json,
-        `${JSON.stringify({ machine: describeMachine(), settings, store: store.kind, limit, idle, heapAfterStart, heapAfterLoad, heapSettled, summaries }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            machine: describeMachine(),
+            settings,
+            store: store.kind,
+            limit,
+            idle,
+            heapAfterStart,
+            heapAfterLoad,
+            heapSettled,
+            summaries,
+          },
+          null,
+          2,
+        )}\n`,
       )
     }
     for (const running of servers.values()) await running.stop()

@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   if (sizes.some((size) => !Number.isSafeInteger(size) || size < 100))
     throw new Error('--sizes must be integers of at least 100')
   const [rounds = 3, duration = 3, single = 2, warmup = 2, connections = 50, timeLimit = 15] = numbers(
-    `${options.rounds},${options.duration},${options.single},${options.warmup},${options.connections},${options['time-limit']}`,
+    [options.rounds, options.duration, options.single, options.warmup, options.connections, options['time-limit']].join(
+      ',',
+    ),
   )
   const scenarios = SCENARIOS.filter(
     (scenario) => scenario.target === 'service' && options.scenarios.split(',').includes(scenario.id),
@@ -70,7 +72,8 @@ async function main(): Promise<void> {
   const started = performance.now()
   log(`bench:scale: ${describeMachine()}`)
   log(
-    `bench:scale: ${sizes.length} sizes × ${scenarios.length} scenarios × ${rounds} rounds × (${duration} s at ${connections} connections + ${single} s at 1)`,
+    `bench:scale: ${sizes.length} sizes × ${scenarios.length} scenarios × ${rounds} rounds × (${duration} s at ` +
+      `${connections} connections + ${single} s at 1)`,
   )
 
   const directory = makeTempDirectory(options.dir)
@@ -133,7 +136,12 @@ async function main(): Promise<void> {
           results.set(key(size.pets, index), entry)
           const bad = { ...loaded.unexpected, ...alone.unexpected }
           log(
-            `round ${round}/${rounds} ${thousands(size.pets)} pets, ${scenarios[index]?.label}: ${Math.round(loaded.requestsPerSecond)} req/s, p50 ${loaded.p50.toFixed(2)} ms, p99 ${loaded.p99.toFixed(2)} ms; 1 connection p50 ${alone.p50.toFixed(3)} ms${Object.keys(bad).length > 0 || loaded.errors + alone.errors > 0 ? `, UNEXPECTED ${JSON.stringify(bad)}` : ''}`,
+            `round ${round}/${rounds} ${thousands(size.pets)} pets, ${scenarios[index]?.label}: ` +
+              `${Math.round(loaded.requestsPerSecond)} req/s, p50 ${loaded.p50.toFixed(2)} ms, p99 ` +
+              `${loaded.p99.toFixed(2)} ms; 1 connection p50 ${alone.p50.toFixed(3)} ms` +
+              (Object.keys(bad).length > 0 || loaded.errors + alone.errors > 0
+                ? `, UNEXPECTED ${JSON.stringify(bad)}`
+                : ''),
           )
         }
       }
@@ -144,10 +152,12 @@ async function main(): Promise<void> {
     const singleP50 = (pets: number, index: number) =>
       median(results.get(key(pets, index))?.single.map((measurement) => measurement.p50) ?? [])
     console.log(
-      `\n${describeMachine().replace(/, load average.*/, '')}; ${stores[0]?.store.kind}; service at ${describeRevision(ROOT)}`,
+      `\n${describeMachine().replace(/, load average.*/, '')}; ${stores[0]?.store.kind}; service at ` +
+        `${describeRevision(ROOT)}`,
     )
     console.log(
-      `medians of ${rounds} interleaved rounds; each: ${duration} s at ${connections} connections, then ${single} s at 1 connection (${warmup} s warm-up before round 1)\n`,
+      `medians of ${rounds} interleaved rounds; each: ${duration} s at ${connections} connections, then ` +
+        `${single} s at 1 connection (${warmup} s warm-up before round 1)\n`,
     )
     const rows: string[][] = []
     scenarios.forEach((scenario, index) => {
@@ -194,7 +204,9 @@ async function main(): Promise<void> {
     scenarios.forEach((scenario, index) => {
       const growth = singleP50(largest, index) / singleP50(smallest, index)
       console.log(
-        `- ${scenario.label}: 1-connection p50 ×${growth.toFixed(2)} from ${thousands(smallest)} to ${thousands(largest)} pets (logarithmic allows ×${allowed.toFixed(2)}) → ${growth <= allowed ? 'met' : 'NOT met'}`,
+        `- ${scenario.label}: 1-connection p50 ×${growth.toFixed(2)} from ${thousands(smallest)} to ` +
+          `${thousands(largest)} pets (logarithmic allows ×${allowed.toFixed(2)}) → ` +
+          `${growth <= allowed ? 'met' : 'NOT met'}`,
       )
     })
     console.log(`\ntotal time ${((performance.now() - started) / 1000).toFixed(0)} s`)

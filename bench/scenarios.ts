@@ -255,7 +255,9 @@ export const SCENARIOS: Scenario[] = [
       ] as const
     ).map(([target, instances]): Scenario => ({
       id: `nginx-${kind}-${instances}`,
-      label: `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} instance${instances > 1 ? 's' : ''}`,
+      label:
+        `${kind === 'list' ? 'list 20' : 'get (random id)'} via nginx, ${instances} ` +
+        `instance${instances > 1 ? 's' : ''}`,
       target,
       requests: (context) => [kind === 'list' ? list('/v1/pets') : randomGet(context.pets)],
       expect: { status: 200, body: kind === 'list' ? pageOf(1) : samePet(petAt(1)) },

@@ -107,7 +107,8 @@ function postgresStore(databaseUrl: string, drop: () => Promise<void>): BenchSto
         await client.query(
           `
           insert into pets (name, category_id, status)
-          select (array['Rex','Bella','Max','Luna','Charlie','Daisy','Milo','Coco','Rocky','Nala'])[n % 10 + 1] || ' ' || n,
+          select (array['Rex','Bella','Max','Luna','Charlie','Daisy','Milo','Coco','Rocky','Nala'])[n % 10 + 1]
+                   || ' ' || n,
                  n % 50 + 1,
                  case when n % 10 = 6 then 'pending' when n % 10 >= 7 then 'sold' else 'available' end
           from generate_series($1::bigint, $2::bigint) as n`,
@@ -166,7 +167,8 @@ async function main(): Promise<void> {
   const sqlitePath = /^(?:file|sqlite):(.+)$/.exec(database)?.[1]
   if (!Number.isSafeInteger(total) || total < 1 || (!sqlitePath && !/^postgres(?:ql)?:\/\//.test(database))) {
     throw new Error(
-      'usage: tsx bench/seed.ts --database file:PATH|postgres://… --pets N (PostgreSQL: the schema given by search_path)',
+      'usage: tsx bench/seed.ts --database file:PATH|postgres://… --pets N (PostgreSQL: the schema given by ' +
+        'search_path)',
     )
   }
   const url = sqlitePath ? `file:${resolve(sqlitePath)}` : database

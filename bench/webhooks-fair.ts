@@ -155,7 +155,8 @@ async function main(): Promise<void> {
     return [label, `${of('p50')} ms`, `${of('p99')} ms`, `${of('max')} ms`, `${of('received')} of ${of('sent')}`]
   })
   console.log(
-    `${describeRevision(ROOT)}; ${options.postgres ? 'PostgreSQL' : 'SQLite'}; ${options.hanging} hanging endpoints, ${options.rate} creates/s for ${options.duration} s`,
+    `${describeRevision(ROOT)}; ${options.postgres ? 'PostgreSQL' : 'SQLite'}; ${options.hanging} hanging ` +
+      `endpoints, ${options.rate} creates/s for ${options.duration} s`,
   )
   console.log(markdownTable(['build', 'healthy p50', 'healthy p99', 'healthy max', 'received'], rows))
 }

@@ -286,8 +286,10 @@ async function main(): Promise<void> {
             `round ${round}/${rounds} ${variant.label}: ${Math.round(creates.requestsPerSecond)} creates/s` +
               (result.deliveriesPerSecond === undefined
                 ? ''
-                : `, ${Math.round(result.deliveriesPerSecond)} deliveries/s during, drained in ${result.drainSeconds?.toFixed(1) ?? '>limit'} s, ` +
-                  `commit→delivery p50 ${result.commitToDelivery?.p50} ms p99 ${result.commitToDelivery?.p99} ms; at ${rate}/s p50 ${result.steady?.p50} ms p99 ${result.steady?.p99} ms`),
+                : `, ${Math.round(result.deliveriesPerSecond)} deliveries/s during, drained in ` +
+                  `${result.drainSeconds?.toFixed(1) ?? '>limit'} s, ` +
+                  `commit→delivery p50 ${result.commitToDelivery?.p50} ms p99 ${result.commitToDelivery?.p99} ` +
+                  `ms; at ${rate}/s p50 ${result.steady?.p50} ms p99 ${result.steady?.p99} ms`),
           )
         } finally {
           await service.stop()
@@ -313,10 +315,12 @@ async function main(): Promise<void> {
     return values.length === 0 ? '–' : median(values).toFixed(digits)
   }
   console.log(
-    `\n${describeMachine().replace(/, load average.*/, '')}; ${options.postgres ? 'PostgreSQL' : 'SQLite'}; service at ${describeRevision(ROOT)}`,
+    `\n${describeMachine().replace(/, load average.*/, '')}; ${options.postgres ? 'PostgreSQL' : 'SQLite'}; ` +
+      `service at ${describeRevision(ROOT)}`,
   )
   console.log(
-    `POST /v1/pets on ${connections} connections, ${rounds} rounds × ${duration} s, a fresh store per variant and round (median of rounds)\n`,
+    `POST /v1/pets on ${connections} connections, ${rounds} rounds × ${duration} s, a fresh store per variant ` +
+      `and round (median of rounds)\n`,
   )
   console.log(
     markdownTable(
@@ -351,12 +355,12 @@ async function main(): Promise<void> {
       ],
     ),
   )
+  const roundRatios = withEndpoint.rounds.map((round, index) =>
+    (round.creates.requestsPerSecond / (without.rounds[index]?.creates.requestsPerSecond ?? NaN)).toFixed(2),
+  )
   console.log(
-    `\ndurable create with one subscribed endpoint ≥ ${TARGET_RATIO} × without: ${ratio.toFixed(2)} × (rounds: ${withEndpoint.rounds
-      .map((round, index) =>
-        (round.creates.requestsPerSecond / (without.rounds[index]?.creates.requestsPerSecond ?? NaN)).toFixed(2),
-      )
-      .join(', ')}) → ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
+    `\ndurable create with one subscribed endpoint ≥ ${TARGET_RATIO} × without: ${ratio.toFixed(2)} × ` +
+      `(rounds: ${roundRatios.join(', ')}) → ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
   )
   if (options['cpu-prof']) console.log(`\n${summariseProfile(options['cpu-prof'])}`)
 }

@@ -27,7 +27,9 @@ await build({
   external: ['better-sqlite3', '@fastify/swagger-ui'],
   // CommonJS packages inside an ES module bundle still call require.
   banner: {
-    js: "import { createRequire as __petstoreCreateRequire } from 'node:module'; const require = __petstoreCreateRequire(import.meta.url);",
+    js:
+      "import { createRequire as __petstoreCreateRequire } from 'node:module'; const require = " +
+      '__petstoreCreateRequire(import.meta.url);',
   },
   logLevel: 'warning',
 })

@@ -23,7 +23,10 @@ export const RELEASES = 'openapi/releases'
 
 type Json = Record<string, unknown>
 
-/** A deliberate, reviewed decision: every breaking change whose path matches `path` (a regular expression over the `/`-joined path) and whose action is `action`. */
+/**
+ * A deliberate, reviewed decision: every breaking change whose path matches `path` (a regular expression over the
+ * `/`-joined path) and whose action is `action`.
+ */
 interface Acceptance {
   action: 'add' | 'remove' | 'replace' | 'rename'
   path: string
@@ -65,7 +68,9 @@ export function dereference(document: Json): Json {
   return { ...resolved, components }
 }
 
-/** The breaking changes from `before` to `after` (the diff tool's, then our rules' new ones) that no acceptance covers. */
+/**
+ * The breaking changes from `before` to `after` (the diff tool's, then our rules' new ones) that no acceptance covers.
+ */
 export function breakingChanges(before: Json, after: Json, accepted: Acceptance[] = []): BreakingChange[] {
   const [resolvedBefore, resolvedAfter] = [dereference(before), dereference(after)]
   const { diffs } = apiCompare(resolvedBefore, resolvedAfter)
@@ -118,7 +123,8 @@ export function judge(reference: string, current: string, document: Json, accept
       .map((change) => `  ${change.action} ${change.path}\n    ${change.description}`)
       .join('\n')
     throw new Error(
-      `${current} breaks ${reference} in ${changes.length} place(s):\n${listed}${changes.length > 50 ? '\n  …' : ''}\n` +
+      `${current} breaks ${reference} in ${changes.length} ` +
+        `place(s):\n${listed}${changes.length > 50 ? '\n  …' : ''}\n` +
         `A breaking change needs a new major version, or a deliberate decision recorded in ${ACCEPTED}.`,
     )
   }

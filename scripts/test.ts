@@ -132,7 +132,8 @@ const planned = [
   ...(bundleFiles.length > 0 ? [`${bundleFiles.length} again against the production bundle`] : []),
   ...(postgres
     ? [
-        `${postgresFiles.length}${sqlite ? ' again' : ` test file${postgresFiles.length === 1 ? '' : 's'}`} on PostgreSQL`,
+        `${postgresFiles.length}${sqlite ? ' again' : ` test file${postgresFiles.length === 1 ? '' : 's'}`} on ` +
+          'PostgreSQL',
       ]
     : []),
 ]

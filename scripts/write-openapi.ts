@@ -75,8 +75,10 @@ async function main([command, outputPath]: string[]): Promise<void> {
     }
     if (committed !== document) {
       throw new Error(
-        `${COMMITTED_DOCUMENT} differs from the document the code generates, first at ${firstDifference(committed, document)}\n` +
-          'If the change is intended, run `npm run openapi:write` and commit the document with the change (the breaking-change gate, `npm run openapi:breaking`, then judges it).',
+        `${COMMITTED_DOCUMENT} differs from the document the code generates, first at ` +
+          `${firstDifference(committed, document)}\n` +
+          'If the change is intended, run `npm run openapi:write` and commit the document with the change (the ' +
+          'breaking-change gate, `npm run openapi:breaking`, then judges it).',
       )
     }
     process.stdout.write(`${COMMITTED_DOCUMENT} is up to date\n`)

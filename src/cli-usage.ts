@@ -31,9 +31,9 @@ const HELP: Record<Command, CommandHelp> = {
   serve: {
     usage: 'petstore serve',
     summary:
-      'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first start ' +
-      'without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on stdout; the ' +
-      'start-up line names the address and the database.',
+      'Run the API server: apply pending migrations (unless MIGRATE_ON_START=false), listen, and on the first ' +
+      'start without any key print one key, once. Stops gracefully on SIGTERM or SIGINT. Logs are JSON lines on ' +
+      'stdout; the start-up line names the address and the database.',
     options: [],
   },
   migrate: {
@@ -64,38 +64,42 @@ const HELP: Record<Command, CommandHelp> = {
   },
   'keys revoke': {
     usage: 'petstore keys revoke ID',
-    summary: `Revoke the key with this id (see keys list); it is refused from then on. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+    summary:
+      'Revoke the key with this id (see keys list); it is refused from then on. ' +
+      `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },
   'webhooks list': {
     usage: 'petstore webhooks list',
     summary:
-      'List the webhook endpoints, tab-separated on stdout: id, url, types, status, description, created, pending and failed ' +
-      `deliveries; never their secrets. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+      'List the webhook endpoints, tab-separated on stdout: id, url, types, status, description, created, ' +
+      `pending and failed deliveries; never their secrets. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },
   'webhooks deliveries': {
     usage: 'petstore webhooks deliveries ID [--limit N]',
     summary:
-      'List the newest deliveries of the webhook endpoint with this id (see webhooks list), tab-separated on stdout: id, event, ' +
-      `status, attempts, last outcome, last response status, next attempt, last error. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+      'List the newest deliveries of the webhook endpoint with this id (see webhooks list), tab-separated on ' +
+      'stdout: id, event, status, attempts, last outcome, last response status, next attempt, last error. ' +
+      `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [['--limit N', `how many deliveries, newest first: 1 to 1000 (default 20)`]],
   },
   export: {
     usage: 'petstore export FILE|-',
     summary:
-      'Write the whole shop (pets, orders, keys, events, webhooks and their secrets as stored, idempotency records, the ' +
-      'cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with -; the service may keep ' +
-      `serving meanwhile. Progress goes to stderr when it is a terminal. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
+      'Write the whole shop (pets, orders, keys, events, webhooks and their secrets as stored, idempotency ' +
+      'records, the cursor key) as one consistent snapshot to FILE, created with mode 0600, or to stdout with ' +
+      '-; the service may keep serving meanwhile. Progress goes to stderr when it is a terminal. ' +
+      `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },
   import: {
     usage: 'petstore import FILE|-',
     summary:
-      'Load a file written by petstore export (or stdin with -) into an empty database of either store, migrating it first, ' +
-      'in one transaction: ids, ETags, cursors, keys, events and webhook secrets continue as they were. Refused, with ' +
-      'nothing changed, when the database already holds a shop, the file is damaged or newer, or its webhook secrets ' +
-      `need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
+      'Load a file written by petstore export (or stdin with -) into an empty database of either store, ' +
+      'migrating it first, in one transaction: ids, ETags, cursors, keys, events and webhook secrets continue as ' +
+      'they were. Refused, with nothing changed, when the database already holds a shop, the file is damaged or ' +
+      `newer, or its webhook secrets need another WEBHOOK_SECRET_KEY. ${DATABASE_LINE}`,
     options: [],
   },
 }

@@ -109,7 +109,8 @@ export async function createServices(
     onError: (error) => log.warn({ err: error }, 'could not read new events for waiting readers'),
   })
   const keyRing = webhookKeyRing(store, config.webhookSecretKey, (message) => log.warn(message))
-  // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it is kept in the database.
+  // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it is kept in
+  // the database.
   if (await anyWebhook(store.read)) await keyRing.boxes()
   const deliveryMetrics = createDeliveryMetrics(() => deliveries)
   const outbound = {

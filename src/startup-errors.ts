@@ -53,15 +53,18 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
   if (database.kind === 'sqlite') {
     if (code === 'SQLITE_NOTADB') {
       return new Error(
-        `${database.path} is not a SQLite database (${reason(cause)}); set DATABASE_URL=file:PATH to the service's database file`,
+        `${database.path} is not a SQLite database (${reason(cause)}); set DATABASE_URL=file:PATH to the ` +
+          `service's database file`,
         { cause: error },
       )
     }
     if (!SQLITE_FILE_CODES.test(code) && !FILE_SYSTEM_CODES.has(code)) return undefined
     const file = basename(database.path)
     return new Error(
-      `cannot open the SQLite database ${database.path} (${reason(cause)}): the directory ${dirname(database.path)} must exist and be writable by this user, ` +
-        `since SQLite also creates ${file}-wal and ${file}-shm there; fix its permissions, or set DATABASE_URL=file:PATH to a writable place`,
+      `cannot open the SQLite database ${database.path} (${reason(cause)}): the directory ` +
+        `${dirname(database.path)} must exist and be writable by this user, ` +
+        `since SQLite also creates ${file}-wal and ${file}-shm there; fix its permissions, or set ` +
+        'DATABASE_URL=file:PATH to a writable place',
       { cause: error },
     )
   }
@@ -95,7 +98,8 @@ export function explainListenError(error: unknown, config: Pick<Config, 'host' |
     'set HOST to an address of this machine: 127.0.0.1 for local clients only, 0.0.0.0 (or ::) for every interface'
   if (code === 'EADDRINUSE') {
     return new Error(
-      `port ${port} on ${host} is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1})`,
+      `port ${port} on ${host} is already in use (listen EADDRINUSE), by another petstore or another program; ` +
+        `stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1})`,
       { cause: error },
     )
   }

@@ -13,7 +13,9 @@ import { Transport, type FetchFunction } from './transport.js'
 import { webhooksApi, type WebhooksApi } from './webhooks.js'
 
 export interface PetstoreClientOptions {
-  /** The API's base URL, `/v1` included, as the document's `servers` give it: e.g. `https://petstore.example.com/v1`. */
+  /**
+   * The API's base URL, `/v1` included, as the document's `servers` give it: e.g. `https://petstore.example.com/v1`.
+   */
   baseUrl: string
   /** An API key (`pst_…`), sent as `Authorization: Bearer`. */
   apiKey: string

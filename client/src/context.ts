@@ -47,7 +47,9 @@ export function uuidFromBytes(bytes: Uint8Array): string {
     const value = index === 6 ? (byte & 0x0f) | 0x40 : index === 8 ? (byte & 0x3f) | 0x80 : byte
     return value.toString(16).padStart(2, '0')
   }).join('')
-  return `${octets.slice(0, 8)}-${octets.slice(8, 12)}-${octets.slice(12, 16)}-${octets.slice(16, 20)}-${octets.slice(20)}`
+  return [octets.slice(0, 8), octets.slice(8, 12), octets.slice(12, 16), octets.slice(16, 20), octets.slice(20)].join(
+    '-',
+  )
 }
 
 interface Answer<Data> {
@@ -83,7 +85,8 @@ export async function* everyItem<Item>(
     if (cursor === undefined) return
     if (cursor === '' || followed.has(cursor))
       throw new Error(
-        `The service answered a next page cursor that ${cursor === '' ? 'is empty' : 'repeats an earlier one'}; stopped paging.`,
+        `The service answered a next page cursor that ${cursor === '' ? 'is empty' : 'repeats an earlier one'}; ` +
+          'stopped paging.',
       )
     followed.add(cursor)
   } while (cursor !== undefined)

@@ -29,7 +29,10 @@ export class PetstoreError extends Error {
   }
 }
 
-/** The error for a response that is not 2xx; a body that is not the service's (a proxy's page) gets a code from the status. */
+/**
+ * The error for a response that is not 2xx; a body that is not the service's (a proxy's page) gets a code from the
+ * status.
+ */
 export function errorFromResponse(response: Response, body: unknown): PetstoreError {
   const errorBody = isErrorBody(body)
     ? body

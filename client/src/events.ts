@@ -33,7 +33,10 @@ export interface EventPage {
 export interface EventsApi {
   /** [beta] One page of the feed; with `wait`, a long poll that answers as soon as an event exists. */
   list(query?: ListEventsOptions, options?: CallOptions): Promise<EventPage>
-  /** [beta] Every event from `after` on, as they happen (long polls, following `after`); ends only by `signal` or `break`. */
+  /**
+   * [beta] Every event from `after` on, as they happen (long polls, following `after`); ends only by `signal` or
+   * `break`.
+   */
   follow(options?: FollowOptions): AsyncGenerator<Event, void, undefined>
   /**
    * [beta] Every event from `after` on, as they happen, over Server-Sent Events; reconnects with `Last-Event-ID`

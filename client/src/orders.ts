@@ -20,7 +20,9 @@ export interface OrdersApi {
   place(order: NewOrder, options?: WriteOptions): Promise<Order>
   /** [beta] Reads one order. */
   get(orderId: number, options?: CallOptions): Promise<Order>
-  /** [beta] Cancels a placed order (its animal becomes `available` again); safe to retry (an Idempotency-Key is sent). */
+  /**
+   * [beta] Cancels a placed order (its animal becomes `available` again); safe to retry (an Idempotency-Key is sent).
+   */
   cancel(orderId: number, options?: WriteOptions): Promise<Order>
   /** [beta] Completes a placed order (its animal becomes `sold`); safe to retry (an Idempotency-Key is sent). */
   complete(orderId: number, options?: WriteOptions): Promise<Order>

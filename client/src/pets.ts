@@ -19,7 +19,9 @@ export interface PetWithETag {
 }
 
 export interface ConditionalWriteOptions extends WriteOptions {
-  /** An ETag (or `*`): the change is made only while the animal's ETag is this one; otherwise 412 `precondition_failed`. */
+  /**
+   * An ETag (or `*`): the change is made only while the animal's ETag is this one; otherwise 412 `precondition_failed`.
+   */
   ifMatch?: string
 }
 

@@ -34,7 +34,9 @@ export type Webhook = Schemas['Webhook']
 export type WebhookWithSecret = Schemas['WebhookWithSecret']
 /** An endpoint to register (createWebhook). */
 export type NewWebhook = Schemas['NewWebhook']
-/** The properties of an endpoint to change (updateWebhook, JSON Merge Patch: `null` removes `types` or `description`). */
+/**
+ * The properties of an endpoint to change (updateWebhook, JSON Merge Patch: `null` removes `types` or `description`).
+ */
 export type WebhookPatch = Schemas['WebhookPatch']
 export type WebhookStatus = Schemas['WebhookStatus']
 /** One event's delivery to one endpoint, with its attempts. */

@@ -28,7 +28,10 @@ export interface WebhooksApi {
   listAll(query?: Omit<ListWebhooksQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Webhook, void, undefined>
   /** [beta] Reads one endpoint (without its secret). */
   get(webhookId: number, options?: CallOptions): Promise<Webhook>
-  /** [beta] Changes `url`, `types`, `description` or `status` (JSON Merge Patch: `null` removes `types` or `description`). */
+  /**
+   * [beta] Changes `url`, `types`, `description` or `status` (JSON Merge Patch: `null` removes `types` or
+   * `description`).
+   */
   update(webhookId: number, patch: WebhookPatch, options?: WriteOptions): Promise<Webhook>
   /** [beta] Deletes an endpoint with its pending deliveries and delivery log. */
   remove(webhookId: number, options?: WriteOptions): Promise<void>

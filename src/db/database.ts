@@ -146,7 +146,9 @@ export interface WebhookFanOutTable {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
 
-/** One event to one endpoint: created by the deliverer's fan-out from the event feed (webhooks/fan-out.repository.ts). */
+/**
+ * One event to one endpoint: created by the deliverer's fan-out from the event feed (webhooks/fan-out.repository.ts).
+ */
 export interface WebhookDeliveryTable {
   id: Generated<number>
   endpoint_id: number

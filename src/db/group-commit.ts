@@ -90,7 +90,10 @@ export class GroupCommit {
     }
   }
 
-  /** BEGIN IMMEDIATE without SQLite's busy wait: undefined once begun, the SQLITE_BUSY error while another connection holds the lock. */
+  /**
+   * BEGIN IMMEDIATE without SQLite's busy wait: undefined once begun, the SQLITE_BUSY error while another connection
+   * holds the lock.
+   */
   #tryBeginImmediate(): Error | undefined {
     this.#handle.pragma('busy_timeout = 0')
     try {

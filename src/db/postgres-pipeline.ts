@@ -8,10 +8,10 @@ interface Slot {
 
 /** The socket under a pg client; pg does not type it. Absent, nothing is corked (each query is its own write). */
 export function socketOf(client: pg.Client): { cork(): void; uncork(): void } | undefined {
-  const stream = (client as unknown as { connection?: { stream?: { cork?: unknown; uncork?: unknown } } }).connection
-    ?.stream
+  // Typed as always there, but checked: a client without a socket of its own (pg-native) has none.
+  const stream: { cork?: unknown; uncork?: unknown } | undefined = client.connection?.stream
   return typeof stream?.cork === 'function' && typeof stream.uncork === 'function'
-    ? (stream as { cork(): void; uncork(): void })
+    ? client.connection.stream
     : undefined
 }
 

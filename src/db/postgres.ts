@@ -1,4 +1,11 @@
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import {
+  Kysely,
+  PostgresDialect,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely'
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
 import { readPostgresDataVersion } from './postgres-data-version.js'
@@ -135,11 +142,33 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
 
 /** The read pipeline as the pool Kysely's pg driver expects: every checkout is the pipeline itself. */
 function pipelineAsPool(reads: ReadPipeline): PostgresPool {
-  const client = {
-    query: (text: string, values: unknown[]) => reads.run((connection) => connection.query(text, values)),
-    release: () => {},
+  const client = new PipelineClient(reads)
+  return { connect: async () => client, end: () => reads.end() }
+}
+
+/** Each query of a checkout runs on the pipeline; nothing is held, so there is nothing to release. */
+class PipelineClient implements PostgresPoolClient {
+  readonly #reads: ReadPipeline
+
+  constructor(reads: ReadPipeline) {
+    this.#reads = reads
   }
-  return { connect: async () => client as unknown as PostgresPoolClient, end: () => reads.end() }
+
+  query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
+  query<R>(
+    text: string | PostgresCursor<R>,
+    values: ReadonlyArray<unknown> = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // Kysely asks for a cursor only to stream a query, which the service never does.
+    if (typeof text !== 'string') throw new Error('Streaming queries are not supported on the read pipeline.')
+    // pg types `command` as any string; for the statements Kysely sends it is one of the tags Kysely names.
+    return this.#reads.run(
+      (connection) => connection.query<R & pg.QueryResultRow>(text, [...values]) as Promise<PostgresQueryResult<R>>,
+    )
+  }
+
+  release(): void {}
 }
 
 /** What PostgreSQL adds to every store. */

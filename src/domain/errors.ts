@@ -1,6 +1,18 @@
 // What a service says went wrong, in the domain's words. Services throw these; the HTTP layer's one error
 // handler (http/errors/error-handler.ts) maps them to the Error body, so no service knows about statuses or paths.
 
+/**
+ * The messages services give their errors, as functions of what varies: the OpenAPI document's examples are made
+ * with them too (http/error-examples.ts), so an example always says what the service says.
+ */
+export const DOMAIN_MESSAGES = {
+  petNotAvailable: (petId: number, status: string) =>
+    `Pet ${petId} is ${status}; only an available pet can be ordered.`,
+  eventsPurged: (purgedThrough: number, after: number) =>
+    `Events up to ${purgedThrough} are no longer kept, so some after ${after} were missed; ` +
+    'resynchronise and start again with after=0.',
+}
+
 /** The resource does not exist (or no longer does). */
 export class NotFound extends Error {
   constructor(

@@ -1,7 +1,8 @@
 // One reader of the event log per instance for everyone waiting on it (long polls, streams). Woken at once when
 // events become readable (this instance's commits on SQLite; on PostgreSQL every numbering, this instance's or,
 // through a notification, another's) and by a poll while anybody waits, for what no wake-up announced (another
-// process on SQLite, a lost notification). Each wake-up costs one query, however many wait: new events are read once and handed to every
+// process on SQLite, a lost notification). Each wake-up costs one query, however many wait: new events are read once
+// and handed to every
 // follower, which would otherwise each query the store per commit. Nothing here decides what a reader may see:
 // the store's reads do (event.repository.ts); the hub only saves queries and time.
 import type { FeedEvent } from './event.mapper.js'

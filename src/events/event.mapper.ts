@@ -20,7 +20,9 @@ export function toFeedEvent(row: EventRow): FeedEvent {
   return {
     id,
     type: row.type,
-    json: `{"id":${id},"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.occurred_at)},"data":${row.data}}`,
+    json:
+      `{"id":${id},"type":${JSON.stringify(row.type)},` +
+      `"timestamp":${JSON.stringify(row.occurred_at)},"data":${row.data}}`,
   }
 }
 

@@ -80,7 +80,9 @@ const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(cur
 // A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
 // the numbering before it. The retention purge may have deleted every event: its bound counts as taken.
 const NUMBER_WAITING = `with head as (
-    select greatest((select coalesce(max(id), 0) from events), (select max(purged_through) from event_retention)) as last
+    select greatest(
+      (select coalesce(max(id), 0) from events), (select max(purged_through) from event_retention)
+    ) as last
   ), waiting as (
     select seq, row_number() over (order by xact, seq) as position from events where id is null
       order by xact, seq limit $1

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/errors/error.schema.js'
@@ -48,22 +49,35 @@ const EventsNextLinkHeader = namedHeader(
   'EventsNextLink',
   Type.String({
     description:
-      'RFC 8288 link to poll next (`rel="next"`): the same query with `after` moved past what this page covered. Always present.',
+      'RFC 8288 link to poll next (`rel="next"`): the same query with `after` moved past what this page covered. ' +
+      'Always present.',
     examples: ['<https://petstore.example.com/v1/events?after=4712&limit=100>; rel="next"'],
   }),
 )
 
 /** Two events and a heartbeat, as a stream sends them. */
 const SSE_EXAMPLE =
-  'id: 4711\nevent: pet.created\ndata: {"id":4711,"type":"pet.created","timestamp":"2026-05-01T08:00:00.000Z","data":{"pet":{"id":12,"name":"Rex","categoryId":3,"status":"available"}}}\n\n' +
+  'id: 4711\nevent: pet.created\ndata: ' +
+  '{"id":4711,"type":"pet.created","timestamp":"2026-05-01T08:00:00.000Z",' +
+  '"data":{"pet":{"id":12,"name":"Rex","categoryId":3,"status":"available"}}}\n\n' +
   ': heartbeat\n\n' +
-  'id: 4712\nevent: order.placed\ndata: {"id":4712,"type":"order.placed","timestamp":"2026-05-01T08:00:01.250Z","data":{"order":{"id":7,"petId":12,"quantity":1,"shipDate":null,"complete":false,"status":"placed"}}}\n\n'
+  'id: 4712\nevent: order.placed\ndata: ' +
+  '{"id":4712,"type":"order.placed","timestamp":"2026-05-01T08:00:01.250Z",' +
+  '"data":{"order":{"id":7,"petId":12,"quantity":1,"shipDate":null,"complete":false,"status":"placed"}}}\n\n'
 
 const holder = (request: FastifyRequest): string => request.principal?.keyId ?? 'anonymous'
 
 const FEED_GUARANTEE =
-  'Following `after` never skips an event: an event is listed only once every event with a smaller id is listed too, or will never exist, ' +
-  'whichever instance committed it and in whatever order transactions committed.'
+  'Following `after` never skips an event: an event is listed only once every event with a smaller id is listed ' +
+  'too, or will never exist, whichever instance committed it and in whatever order transactions committed.'
+
+/**
+ * Sends the event stream as the body. The route's response is documented as text (what the client reads), so its
+ * typed reply takes only a string; Fastify itself sends any readable stream.
+ */
+function sendStream(reply: FastifyReply, body: Readable): FastifyReply {
+  return reply.send(body)
+}
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (
   app,
@@ -79,7 +93,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         summary: '[beta] List events (feed, long poll)',
         description:
           `${BETA_NOTE}\n\nEvery change, in ascending id order, after \`after\`. ${FEED_GUARANTEE} ` +
-          'With `wait`, a long poll: when no event matches yet, the answer comes as soon as one is committed, or `[]` when the wait ends. ' +
+          'With `wait`, a long poll: when no event matches yet, the answer comes as soon as one is committed, or ' +
+          '`[]` when the wait ends. ' +
           '`Link: rel="next"` is always present and carries the `after` to ask with next: keep following it. ' +
           "Long polls count against the key's open streams and long polls (429 beyond them).",
         ...BETA,
@@ -123,10 +138,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         tags: ['Events'],
         summary: '[beta] Stream events (Server-Sent Events)',
         description:
-          `${BETA_NOTE}\n\nThe feed as a \`text/event-stream\` (Server-Sent Events): each event as \`id:\` (its id), \`event:\` (its type) and \`data:\` (the Event JSON, the same bytes as in the feed), ` +
-          `as soon as it is committed. ${FEED_GUARANTEE} Resumes after \`Last-Event-ID\` (sent by an \`EventSource\` when it reconnects) or \`after\`; ` +
-          `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open. The stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). ` +
-          "A browser's `EventSource` cannot send `Authorization`: it may pass the key as `access_token` instead. Each open stream counts against the key's open streams and long polls (429 beyond them).",
+          `${BETA_NOTE}\n\nThe feed as a \`text/event-stream\` (Server-Sent Events): each event as \`id:\` (its ` +
+          `id), \`event:\` (its type) and \`data:\` (the Event JSON, the same bytes as in the feed), ` +
+          `as soon as it is committed. ${FEED_GUARANTEE} Resumes after \`Last-Event-ID\` (sent by an ` +
+          `\`EventSource\` when it reconnects) or \`after\`; ` +
+          `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open. The ` +
+          `stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). ` +
+          "A browser's `EventSource` cannot send `Authorization`: it may pass the key as `access_token` instead. " +
+          "Each open stream counts against the key's open streams and long polls (429 beyond them).",
         ...BETA,
         querystring: StreamEventsQuery,
         headers: StreamEventsHeaders,
@@ -167,7 +186,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         onError: (error) => request.log.warn({ err: error }, 'event stream ended by an error'),
       })
       // The documented body is text; it is sent as a stream of that text.
-      return reply.send(body as unknown as string)
+      return sendStream(reply, body)
     },
   )
 

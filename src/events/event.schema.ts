@@ -92,7 +92,9 @@ export const EventSchema = named(
         minimum: 1,
         maximum: MAX_INT64_ID,
         description:
-          "The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the order events become visible, never reused, and kept by backups, restores and moves. Events written before ids became consecutive keep the ids they had, which may skip numbers.",
+          "The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the " +
+          'order events become visible, never reused, and kept by backups, restores and moves. Events written ' +
+          'before ids became consecutive keep the ids they had, which may skip numbers.',
         examples: [4711],
       }),
       type: EventTypeSchema,
@@ -108,7 +110,8 @@ export const EventSchema = named(
     },
     {
       description:
-        'One committed change. Written in the same transaction as the change: a committed change always has its event, a refused or rolled-back one never does. ' +
+        'One committed change. Written in the same transaction as the change: a committed change always has its ' +
+        'event, a refused or rolled-back one never does. ' +
         "An order that moves its animal's status also writes a `pet.updated` event, in the same transaction.",
       examples: [PET_EVENT_EXAMPLE],
     },
@@ -131,8 +134,9 @@ const After = Type.Integer({
   minimum: 0,
   maximum: MAX_INT64_ID,
   description:
-    'Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). ' +
-    'Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see retention) is 410 `gone`: resynchronise and start again at 0.',
+    'Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event ' +
+    'kept). Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see ' +
+    'retention) is 410 `gone`: resynchronise and start again at 0.',
   examples: [4711],
 })
 
@@ -155,7 +159,8 @@ export const ListEventsQuery = Type.Object(
         minimum: 1,
         maximum: MAX_EVENT_PAGE_SIZE,
         default: DEFAULT_EVENT_PAGE_SIZE,
-        description: `Maximum number of events returned (1 to ${MAX_EVENT_PAGE_SIZE}, default ${DEFAULT_EVENT_PAGE_SIZE}).`,
+        description:
+          `Maximum number of events returned (1 to ${MAX_EVENT_PAGE_SIZE}, ` + `default ${DEFAULT_EVENT_PAGE_SIZE}).`,
         examples: [DEFAULT_EVENT_PAGE_SIZE],
       }),
     ),
@@ -166,7 +171,10 @@ export const ListEventsQuery = Type.Object(
         minimum: 0,
         maximum: MAX_WAIT_SECONDS,
         default: 0,
-        description: `Long poll: when no event after \`after\` exists yet, wait up to this many seconds (0 to ${MAX_WAIT_SECONDS}; the operator may allow less) and answer as soon as one is committed; \`[]\` when the wait ends without one.`,
+        description:
+          `Long poll: when no event after \`after\` exists yet, wait up to this many seconds (0 to ` +
+          `${MAX_WAIT_SECONDS}; the operator may allow less) and answer as soon as one is committed; \`[]\` when ` +
+          'the wait ends without one.',
         examples: [25],
       }),
     ),
@@ -178,8 +186,10 @@ const AccessToken = Type.String({
   minLength: 1,
   maxLength: 512,
   description:
-    "The API key, for clients that cannot send `Authorization` (a browser's `EventSource`): accepted on this operation only, never together with the header. " +
-    "It is redacted from the service's logs, but a URL may be kept by proxies and browser history: prefer the header wherever the client can send it. " +
+    "The API key, for clients that cannot send `Authorization` (a browser's `EventSource`): accepted on this " +
+    'operation only, never together with the header. ' +
+    "It is redacted from the service's logs, but a URL may be kept by proxies and browser history: prefer the " +
+    'header wherever the client can send it. ' +
     'Only visible ASCII can be a key: anything else is refused as an invalid key (401).',
   examples: ['pst_4dGz0pQk8sT2vW6yB1cE3fH5jL7nR9uX'],
 })
@@ -198,7 +208,8 @@ export const LAST_EVENT_ID_HEADER = 'last-event-id'
 const LastEventId = Type.String({
   pattern: '^(0|[1-9][0-9]{0,15})$',
   description:
-    'Sent by an `EventSource` when it reconnects: the id of the last event it received. The stream resumes after it; it takes precedence over `after`.',
+    'Sent by an `EventSource` when it reconnects: the id of the last event it received. The stream resumes after ' +
+    'it; it takes precedence over `after`.',
   examples: ['4711'],
 })
 

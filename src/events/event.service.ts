@@ -1,7 +1,7 @@
 // The event feed's use cases: a page (or a long poll) of the feed, and a stream that follows it. Events are
 // written by the other services, in their own transactions (event-log.ts); this one reads them.
 import type { DataAccess, EventType } from '../db/database.js'
-import { Gone } from '../domain/errors.js'
+import { DOMAIN_MESSAGES, Gone } from '../domain/errors.js'
 import { EventHub, type HubSource } from './event-hub.js'
 import { toFeedEvent, type FeedEvent } from './event.mapper.js'
 import { newestReadableEventId, readEventPage } from './event.repository.js'
@@ -80,9 +80,7 @@ export function createEventService(dependencies: EventServiceDependencies): Even
       const page = await readEventPage(data.read, { after, limit, types, scanLimit: SCAN_LIMIT })
       // After 0 means "from the oldest event kept"; any other position before the purged range has missed events.
       if (after > 0 && after < page.purgedThrough) {
-        throw new Gone(
-          `Events up to ${page.purgedThrough} are no longer kept, so some after ${after} were missed; resynchronise and start again with after=0.`,
-        )
+        throw new Gone(DOMAIN_MESSAGES.eventsPurged(page.purgedThrough, after))
       }
       const events = page.rows.map(toFeedEvent)
       const full = events.length === limit

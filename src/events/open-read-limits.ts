@@ -19,7 +19,8 @@ export class OpenReadLimits {
     const held = this.#held.get(holder) ?? 0
     if (held >= this.#perHolder) {
       throw new TooManyOpenReads(
-        `This API key already holds ${held} open event streams and waiting long polls, the most it may; close one, or retry in ${RETRY_AFTER_SECONDS} s.`,
+        `This API key already holds ${held} open event streams and waiting long polls, the most it may; close ` +
+          `one, or retry in ${RETRY_AFTER_SECONDS} s.`,
         RETRY_AFTER_SECONDS,
       )
     }

@@ -14,7 +14,10 @@ import { AccessLog } from './request/access-log.js'
 import { serializeRequest } from './request/log-url.js'
 import { requestIdFor } from './request/request-id.js'
 
-/** Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket forever. */
+/**
+ * Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket
+ * forever.
+ */
 export const TIMEOUTS = {
   requestMs: 30_000,
   headersMs: 10_000,
@@ -26,7 +29,10 @@ export const TIMEOUTS = {
   connectionsCheckIntervalMs: 1_000,
 }
 
-/** Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400) like any other bad value, not a router error. */
+/**
+ * Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400)
+ * like any other bad value, not a router error.
+ */
 const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
 
 /** `guard` gives the API's guard, made once the app exists; framework errors arrive only once the server listens. */

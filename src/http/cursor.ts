@@ -60,7 +60,8 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
         ]
         throw new ApiError(
           'invalid_request',
-          `The cursor was issued for ${filters.join(' and ') || 'no filter'}; repeat that filter or start without a cursor.`,
+          `The cursor was issued for ${filters.join(' and ') || 'no filter'}; repeat that filter or start ` +
+            'without a cursor.',
           {
             details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
           },

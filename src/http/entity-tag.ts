@@ -1,10 +1,10 @@
-// Entity tags (RFC 9110 §8.8.3) and the conditional request headers that carry them (§13.1.1 If-Match,
-// §13.1.2 If-None-Match). A resource's tag is `"<id>.<version>"`: strong, and changed by every change of the
+// Entity tags (RFC 9110 section 8.8.3) and the conditional request headers that carry them (section 13.1.1 If-Match,
+// section 13.1.2 If-None-Match). A resource's tag is `"<id>.<version>"`: strong, and changed by every change of the
 // resource, because the version is. The header values reach this module already checked against
 // ENTITY_TAG_LIST_PATTERN by the route's schema, so a malformed one has been answered 400 before.
 import type { VersionCondition } from '../domain/version-condition.js'
 
-// etagc = %x21 / %x23-7E / obs-text (§8.8.3); a list may not mix `*` with tags.
+// etagc = %x21 / %x23-7E / obs-text (section 8.8.3); a list may not mix `*` with tags.
 const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"'
 export const ENTITY_TAG_LIST_PATTERN = `^(?:\\*|${ENTITY_TAG}(?:[ \\t]*,[ \\t]*${ENTITY_TAG})*)$`
 
@@ -41,7 +41,10 @@ export function ifMatchCondition(header: string | undefined, id: number): Versio
   return { versions }
 }
 
-/** Whether an If-None-Match value names the current tag (weak comparison, §13.1.2), or is `*`: then GET answers 304. */
+/**
+ * Whether an If-None-Match value names the current tag (weak comparison, section 13.1.2), or is `*`: then GET
+ * answers 304.
+ */
 export function noneMatchFails(header: string | undefined, currentTag: string): boolean {
   if (header === undefined) return false
   if (header === '*') return true

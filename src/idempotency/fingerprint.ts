@@ -25,7 +25,10 @@ export interface RequestIdentity {
   ifMatch?: string | undefined
 }
 
-/** SHA-256 (hex) of the request's identity. A request without If-Match has the fingerprint it had before conditions existed. */
+/**
+ * SHA-256 (hex) of the request's identity. A request without If-Match has the fingerprint it had before conditions
+ * existed.
+ */
 export function requestFingerprint({ method, route, params, body, ifMatch }: RequestIdentity): string {
   const identity = [
     method.toUpperCase(),

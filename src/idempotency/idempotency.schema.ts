@@ -6,7 +6,10 @@ import { IdempotentReplayedHeader } from '../http/openapi/response-headers.js'
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key'
 export const REPLAYED_HEADER = 'idempotent-replayed'
 
-/** For the `headers` schema of every unsafe operation (POST, PATCH, DELETE). Validation reports problems at `header/idempotency-key`. */
+/**
+ * For the `headers` schema of every unsafe operation (POST, PATCH, DELETE). Validation reports problems at
+ * `header/idempotency-key`.
+ */
 export const IdempotencyHeaders = Type.Object({
   'Idempotency-Key': Type.Optional(
     Type.String({
@@ -16,10 +19,14 @@ export const IdempotencyHeaders = Type.Object({
       // too; the value is compared exactly as sent, quotes included.
       pattern: '^[\\x21-\\x7E]*$',
       description:
-        'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). ' +
-        "A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; " +
-        'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. ' +
-        'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.',
+        'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID ' +
+        'is a good choice). ' +
+        "A retry with the same key and the same request (operation, path and body) gets the first request's " +
+        'response again, with `Idempotent-Replayed: true`, and changes nothing; ' +
+        'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still ' +
+        'being processed, 409 `idempotency_key_in_flight`. ' +
+        'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the ' +
+        'header the request is simply not deduplicated.',
       examples: ['5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c'],
     }),
   ),

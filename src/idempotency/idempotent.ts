@@ -32,6 +32,7 @@ import {
   type IdempotencyKeyOfApiKey,
   type StoredResponse,
 } from './idempotency.repository.js'
+import { MESSAGES } from '../http/errors/error-messages.js'
 
 /** The HTTP answer to a service call's result. */
 export interface Answer<Body> {
@@ -93,13 +94,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 class KeyLost extends Error {}
 
 function inFlight(): ApiError {
-  return new ApiError(
-    'idempotency_key_in_flight',
-    'A request with this Idempotency-Key is still being processed; retry later to get its response.',
-    {
-      headers: { 'retry-after': '1' },
-    },
-  )
+  return new ApiError('idempotency_key_in_flight', MESSAGES.idempotencyKeyInFlight(), {
+    headers: { 'retry-after': '1' },
+  })
 }
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString()
@@ -237,10 +234,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
           return send(reply, storedBody ? { ...response, body: await storedBody.open(response.body) } : response, true)
         }
         case 'mismatch':
-          throw new ApiError(
-            'idempotency_key_reused',
-            'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
-          )
+          throw new ApiError('idempotency_key_reused', MESSAGES.idempotencyKeyReused())
         case 'in_flight':
           throw inFlight()
       }

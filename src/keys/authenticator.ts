@@ -50,7 +50,10 @@ export interface Authenticator {
 export interface AuthenticatorOptions {
   /** Where keys are read (committed data only), and their last use written. */
   data: DataAccess
-  /** A number that changes whenever anyone commits (the store's data version), for the cache of stored keys; none: no cache. */
+  /**
+   * A number that changes whenever anyone commits (the store's data version), for the cache of stored keys; none: no
+   * cache.
+   */
   readVersion: (() => Promise<number>) | undefined
   staticKeys: readonly string[]
   onError: (error: unknown) => void
@@ -63,7 +66,8 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   }))
   const lastTouched = new Map<number, number>()
   // Active keys by digest, kept while nobody commits (the store's data version): a revocation, from this
-  // process or from the CLI or another instance, is a commit, so it still takes effect on the very next request. Unknown
+  // process or from the CLI or another instance, is a commit, so it still takes effect on the very next request.
+  // Unknown
   // digests are not kept (VersionedCache never keeps undefined), so a flood of bad keys cannot fill it.
   const activeKeys = new VersionedCache<ApiKeyRow | undefined>(options.readVersion)
   // Digests looked up lately, found or not: a key is never issued with a digest already presented, so "not

@@ -43,7 +43,8 @@ export function parseExpiry(
   const instant = normaliseDateTime(expiresAt)
   if (instant === undefined)
     throw new KeyOptionError(
-      `--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ${JSON.stringify(expiresAt)}`,
+      '--expires-at takes an RFC 3339 date-time with an offset (2027-01-01T00:00:00Z), not ' +
+        `${JSON.stringify(expiresAt)}`,
     )
   if (!(Date.parse(instant) > now)) throw new KeyOptionError(`--expires-at ${expiresAt} is not in the future`)
   return instant

@@ -43,7 +43,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         tags: ['Store'],
         summary: 'List orders',
         description:
-          'Orders in ascending id order, cancelled and completed ones included. When more exist, `Link: <…>; rel="next"` points at the next page.',
+          'Orders in ascending id order, cancelled and completed ones included. When more exist, `Link: <…>; ' +
+          'rel="next"` points at the next page.',
         querystring: ListOrdersQuery,
         response: {
           200: {
@@ -80,7 +81,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         operationId: 'placeOrder',
         tags: ['Store'],
         summary: '[beta] Place an order for an animal',
-        description: `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When several clients order the same animal at once, exactly one order is placed; the others get 409. ${STATE_MACHINE}`,
+        description:
+          `${BETA_NOTE}\n\nOrders an \`available\` animal and makes it \`pending\`, in one transaction. When ` +
+          'several clients order the same animal at once, exactly one order is placed; the others get 409. ' +
+          `${STATE_MACHINE}`,
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,
@@ -143,7 +147,10 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         operationId: 'cancelOrder',
         tags: ['Store'],
         summary: '[beta] Cancel an order',
-        description: `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already cancelled order answers 409 and nothing changes. No request body.`,
+        description:
+          `${BETA_NOTE}\n\nCancels a \`placed\` order and returns its animal to \`available\`, in one transaction. ` +
+          `The order is kept with status \`cancelled\` (it stays readable and listed). A completed or already ` +
+          'cancelled order answers 409 and nothing changes. No request body.',
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,
@@ -172,7 +179,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         operationId: 'completeOrder',
         tags: ['Store'],
         summary: '[beta] Complete an order',
-        description: `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.`,
+        description:
+          `${BETA_NOTE}\n\nCompletes a \`placed\` order (\`complete: true\`) and marks its animal \`sold\`, in one ` +
+          'transaction. A cancelled or already completed order answers 409 and nothing changes. No request body.',
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,

@@ -10,8 +10,8 @@ export const DEFAULT_ORDER_QUANTITY = 1
 /** The lifecycle, stated once for every description that needs it. */
 export const STATE_MACHINE =
   'An order is `placed` on an `available` animal, which becomes `pending`. A placed order is then either ' +
-  'completed (order `completed`, animal `sold`) or cancelled (order `cancelled`, animal `available` again); both are final. ' +
-  'Any other transition answers 409 `conflict` and changes nothing.'
+  'completed (order `completed`, animal `sold`) or cancelled (order `cancelled`, animal `available` again); both ' +
+  'are final. Any other transition answers 409 `conflict` and changes nothing.'
 
 export const OrderStatusSchema = named(
   'OrderStatus',
@@ -19,7 +19,8 @@ export const OrderStatusSchema = named(
     type: 'string',
     enum: [...ORDER_STATUSES],
     description:
-      'Where the order is in its lifecycle: `placed` (open; the animal is `pending`), `completed` (the animal is `sold`) or `cancelled` (the animal was returned to `available`). `completed` and `cancelled` are final.',
+      'Where the order is in its lifecycle: `placed` (open; the animal is `pending`), `completed` (the animal is ' +
+      '`sold`) or `cancelled` (the animal was returned to `available`). `completed` and `cancelled` are final.',
     examples: ['placed'],
   }),
 )
@@ -27,11 +28,13 @@ export const OrderStatusSchema = named(
 const Quantity = Type.Integer({ format: 'int32', minimum: 1, maximum: MAX_ORDER_QUANTITY })
 
 const SHIP_DATE_RULES =
-  'An RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`) and at most millisecond precision, ' +
-  'e.g. `2026-05-01T10:00:00+02:00`; impossible dates (`2026-02-30`), leap seconds and instants outside years 0000–9999 are refused. ' +
-  'Stored and returned as the same instant in UTC with milliseconds (`2026-05-01T08:00:00.000Z`).'
+  'An RFC 3339 date-time with an explicit offset (`Z` or `±hh:mm`) and at most millisecond precision, e.g. ' +
+  '`2026-05-01T10:00:00+02:00`; impossible dates (`2026-02-30`), leap seconds and instants outside years ' +
+  '0000–9999 are refused. Stored and returned as the same instant in UTC with milliseconds ' +
+  '(`2026-05-01T08:00:00.000Z`).'
 
-// The longest RFC 3339 date-time the service reads: milliseconds and a numeric offset (`2026-05-01T10:00:00.000+02:00`).
+// The longest RFC 3339 date-time the service reads: milliseconds and a numeric offset
+// (`2026-05-01T10:00:00.000+02:00`).
 // The format check refuses anything longer, so the document states the bound outright.
 const MAX_SHIP_DATE_LENGTH = 29
 const ShipDate = Type.String({
@@ -78,7 +81,10 @@ const ORDER_EXAMPLE = {
   status: 'placed',
 }
 
-/** A response: open to additive change (no additionalProperties: false); the serialiser still sends exactly these properties. */
+/**
+ * A response: open to additive change (no additionalProperties: false); the serialiser still sends exactly these
+ * properties.
+ */
 export const OrderSchema = named(
   'Order',
   Type.Object(
@@ -91,7 +97,8 @@ export const OrderSchema = named(
       petId: {
         ...Int64Id,
         description:
-          'The ordered animal: one that existed when the order was placed. An animal with a placed order cannot be deleted; one deleted after its order was completed or cancelled keeps its id here.',
+          'The ordered animal: one that existed when the order was placed. An animal with a placed order cannot ' +
+          'be deleted; one deleted after its order was completed or cancelled keeps its id here.',
         examples: [12],
       },
       quantity: { ...Quantity, description: `Number of units, 1 to ${MAX_ORDER_QUANTITY}.`, examples: [1] },

@@ -5,7 +5,7 @@
 // unit of work (db/unit-of-work.ts), with whatever else the caller adds to it (an idempotent request's answer).
 import type { DataAccess, EventType } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
-import { Conflict, NotFound } from '../domain/errors.js'
+import { Conflict, DOMAIN_MESSAGES, NotFound } from '../domain/errors.js'
 import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { toPet, toPetEventData } from '../pets/pet.mapper.js'
@@ -54,7 +54,7 @@ async function placeIn(uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> 
   if (!pet) {
     const current = await findPetById(trx, input.petId)
     if (!current) throw new NotFound('pet', input.petId, 'petId')
-    throw new Conflict(`Pet ${input.petId} is ${current.status}; only an available pet can be ordered.`)
+    throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(input.petId, current.status))
   }
   // The HTTP contract fills the default quantity before this; other callers get the same one.
   const quantity = input.quantity ?? DEFAULT_ORDER_QUANTITY

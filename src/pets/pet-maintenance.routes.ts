@@ -35,7 +35,9 @@ const CONDITIONAL_WRITE_ERRORS = errorResponses(
 const ConditionalWriteHeaders = Type.Object({ ...IdempotencyHeaders.properties, 'If-Match': IfMatchHeader })
 
 const CONDITIONS =
-  'With `If-Match` (the `ETag` of an earlier response), the change is made only if nobody changed the animal since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with an `Idempotency-Key`.'
+  'With `If-Match` (the `ETag` of an earlier response), the change is made only if nobody changed the animal ' +
+  'since; otherwise 412 `precondition_failed` with the current `ETag`, and nothing changes. Safe to retry with an ' +
+  '`Idempotency-Key`.'
 
 /** /metrics: what the two operations did, not the replays of their stored responses. */
 function countOutcomes(metrics: Metrics): onResponseHookHandler {
@@ -66,8 +68,11 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
         tags: ['Pets'],
         summary: '[beta] Update an animal',
         description:
-          `${BETA_NOTE}\n\nChanges an animal with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, the others stay. ` +
-          '`status` cannot be changed while the animal has a `placed` order (409): its status then follows the order. A patch that changes nothing answers 200 with the same `ETag`. ' +
+          `${BETA_NOTE}\n\nChanges an animal with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or ` +
+          `\`application/json\` read the same way): the properties given replace the stored ones, the others ` +
+          'stay. ' +
+          '`status` cannot be changed while the animal has a `placed` order (409): its status then follows the ' +
+          'order. A patch that changes nothing answers 200 with the same `ETag`. ' +
           CONDITIONS,
         ...BETA,
         consumes: [MERGE_PATCH, 'application/json'],
@@ -111,7 +116,9 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
         tags: ['Pets'],
         summary: '[beta] Delete an animal',
         description:
-          `${BETA_NOTE}\n\nRemoves an animal from the catalogue. From then on every operation on it answers 404, lists and cursors pass it by, and its id is never given to another animal; its completed and cancelled orders stay readable. ` +
+          `${BETA_NOTE}\n\nRemoves an animal from the catalogue. From then on every operation on it answers 404, ` +
+          'lists and cursors pass it by, and its id is never given to another animal; its completed and ' +
+          'cancelled orders stay readable. ' +
           'Refused with 409 while it has a `placed` order (complete or cancel it first). No request body. ' +
           CONDITIONS,
         ...BETA,

@@ -29,7 +29,9 @@ async function currentPet(trx: Writer, id: number, condition: VersionCondition |
   return row
 }
 
-/** What the patch really changes: only values that differ, so that a patch changing nothing leaves the version as it is. */
+/**
+ * What the patch really changes: only values that differ, so that a patch changing nothing leaves the version as it is.
+ */
 function changesOf(row: PetRow, patch: PetPatch): PetChanges {
   const changes: PetChanges = {}
   if (patch.name !== undefined && patch.name !== row.name) changes.name = patch.name
@@ -66,7 +68,8 @@ export async function updatePetIn(
         trx,
         id,
         (orderId) =>
-          `Pet ${id} has a placed order (${orderId}): its status follows that order until it is completed or cancelled. Nothing was changed.`,
+          `Pet ${id} has a placed order (${orderId}): its status follows that order until it is completed or ` +
+          'cancelled. Nothing was changed.',
       )
     }
     const updated = await updatePetAtVersion(trx, id, Number(row.version), changes)
@@ -92,7 +95,8 @@ export async function deletePetIn(
       trx,
       id,
       (orderId) =>
-        `Pet ${id} has a placed order (${orderId}); complete or cancel it before deleting the pet. Nothing was changed.`,
+        `Pet ${id} has a placed order (${orderId}); complete or cancel it before deleting the pet. Nothing was ` +
+        'changed.',
     )
     if (await deletePetAtVersion(trx, id, Number(row.version), new Date().toISOString())) {
       // The event carries the pet's last state; a patch that changed nothing (above) writes no event.

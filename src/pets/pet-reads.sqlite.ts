@@ -25,7 +25,8 @@ export function sqlitePetReads(reader: SqliteDatabase.Database): PetReads {
   const pageStatement = (...conditions: string[]) =>
     reader
       .prepare<unknown[], [string, number]>(
-        `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by id limit ?`,
+        `select ${PET_JSON}, id from pets where ${[...conditions, 'deleted_at is null'].join(' and ')} order by ` +
+          'id limit ?',
       )
       .raw()
   // One statement per combination of filters, keyed by which are given: status, category, cursor.

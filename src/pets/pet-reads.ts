@@ -4,7 +4,10 @@ import { toPet, toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import { findPetById, listPets, type PetPageQuery } from './pet.repository.js'
 import type { Pet } from './pet.schema.js'
 
-/** The reads behind listPets and getPet; deleted pets are never among them. A store may answer them its own way (pet-reads.sqlite.ts). */
+/**
+ * The reads behind listPets and getPet; deleted pets are never among them. A store may answer them its own way
+ * (pet-reads.sqlite.ts).
+ */
 export interface PetReads {
   pet(id: number): Promise<VersionedPet | undefined>
   /** Up to `limit` pets in ascending id order. */

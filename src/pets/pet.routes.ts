@@ -45,7 +45,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
         tags: ['Pets'],
         summary: 'List all animals',
         description:
-          'Animals in ascending id order, optionally filtered by status and by `categoryId`. When more exist, `Link: <…>; rel="next"` points at the next page.',
+          'Animals in ascending id order, optionally filtered by status and by `categoryId`. When more exist, ' +
+          '`Link: <…>; rel="next"` points at the next page.',
         querystring: ListPetsQuery,
         response: {
           200: {
@@ -81,7 +82,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
         tags: ['Pets'],
         summary: 'Add an animal',
         description:
-          'Adds an animal; the service assigns its id. `status` defaults to `available`. Safe to retry with an `Idempotency-Key`.',
+          'Adds an animal; the service assigns its id. `status` defaults to `available`. Safe to retry with an ' +
+          '`Idempotency-Key`.',
         querystring: NoQuery,
         headers: IdempotencyHeaders,
         body: NewPetSchema,
@@ -125,8 +127,10 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
         tags: ['Pets'],
         summary: 'Get an animal (deprecated)',
         description:
-          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. ' +
-          'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged.',
+          'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. ' +
+          'Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. ' +
+          'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body ' +
+          'while the animal is unchanged.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         querystring: NoQuery,

@@ -12,7 +12,9 @@ export const PetStatusSchema = named(
     type: 'string',
     enum: [...PET_STATUSES],
     description:
-      'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
+      'Availability: `available` (can be ordered), `pending` (an order is placed), `sold` (its order was ' +
+      'completed). Orders move it: available → pending when ordered, pending → sold when the order is completed, ' +
+      'pending → available when it is cancelled. An animal created as `pending` or `sold` has no order.',
     examples: ['available'],
   }),
 )
@@ -27,11 +29,14 @@ const BIDI_CONTROLS = '\\u202A-\\u202E\\u2066-\\u2069'
 const INVISIBLE = '\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}'
 // Leading invisible characters, the first visible one, then anything allowed. The first two classes are
 // disjoint, so the expression matches in linear time whatever the text (no backtracking blow-up).
-export const PET_NAME_PATTERN = `^(?:(?![\\p{Cc}${BIDI_CONTROLS}])[${INVISIBLE}])*[^\\p{Cc}\\p{Cs}${INVISIBLE}][^\\p{Cc}\\p{Cs}${BIDI_CONTROLS}]*$`
+export const PET_NAME_PATTERN =
+  `^(?:(?![\\p{Cc}${BIDI_CONTROLS}])[${INVISIBLE}])*` +
+  `[^\\p{Cc}\\p{Cs}${INVISIBLE}][^\\p{Cc}\\p{Cs}${BIDI_CONTROLS}]*$`
 
 const NAME_RULE =
   "The animal's name: 1 to 200 Unicode characters, at least one of them visible (not only white space or " +
-  'invisible format characters: Unicode White_Space, Cf and Default_Ignorable_Code_Point), without control characters (Cc), unpaired surrogates (Cs) ' +
+  'invisible format characters: Unicode White_Space, Cf and Default_Ignorable_Code_Point), without control ' +
+  'characters (Cc), unpaired surrogates (Cs) ' +
   'or bidirectional override and isolate characters (U+202A–U+202E, U+2066–U+2069).'
 
 // The rule's pattern needs Unicode property classes (\p{…}), which some regular expression dialects reject: the
@@ -91,21 +96,26 @@ export const PetPatchSchema = named(
       status: Type.Optional({
         ...PetStatusSchema,
         description:
-          'Availability status. Refused (409) while the animal has a `placed` order: its status then follows the order.',
+          'Availability status. Refused (409) while the animal has a `placed` order: its status then follows the ' +
+          'order.',
       }),
     },
     {
       additionalProperties: false,
       minProperties: 1,
       description:
-        'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and `status`, each valid as in NewPet. ' +
-        'Properties left out keep their value; `null` (removing a property), `id` and unknown properties are refused.',
+        'The properties to change (JSON Merge Patch, RFC 7396): any non-empty subset of `name`, `categoryId` and ' +
+        '`status`, each valid as in NewPet. Properties left out keep their value; `null` (removing a property), ' +
+        '`id` and unknown properties are refused.',
       examples: [{ name: 'Rex the Brave', status: 'pending' }],
     },
   ),
 )
 
-/** A response: open to additive change (no additionalProperties: false); the serialiser still sends exactly these properties. */
+/**
+ * A response: open to additive change (no additionalProperties: false); the serialiser still sends exactly these
+ * properties.
+ */
 export const PetSchema = named(
   'Pet',
   Type.Object(

@@ -1,5 +1,6 @@
 // Taking due deliveries by lease (what became of their attempts is delivery-outcome.repository.ts). An instance
-// takes deliveries by a lease: it sets due_at to the lease's end and lease_token to its own token, in one transaction; whatever it
+// takes deliveries by a lease: it sets due_at to the lease's end and lease_token to its own token, in one transaction;
+// whatever it
 // then records is conditional on still holding that lease (token and attempt number), so an instance that lost
 // its lease (it stalled past the end) cannot overwrite what another recorded since. An attempt counts (against
 // the retry schedule, and in the log) from the moment its start is recorded, which the instance does before it
@@ -178,7 +179,8 @@ async function logInterrupted(trx: Writer, due: readonly DueRow[], query: ClaimQ
           response_status: null,
           response_body: null,
           error:
-            'the instance that had taken it stopped before recording an outcome (its lease ran out); the request may or may not have been sent',
+            'the instance that had taken it stopped before recording an outcome (its lease ran out); the request ' +
+            'may or may not have been sent',
         }
       }),
     )

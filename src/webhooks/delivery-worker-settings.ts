@@ -5,7 +5,9 @@ import type { Sender } from './sender.js'
 import type { DeliveryObserver } from './webhook-metrics.js'
 
 export interface DeliveryWorkerSettings {
-  /** Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves. */
+  /**
+   * Store.bookkeeping: reads and transactions apart from the API's, none of which need be durable before it resolves.
+   */
   data: DataAccess
   /** Signs and makes the requests (on a thread of its own, in production). */
   sender: Sender

@@ -16,7 +16,9 @@ export interface DueState {
   endpointsEnabled: boolean
   /** Whether readable events wait for the fan-out to create their deliveries. */
   eventsWaiting: boolean
-  /** Enabled endpoints with no pending delivery due now (none, or all leased or scheduled later): they could take more. */
+  /**
+   * Enabled endpoints with no pending delivery due now (none, or all leased or scheduled later): they could take more.
+   */
   endpointsWithoutDueWork: number
   /** When the earliest pending delivery of an enabled endpoint is due (or its lease ends); undefined: none. */
   earliestDue: number | undefined

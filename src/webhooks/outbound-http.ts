@@ -25,7 +25,7 @@ export interface ResolvedAddress {
 export interface WebhookNetwork {
   /** Every address a host name resolves to. */
   resolve(hostname: string): Promise<ResolvedAddress[]>
-  /** Opens the TCP connection of a plain-HTTP request to the host (as named in the URL) and port; net.connect when absent. */
+  /** Opens the TCP connection of a plain-HTTP request to the URL's host and port; net.connect when absent. */
   connect?: (target: { host: string; port: number }) => Socket
 }
 

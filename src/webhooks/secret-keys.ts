@@ -42,7 +42,8 @@ export function webhookKeyRing(
       if (stored) older = [stored]
     } else {
       warn(
-        'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same database, so a copy of the database alone reveals them. ' +
+        'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same ' +
+          'database, so a copy of the database alone reveals them. ' +
           'Set WEBHOOK_SECRET_KEY to 32 random bytes (e.g. openssl rand -hex 32), the same on every instance.',
       )
       key = await loadOrCreateSecret(data, STORED_KEY)

@@ -86,7 +86,8 @@ function startThread(settings: ThreadSettings): Worker {
   // A thread does not inherit the tsx loader: it registers it before loading the sources.
   const tsx = import.meta.resolve('tsx/esm/api')
   return new Worker(
-    `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}) })`,
+    `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return ` +
+      `import(${JSON.stringify(entry.href)}) })`,
     { eval: true, workerData: settings },
   )
 }

@@ -3,7 +3,10 @@
 // receiver de-duplicates by it; the timestamp and signatures are made afresh for each attempt.
 import type { Webhook } from 'standardwebhooks'
 
-/** The signers of an endpoint (standardwebhooks' Webhook, made from a secret): during a rotation's overlap, the previous one too. */
+/**
+ * The signers of an endpoint (standardwebhooks' Webhook, made from a secret): during a rotation's overlap, the previous
+ * one too.
+ */
 export interface Signers {
   current: Webhook
   previous: Webhook | undefined
@@ -14,7 +17,9 @@ export function webhookId(eventId: number): string {
   return `evt_${eventId}`
 }
 
-/** The three Standard Webhooks headers of one attempt: `webhook-signature` holds one `v1,…` per secret, space-separated. */
+/**
+ * The three Standard Webhooks headers of one attempt: `webhook-signature` holds one `v1,…` per secret, space-separated.
+ */
 export function signatureHeaders(eventId: number, body: string, signers: Signers, now: Date): Record<string, string> {
   const id = webhookId(eventId)
   const signatures = [signers.current, signers.previous].flatMap((signer) =>

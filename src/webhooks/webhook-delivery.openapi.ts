@@ -22,7 +22,8 @@ const DELIVERY_HEADERS = [
     name: 'webhook-signature',
     description:
       "One `v1,<base64 HMAC-SHA256>` per secret, space-separated (two during a secret rotation's overlap): " +
-      'the Standard Webhooks signature of `<webhook-id>.<webhook-timestamp>.<body>`. Any one valid signature is enough.',
+      'the Standard Webhooks signature of `<webhook-id>.<webhook-timestamp>.<body>`. Any one valid signature is ' +
+      'enough.',
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$', maxLength: 400 },
   },

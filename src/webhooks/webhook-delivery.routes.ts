@@ -13,13 +13,8 @@ import { NoQuery } from '../http/openapi/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/openapi/stability.js'
 import type { Idempotency } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
-import {
-  DeliveriesSchema,
-  DeliveryParams,
-  DeliverySchema,
-  ListDeliveriesQuery,
-  WebhookIdParams,
-} from './webhook.schema.js'
+import { DeliveriesSchema, DeliveryParams, DeliverySchema, ListDeliveriesQuery } from './webhook-delivery.schema.js'
+import { WebhookIdParams } from './webhook.schema.js'
 import type { WebhookService } from './webhook.service.js'
 
 export interface WebhookDeliveryRoutesOptions {
@@ -60,7 +55,8 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         tags: TAGS,
         summary: "[beta] List an endpoint's deliveries",
         description:
-          `${BETA_NOTE}\n\nThe endpoint's deliveries, newest first, each with its attempts: outcome, response status, error, duration and the start of the response body. ` +
+          `${BETA_NOTE}\n\nThe endpoint's deliveries, newest first, each with its attempts: outcome, response ` +
+          'status, error, duration and the start of the response body. ' +
           `${describeSchedule(retryScheduleMs)}. When more exist, \`Link: <…>; rel="next"\` points at the next page.`,
         ...BETA,
         querystring: ListDeliveriesQuery,
@@ -107,8 +103,11 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         tags: TAGS,
         summary: '[beta] Retry a delivery now',
         description:
-          `${BETA_NOTE}\n\nMakes the delivery due at once: a pending one is attempted now rather than at its scheduled time; a failed or succeeded one is sent again, ` +
-          "with the same `webhook-id`. 409 while one of its attempts is in progress. A disabled endpoint's delivery waits until the endpoint is enabled. No request body. Safe to retry with an `Idempotency-Key`.",
+          `${BETA_NOTE}\n\nMakes the delivery due at once: a pending one is attempted now rather than at its ` +
+          'scheduled time; a failed or succeeded one is sent again, ' +
+          "with the same `webhook-id`. 409 while one of its attempts is in progress. A disabled endpoint's " +
+          'delivery waits until the endpoint is enabled. No request body. Safe to retry with an ' +
+          '`Idempotency-Key`.',
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,

@@ -26,7 +26,9 @@ export interface DeliveryMetrics extends DeliveryObserver {
 export function createDeliveryMetrics(gauges: () => DeliveryGauges | undefined): DeliveryMetrics {
   const attempts = new Counter({
     name: 'petstore_webhook_attempts_total',
-    help: 'Webhook delivery attempts made by this instance, by outcome (succeeded, unexpected_status, timed_out, network_error, destination_refused, …).',
+    help:
+      'Webhook delivery attempts made by this instance, by outcome (succeeded, unexpected_status, timed_out, ' +
+      'network_error, destination_refused, …).',
     labelNames: ['outcome'] as const,
     registers: [],
   })
@@ -45,7 +47,9 @@ export function createDeliveryMetrics(gauges: () => DeliveryGauges | undefined):
   })
   const oldestDue = new Gauge({
     name: 'petstore_webhook_oldest_due_delivery_age_seconds',
-    help: 'How long the oldest pending webhook delivery (of an enabled endpoint) has been due: 0 when none is overdue. Grows when receivers or the service fall behind.',
+    help:
+      'How long the oldest pending webhook delivery (of an enabled endpoint) has been due: 0 when none is overdue. ' +
+      'Grows when receivers or the service fall behind.',
     registers: [],
     collect() {
       this.set(gauges()?.oldestDueAgeSeconds() ?? 0)
@@ -61,7 +65,9 @@ export function createDeliveryMetrics(gauges: () => DeliveryGauges | undefined):
   })
   const throttled = new Gauge({
     name: 'petstore_webhook_endpoint_throttled_places',
-    help: 'Delivery places this instance gives each throttled webhook endpoint (endpoint id), and why (reason: timed_out, its attempts time out); other endpoints are not listed. Lasts until the endpoint answers again.',
+    help:
+      'Delivery places this instance gives each throttled webhook endpoint (endpoint id), and why (reason: ' +
+      'timed_out, its attempts time out); other endpoints are not listed. Lasts until the endpoint answers again.',
     labelNames: ['endpoint', 'reason'] as const,
     registers: [],
     collect() {

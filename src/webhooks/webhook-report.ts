@@ -36,7 +36,10 @@ export async function webhookListLines(db: Reader): Promise<string[]> {
   }
 }
 
-/** An endpoint's newest deliveries: id, event, status, attempts, last outcome and status, next attempt, last error; undefined when there is no such endpoint. */
+/**
+ * An endpoint's newest deliveries: id, event, status, attempts, last outcome and status, next attempt, last error;
+ * undefined when there is no such endpoint.
+ */
 export async function webhookDeliveryLines(
   db: Reader,
   endpointId: number,

@@ -2,7 +2,8 @@
 // shows one (creation, rotation) adds it to the mapped endpoint itself.
 import type { EventType } from '../db/database.js'
 import type { DeliveryWithAttempts } from './delivery.repository.js'
-import type { Delivery, Webhook } from './webhook.schema.js'
+import type { Delivery } from './webhook-delivery.schema.js'
+import type { Webhook } from './webhook.schema.js'
 import type { WebhookRow } from './webhook.repository.js'
 import { webhookId } from './signature.js'
 

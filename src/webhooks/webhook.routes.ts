@@ -12,7 +12,7 @@ import { publicOrigin } from '../http/request/public-origin.js'
 import { refuseBody } from '../http/json/refuse-body.js'
 import { LocationHeader, NextPageLinkHeader } from '../http/openapi/response-headers.js'
 import { NoQuery } from '../http/openapi/schema-primitives.js'
-import { BETA, BETA_NOTE } from '../http/openapi/stability.js'
+import { BETA } from '../http/openapi/stability.js'
 import type { Idempotency, StoredBodyCodec } from '../idempotency/idempotent.js'
 import { IdempotencyHeaders, ReplayedHeaderSchema } from '../idempotency/idempotency.schema.js'
 import {
@@ -24,6 +24,7 @@ import {
   WebhooksSchema,
   WebhookWithSecretSchema,
 } from './webhook.schema.js'
+import { DESCRIPTIONS } from './webhook.descriptions.js'
 import type { WebhookService } from './webhook.service.js'
 
 export interface WebhookRoutesOptions {
@@ -63,9 +64,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'createWebhook',
         tags: TAGS,
         summary: '[beta] Register a webhook endpoint',
-        description:
-          `${BETA_NOTE}\n\nFrom now on, every event of the subscribed types is POSTed to \`url\` (Standard Webhooks: \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). ` +
-          'The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to retry with an `Idempotency-Key`.',
+        description: DESCRIPTIONS.createWebhook,
         ...BETA,
         querystring: NoQuery,
         headers: IdempotencyHeaders,
@@ -105,7 +104,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'listWebhooks',
         tags: TAGS,
         summary: '[beta] List webhook endpoints',
-        description: `${BETA_NOTE}\n\nEndpoints in ascending id order, without their secrets. When more exist, \`Link: <…>; rel="next"\` points at the next page.`,
+        description: DESCRIPTIONS.listWebhooks,
         ...BETA,
         querystring: ListWebhooksQuery,
         response: {
@@ -141,7 +140,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'getWebhook',
         tags: TAGS,
         summary: '[beta] Get a webhook endpoint',
-        description: `${BETA_NOTE}\n\nThe endpoint, without its secret.`,
+        description: DESCRIPTIONS.getWebhook,
         ...BETA,
         querystring: NoQuery,
         params: WebhookIdParams,
@@ -162,10 +161,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'updateWebhook',
         tags: TAGS,
         summary: '[beta] Change a webhook endpoint',
-        description:
-          `${BETA_NOTE}\n\nChanges \`url\`, \`types\`, \`description\` or \`status\` with a JSON Merge Patch (RFC 7396; \`${MERGE_PATCH}\`, or \`application/json\` read the same way): the properties given replace the stored ones, ` +
-          '`null` removes `types` (every type) or `description`. New events follow the new settings; pending deliveries go to the new `url` from their next attempt on. ' +
-          'Disabling pauses the endpoint: events committed meanwhile are not delivered to it, deliveries already pending wait until it is enabled again. Safe to retry with an `Idempotency-Key`.',
+        description: DESCRIPTIONS.updateWebhook,
         ...BETA,
         ...ENDPOINT_WRITE,
         consumes: [MERGE_PATCH, 'application/json'],
@@ -194,7 +190,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'deleteWebhook',
         tags: TAGS,
         summary: '[beta] Delete a webhook endpoint',
-        description: `${BETA_NOTE}\n\nDeletes the endpoint with its pending deliveries and its delivery log: none is attempted again (an attempt in progress may still arrive), and the rows are removed from storage in the background. From then on it is 404. No request body. Safe to retry with an \`Idempotency-Key\`.`,
+        description: DESCRIPTIONS.deleteWebhook,
         ...BETA,
         ...ENDPOINT_WRITE,
         response: {
@@ -221,16 +217,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         operationId: 'rotateWebhookSecret',
         tags: TAGS,
         summary: "[beta] Rotate a webhook endpoint's secret",
-        description:
-          `${BETA_NOTE}\n\nGives the endpoint a new secret, shown only in this answer. For ${overlap} the previous secret keeps signing beside it (\`webhook-signature\` then carries two \`v1,…\` signatures, ` +
-          "and either verifies), so the receiver can switch over without losing a delivery; then only the new one signs. A second rotation ends the first one's overlap. No request body. Safe to retry with an `Idempotency-Key`.",
+        description: DESCRIPTIONS.rotateWebhookSecret(overlap),
         ...BETA,
         ...ENDPOINT_WRITE,
         response: {
           200: {
             ...WebhookWithSecretSchema,
-            description:
-              'The endpoint with its new secret; `previousSecretExpiresAt` says until when the previous one signs too.',
+            description: DESCRIPTIONS.rotatedWebhook,
             headers: ReplayedHeaderSchema,
           },
           ...ENDPOINT_WRITE_ERRORS,

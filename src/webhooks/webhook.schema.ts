@@ -1,37 +1,15 @@
+// The schemas of webhook endpoints: registering, changing and listing them.
 import { Type, type Static } from 'typebox'
-import type { AttemptOutcome, DeliveryStatus, WebhookStatus } from '../db/database.js'
+import type { WebhookStatus } from '../db/database.js'
 import { EVENT_TYPES, EventTypeSchema } from '../events/event.schema.js'
 import { named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { Int64Id } from '../http/openapi/schema-primitives.js'
 import { MAX_URL_LENGTH } from './destination.js'
-import { RESPONSE_BODY_LIMIT_BYTES } from './outbound-http.js'
+import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schema-parts.js'
 
 export const MAX_DESCRIPTION_LENGTH = 500
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const satisfies readonly WebhookStatus[]
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[]
-export const ATTEMPT_OUTCOMES = [
-  'succeeded',
-  'unexpected_status',
-  'timed_out',
-  'network_error',
-  'destination_refused',
-  'interrupted',
-  'event_gone',
-  'internal_error',
-] as const satisfies readonly AttemptOutcome[]
-
-// The longest date-time the service writes: RFC 3339, UTC, milliseconds (`2026-05-01T08:00:00.000Z`).
-const DATE_TIME_LENGTH = 24
-const DateTime = (description: string, example: string) =>
-  Type.String({ format: 'date-time', maxLength: DATE_TIME_LENGTH, description, examples: [example] })
-const Nullable = <T>(schema: Record<string, unknown> & { type: string }, description: string) =>
-  Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'], description })
-const NullableDateTime = (description: string, example: string | null) =>
-  Nullable<string>(
-    { type: 'string', format: 'date-time', maxLength: DATE_TIME_LENGTH, examples: [example] },
-    description,
-  )
 
 const URL_EXAMPLE = 'https://hooks.example.com/petstore'
 const Url = Type.String({
@@ -39,9 +17,12 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    `Where deliveries are POSTed: an \`http\` or \`https\` URL (at most ${MAX_URL_LENGTH} characters), without user name, password or fragment. ` +
-    'It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, ' +
-    'and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.',
+    `Where deliveries are POSTed: an \`http\` or \`https\` URL (at most ${MAX_URL_LENGTH} characters), without ` +
+    'user name, password or fragment. ' +
+    'It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast ' +
+    'or reserved address (or `localhost`) is refused with 400, ' +
+    'and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves ' +
+    'to such an address. Redirects are not followed.',
   examples: [URL_EXAMPLE],
 })
 
@@ -68,7 +49,8 @@ export const WebhookStatusSchema = named(
     type: 'string',
     enum: [...WEBHOOK_STATUSES],
     description:
-      '`enabled`: events are delivered. `disabled`: no delivery is made for events committed meanwhile, and deliveries already pending wait until the endpoint is enabled again.',
+      '`enabled`: events are delivered. `disabled`: no delivery is made for events committed meanwhile, and ' +
+      'deliveries already pending wait until the endpoint is enabled again.',
     examples: ['enabled'],
   }),
 )
@@ -92,7 +74,8 @@ export const NewWebhookSchema = named(
     {
       additionalProperties: false,
       description:
-        'An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused.',
+        'An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, ' +
+        'none of those before. Properties not listed here are refused.',
       examples: [{ url: URL_EXAMPLE, types: TYPES_EXAMPLE, description: DESCRIPTION_EXAMPLE }],
     },
   ),
@@ -125,7 +108,8 @@ export const WebhookPatchSchema = named(
       additionalProperties: false,
       minProperties: 1,
       description:
-        'The properties to change (a JSON Merge Patch, RFC 7396): at least one. The others stay as they are; unknown properties are refused.',
+        'The properties to change (a JSON Merge Patch, RFC 7396): at least one. The others stay as they are; ' +
+        'unknown properties are refused.',
       examples: [{ types: null, status: 'disabled' }],
     },
   ),
@@ -160,12 +144,16 @@ const webhookProperties = {
   createdAt: DateTime('When the endpoint was registered (RFC 3339, UTC, milliseconds).', '2026-05-01T08:00:00.000Z'),
   updatedAt: DateTime('When it was last changed, its secret rotated included.', '2026-05-01T08:00:00.000Z'),
   previousSecretExpiresAt: NullableDateTime(
-    'After a rotation: until when the previous secret signs beside the current one (a second `v1,…` in `webhook-signature`); null if the secret was never rotated.',
+    'After a rotation: until when the previous secret signs beside the current one (a second `v1,…` in ' +
+      '`webhook-signature`); null if the secret was never rotated.',
     '2026-05-02T08:00:00.000Z',
   ),
 }
 
-/** Responses, so open to additive change (no additionalProperties: false); the serialiser still sends exactly these properties. */
+/**
+ * Responses, so open to additive change (no additionalProperties: false); the serialiser still sends exactly these
+ * properties.
+ */
 export const WebhookSchema = named(
   'Webhook',
   Type.Object(webhookProperties, {
@@ -186,7 +174,8 @@ export const WebhookWithSecretSchema = named(
         maxLength: MAX_SECRET_LENGTH,
         pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
         description:
-          'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this response: store it now. Give it to a Standard Webhooks library to verify deliveries.',
+          'The signing secret (Standard Webhooks: `whsec_` and base64). Shown only in this response: store it ' +
+          'now. Give it to a Standard Webhooks library to verify deliveries.',
         examples: [SECRET_EXAMPLE],
       }),
     },
@@ -219,152 +208,6 @@ export const WebhooksSchema = named(
   }),
 )
 
-export const AttemptOutcomeSchema = named(
-  'AttemptOutcome',
-  Type.Unsafe<(typeof ATTEMPT_OUTCOMES)[number]>({
-    type: 'string',
-    enum: [...ATTEMPT_OUTCOMES],
-    description:
-      'How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects included); `timed_out`; `network_error` (no connection, reset…); ' +
-      '`destination_refused` (the host resolved to a non-public address); `interrupted` (the instance that had taken it stopped before recording an outcome, whether or not it had sent the request; retried once its lease ended); ' +
-      '`event_gone` (the event was purged before it could be delivered); `internal_error` (the service could not make the request, e.g. its stored secret cannot be decrypted: see the logs).',
-    examples: ['unexpected_status'],
-  }),
-)
-
-const FAILED_ATTEMPT_EXAMPLE = {
-  attempt: 1,
-  startedAt: '2026-05-01T08:00:00.120Z',
-  durationMs: 184,
-  outcome: 'unexpected_status',
-  responseStatus: 503,
-  error: 'the receiver answered 503; only 2xx is success',
-  responseBody: 'Service Unavailable',
-}
-const SUCCEEDED_ATTEMPT_EXAMPLE = {
-  attempt: 2,
-  startedAt: '2026-05-01T08:00:05.300Z',
-  durationMs: 96,
-  outcome: 'succeeded',
-  responseStatus: 204,
-  error: null,
-  responseBody: null,
-}
-
-// Bounds the service keeps anyway, stated for clients (and OWASP API4): an error is one short sentence, the
-// response body is cut at RESPONSE_BODY_LIMIT_BYTES of UTF-8 (so at most as many characters).
-const MAX_ERROR_LENGTH = 1024
-const MAX_INT32 = 2_147_483_647
-
-export const AttemptSchema = named(
-  'DeliveryAttempt',
-  Type.Object(
-    {
-      attempt: Type.Integer({
-        format: 'int32',
-        minimum: 1,
-        maximum: MAX_INT32,
-        description: 'Its number: 1 for the first attempt.',
-        examples: [1],
-      }),
-      startedAt: DateTime('When it began.', '2026-05-01T08:00:00.120Z'),
-      durationMs: Type.Integer({
-        format: 'int32',
-        minimum: 0,
-        maximum: MAX_INT32,
-        description: 'How long it took, in milliseconds.',
-        examples: [184],
-      }),
-      outcome: AttemptOutcomeSchema,
-      responseStatus: Nullable<number>(
-        { type: 'integer', format: 'int32', minimum: 100, maximum: 999, examples: [503] },
-        "The receiver's HTTP status, or null when none arrived.",
-      ),
-      error: Nullable<string>(
-        { type: 'string', maxLength: MAX_ERROR_LENGTH, examples: ['the receiver answered 503; only 2xx is success'] },
-        'Why it did not succeed, or null.',
-      ),
-      responseBody: Nullable<string>(
-        { type: 'string', maxLength: RESPONSE_BODY_LIMIT_BYTES, examples: ['Service Unavailable'] },
-        `The start of the response body (at most ${RESPONSE_BODY_LIMIT_BYTES / 1024} KiB, as UTF-8 text), or null when it was empty.`,
-      ),
-    },
-    { description: 'One attempt of a delivery.', examples: [FAILED_ATTEMPT_EXAMPLE] },
-  ),
-)
-
-export const DeliveryStatusSchema = named(
-  'DeliveryStatus',
-  Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
-    type: 'string',
-    enum: [...DELIVERY_STATUSES],
-    description:
-      '`pending` (an attempt is due or in progress), `succeeded`, or `failed` (every retry of the schedule failed).',
-    examples: ['succeeded'],
-  }),
-)
-
-const DELIVERY_EXAMPLE = {
-  id: 88,
-  eventId: 4711,
-  webhookId: 'evt_4711',
-  status: 'succeeded',
-  nextAttemptAt: null,
-  createdAt: '2026-05-01T08:00:00.000Z',
-  finishedAt: '2026-05-01T08:00:05.396Z',
-  attempts: [FAILED_ATTEMPT_EXAMPLE, SUCCEEDED_ATTEMPT_EXAMPLE],
-}
-const PENDING_DELIVERY_EXAMPLE = {
-  id: 89,
-  eventId: 4712,
-  webhookId: 'evt_4712',
-  status: 'pending',
-  nextAttemptAt: '2026-05-01T08:00:06.250Z',
-  createdAt: '2026-05-01T08:00:01.250Z',
-  finishedAt: null,
-  attempts: [{ ...FAILED_ATTEMPT_EXAMPLE, startedAt: '2026-05-01T08:00:01.300Z' }],
-}
-
-export const DeliverySchema = named(
-  'WebhookDelivery',
-  Type.Object(
-    {
-      id: { ...Int64Id, description: "The delivery's id (one event to one endpoint).", examples: [88] },
-      eventId: { ...Int64Id, description: 'The event delivered (see `GET /events`).', examples: [4711] },
-      webhookId: Type.String({
-        maxLength: 20,
-        pattern: '^evt_[1-9][0-9]*$',
-        description: 'The `webhook-id` header it is sent with, `evt_<event id>`: the same on every attempt and retry.',
-        examples: ['evt_4711'],
-      }),
-      status: DeliveryStatusSchema,
-      nextAttemptAt: NullableDateTime(
-        'Pending: when the next attempt is due; null while an attempt is in progress, and once finished.',
-        null,
-      ),
-      createdAt: DateTime(
-        'When the event was committed, and the delivery created with it.',
-        '2026-05-01T08:00:00.000Z',
-      ),
-      finishedAt: NullableDateTime('When it succeeded or failed; null while pending.', '2026-05-01T08:00:05.396Z'),
-      attempts: Type.Array(AttemptSchema, {
-        maxItems: MAX_INT32,
-        description: 'Its attempts that have ended, in order.',
-      }),
-    },
-    { description: 'One event to one endpoint: its state and its attempts.', examples: [DELIVERY_EXAMPLE] },
-  ),
-)
-
-export const DeliveriesSchema = named(
-  'WebhookDeliveries',
-  Type.Array(DeliverySchema, {
-    maxItems: MAX_PAGE_SIZE,
-    description: 'A page of deliveries, newest first.',
-    examples: [[PENDING_DELIVERY_EXAMPLE, DELIVERY_EXAMPLE]],
-  }),
-)
-
 export const ListWebhooksQuery = Type.Object(
   {
     limit: pageLimit('endpoints'),
@@ -373,30 +216,9 @@ export const ListWebhooksQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const ListDeliveriesQuery = Type.Object(
-  {
-    limit: pageLimit('deliveries'),
-    status: Type.Optional({ ...DeliveryStatusSchema, description: 'Only deliveries with this status.' }),
-    cursor: Type.Optional(CursorParameter('Bound to the `status` filter it was issued for.')),
-  },
-  { additionalProperties: false },
-)
-
-const WebhookId = { ...Int64Id, description: "The endpoint's id (1 to 2^53−1).", examples: [3] }
-
 export const WebhookIdParams = Type.Object({ webhookId: WebhookId }, { additionalProperties: false })
-
-export const DeliveryParams = Type.Object(
-  {
-    webhookId: WebhookId,
-    deliveryId: { ...Int64Id, description: "The delivery's id (1 to 2^53−1).", examples: [88] },
-  },
-  { additionalProperties: false },
-)
 
 export type NewWebhook = Static<typeof NewWebhookSchema>
 export type WebhookPatch = Static<typeof WebhookPatchSchema>
 export type Webhook = Static<typeof WebhookSchema>
 export type WebhookWithSecret = Static<typeof WebhookWithSecretSchema>
-export type Delivery = Static<typeof DeliverySchema>
-export type Attempt = Static<typeof AttemptSchema>

@@ -21,7 +21,8 @@ import {
   updateWebhook,
   type WebhookChanges,
 } from './webhook.repository.js'
-import type { Delivery, NewWebhook, Webhook, WebhookPatch, WebhookWithSecret } from './webhook.schema.js'
+import type { Delivery } from './webhook-delivery.schema.js'
+import type { NewWebhook, Webhook, WebhookPatch, WebhookWithSecret } from './webhook.schema.js'
 
 export interface DeliveryPageQuery {
   /** Only deliveries older than this one (newest first). */
@@ -56,7 +57,9 @@ export interface WebhookServiceDependencies {
   secrets: () => Promise<SecretBox>
   allowPrivateNetworks: boolean
   secretOverlapMs: number
-  /** A delivery was made due, or an endpoint enabled (so commits may make deliveries): the local worker looks at once. */
+  /**
+   * A delivery was made due, or an endpoint enabled (so commits may make deliveries): the local worker looks at once.
+   */
   deliveryScheduled: () => void
 }
 

@@ -77,7 +77,8 @@ describe('category records', () => {
     await assertError(await server.request(categoryPath(987654)), categoryNotFound(987654))
   })
 
-  it('puts: 201 creating with that id (Location, ETag), 200 renaming (new ETag), 200 unchanged for the same name', async () => {
+  it('puts: 201 creating with that id (Location, ETag), 200 renaming (new ETag), 200 unchanged for the \
+same name', async () => {
     const created = await putCategory(server, 7, 'Fish')
     assert.equal(created.status, 201)
     assert.deepEqual(await created.json(), { id: 7, name: 'Fish' })
@@ -116,7 +117,8 @@ describe('category records', () => {
         status: 412,
         code: 'precondition_failed',
         message:
-          'If-Match does not name the current ETag of category 8, "8.1": it was changed since it was read. Nothing was changed; read it again before retrying.',
+          'If-Match does not name the current ETag of category 8, "8.1": it was changed since it was read. ' +
+          'Nothing was changed; read it again before retrying.',
       },
       { etag: '"8.1"' },
     )
@@ -129,21 +131,26 @@ describe('category records', () => {
     })
   })
 
-  it('deletes: 204, then 404; 409 while a pet uses it, 204 once the pet is deleted; 412 on a stale If-Match', async () => {
+  it('deletes: 204, then 404; 409 while a pet uses it, 204 once the pet is deleted; 412 on a stale \
+If-Match', async () => {
     const used = await createCategory(server, 'Used')
     const petResponse = await server.request('/v1/pets', { json: { name: 'Member', categoryId: used.id } })
     const pet = (await petResponse.json()) as { id: number }
     await assertError(await deleteCategory(server, used.id), {
       status: 409,
       code: 'conflict',
-      message: `Category ${used.id} is used by pet ${pet.id} (and maybe others); move or delete its pets first. Nothing was changed.`,
+      message:
+        `Category ${used.id} is used by pet ${pet.id} (and maybe others); move or delete its pets first. Nothing ` +
+        'was changed.',
     })
     await assertError(
       await deleteCategory(server, used.id, { 'if-match': `"${used.id}.9"` }),
       {
         status: 412,
         code: 'precondition_failed',
-        message: `If-Match does not name the current ETag of category ${used.id}, ${used.etag}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+        message:
+          `If-Match does not name the current ETag of category ${used.id}, ${used.etag}: it was changed since it ` +
+          'was read. Nothing was changed; read it again before retrying.',
       },
       { etag: used.etag },
     )

@@ -115,7 +115,9 @@ describe(
       await assertError(await deleting, {
         status: 409,
         code: 'conflict',
-        message: `Category ${category.id} is used by pet ${petId} (and maybe others); move or delete its pets first. Nothing was changed.`,
+        message:
+          `Category ${category.id} is used by pet ${petId} (and maybe others); move or delete its pets first. ` +
+          'Nothing was changed.',
       })
       assert.equal((await server.request(categoryPath(category.id))).status, 200)
       assert.equal((await server.request(`/v1/pets/${petId}`, { method: 'DELETE' })).status, 204)

@@ -36,7 +36,8 @@ describe('@petstore/client: categories', () => {
       status: 412,
       code: 'precondition_failed',
       message:
-        'If-Match does not name the current ETag of category 1, "1.2": it was changed since it was read. Nothing was changed; read it again before retrying.',
+        'If-Match does not name the current ETag of category 1, "1.2": it was changed since it was read. Nothing ' +
+        'was changed; read it again before retrying.',
       details: undefined,
     })
     await client.categories.remove(1, { ifMatch: renamed.etag })
@@ -84,7 +85,9 @@ describe('@petstore/client: categories', () => {
     assert.deepEqual(fieldsOf(await rejection(client.categories.remove(40))), {
       status: 409,
       code: 'conflict',
-      message: `Category 40 is used by pet ${pet.id} (and maybe others); move or delete its pets first. Nothing was changed.`,
+      message:
+        `Category 40 is used by pet ${pet.id} (and maybe others); move or delete its pets first. Nothing was ` +
+        'changed.',
       details: undefined,
     })
   })

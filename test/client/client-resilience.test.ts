@@ -91,7 +91,8 @@ describe('@petstore/client against the real service, through a misbehaving proxy
     assert.deepEqual(names, ['Page one', 'Page two', 'Page three'])
   })
 
-  it('stream: a proxy cuts the stream after the first event; the reconnection sends Last-Event-ID and nothing is lost or repeated', async () => {
+  it('stream: a proxy cuts the stream after the first event; the reconnection sends Last-Event-ID and nothing is lost \
+or repeated', async () => {
     const lastEventIds: (string | undefined)[] = []
     // Forwards the stream event by event; the first connection is cut right after its first event.
     const proxy = await listen((request, response) => {

@@ -34,7 +34,8 @@ describe('@petstore/client: a lost response is retried and the change happens on
 
   const client = () => createPetstoreClient({ baseUrl: `${proxy.baseUrl}/v1`, apiKey: TEST_API_KEY, retry: FAST_RETRY })
 
-  it('createPet: the second attempt carries the same key and gets the first response again; one pet exists', async () => {
+  it('createPet: the second attempt carries the same key and gets the first response again; one pet \
+exists', async () => {
     proxy.seen.length = 0
     proxy.dropNextResponse((request) => request.method === 'POST' && request.url === '/v1/pets')
     const { pet } = await client().pets.create({ name: 'Exactly once', categoryId: 7 })

@@ -60,7 +60,8 @@ function describeDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
   return diagnostics
     .map(
       (diagnostic) =>
-        `${lineOf(diagnostic) + 1}: TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
+        `${lineOf(diagnostic) + 1}: TS${diagnostic.code} ` +
+        `${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
     )
     .join('\n')
 }
@@ -87,7 +88,8 @@ describe('@petstore/client types', () => {
     )
   })
 
-  it('pets.get is deprecated: TypeScript reports its call (the diagnostic editors strike through), and no other', () => {
+  it('pets.get is deprecated: TypeScript reports its call (the diagnostic editors strike through), and no \
+other', () => {
     const suggestions = languageService(USAGE, usage).getSuggestionDiagnostics(USAGE)
     // 6385: "'{0}' is deprecated."; 6387: "The signature '{0}' of '{1}' is deprecated."
     const deprecated = suggestions.filter((diagnostic) => diagnostic.code === 6385 || diagnostic.code === 6387)

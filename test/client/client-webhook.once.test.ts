@@ -29,7 +29,8 @@ function signed(body: string, secrets: string[], at = new Date()) {
 describe('verifyWebhook', () => {
   const body = JSON.stringify(EVENT)
 
-  it('returns the event of an authentic delivery: headers as a plain object, as Fetch Headers, body as text or bytes', () => {
+  it('returns the event of an authentic delivery: headers as a plain object, as Fetch Headers, body as text \
+or bytes', () => {
     const key = secret()
     const headers = signed(body, [key])
     assert.deepEqual(verifyWebhook(body, headers, key), EVENT)

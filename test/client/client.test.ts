@@ -176,7 +176,8 @@ describe('@petstore/client: pets', () => {
       assert.equal(ours.length, 1)
       assert.equal(
         ours[0]?.message,
-        `The Petstore operation getPet is deprecated and will be removed on Thu, 05 Dec 2030 00:00:00 GMT; use ${server.baseUrl}/v1/pets instead.`,
+        'The Petstore operation getPet is deprecated and will be removed on Thu, 05 Dec 2030 00:00:00 GMT; use ' +
+          `${server.baseUrl}/v1/pets instead.`,
       )
       // Another client warns once more: the warning is per client.
       await clientFor(server).pets.get(pet.id)

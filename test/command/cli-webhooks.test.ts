@@ -90,7 +90,8 @@ describe(`petstore webhooks on ${TEST_STORE}`, () => {
         'id\tevent\tstatus\tattempts\tlast outcome\tlast response\tnext attempt\tlast error',
         ...failed.map(
           (delivery) =>
-            `${delivery.id}\t${delivery.eventId}\tfailed\t1\tunexpected_status\t503\t-\tthe receiver answered 503; only 2xx is success`,
+            `${delivery.id}\t${delivery.eventId}\tfailed\t1\tunexpected_status\t503\t-\tthe receiver answered ` +
+            '503; only 2xx is success',
         ),
         '',
       ].join('\n'),
@@ -113,7 +114,10 @@ describe(`petstore webhooks on ${TEST_STORE}`, () => {
     assert.equal(badId.code, 2)
     assert.match(
       badId.stderr,
-      /^petstore: webhooks deliveries needs an endpoint id \(a positive integer\), not "first"\nUsage: petstore webhooks deliveries ID \[--limit N\]\n/,
+      new RegExp(
+        /^petstore: webhooks deliveries needs an endpoint id \(a positive integer\), not "first"\n/.source +
+          /Usage: petstore webhooks deliveries ID \[--limit N\]\n/.source,
+      ),
     )
     const badLimit = await petstore(['webhooks', 'deliveries', '1', '--limit', '5000'])
     assert.equal(badLimit.code, 2)

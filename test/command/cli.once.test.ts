@@ -84,7 +84,8 @@ function everyStoredText(file: string): string[] {
 
 const ALL_SCOPES = 'pets:read,pets:write,orders:read,orders:write,events:read,webhooks:manage'
 const SCOPES_TAKE =
-  '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write, events:read, webhooks:manage'
+  '--scopes takes a comma-separated list of pets:read, pets:write, orders:read, orders:write, events:read, ' +
+  'webhooks:manage'
 
 const SYNOPSIS = `Usage:
   petstore serve                    run the API server
@@ -119,7 +120,8 @@ describe('petstore migrate', () => {
   const directory = realpathSync(makeTempDir())
   after(() => rmSync(directory, { recursive: true, force: true }))
 
-  it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the second', async () => {
+  it('applies every migration to ./data/petstore.db on the first run, and says it is up to date on the \
+second', async () => {
     const file = join(directory, 'data', 'petstore.db')
     const first = await petstore(['migrate'], { cwd: directory })
     assert.deepEqual(first, {
@@ -132,7 +134,8 @@ describe('petstore migrate', () => {
     const migrations = handle.prepare('select name from kysely_migration order by name').all()
     const tables = handle
       .prepare(
-        "select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like 'sqlite_%' order by name",
+        "select name from sqlite_master where type = 'table' and name not like 'kysely_%' and name not like " +
+          "'sqlite_%' order by name",
       )
       .all()
     handle.close()
@@ -200,10 +203,11 @@ describe('petstore keys', () => {
     const result = await run('keys', 'create', ...nameArguments, ...(options.args ?? []))
     assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stderr, using(file))
-    const match =
-      /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): (\S+) {2}\(shown only now; store it safely\)\n$/.exec(
-        result.stdout,
-      )
+    const created = new RegExp(
+      /^Created key (\d+) \((.*)\) with scopes (\S+), (never expiring|expiring \S+): /.source +
+        /(\S+) {2}\(shown only now; store it safely\)\n$/.source,
+    )
+    const match = created.exec(result.stdout)
     assert.ok(match, `unexpected output: ${JSON.stringify(result.stdout)}`)
     assert.equal(match[2], name)
     assert.equal(match[3], options.scopes ?? ALL_SCOPES)
@@ -221,7 +225,8 @@ describe('petstore keys', () => {
     assert.deepEqual(await run('keys', 'list'), { code: 0, stdout: 'No stored keys.\n', stderr: using(file) })
   })
 
-  it('refuses to create a database: run from a subfolder, each keys command names where it looked and how to point elsewhere', async () => {
+  it('refuses to create a database: run from a subfolder, each keys command names where it looked and how to point \
+elsewhere', async () => {
     const service = realpathSync(makeTempDir())
     try {
       assert.equal((await petstore(['migrate'], { cwd: service })).code, 0)
@@ -240,8 +245,10 @@ describe('petstore keys', () => {
           stderr:
             using(looked) +
             `petstore: no SQLite database at ${looked}, and ${args.slice(0, 2).join(' ')} does not create one. ` +
-            'Run it in the directory the service runs in (the default database is data/petstore.db under the current directory), ' +
-            'set DATABASE_URL=file:/path/to/petstore.db, or create the database first with "petstore migrate" or "npm start".\n',
+            'Run it in the directory the service runs in (the default database is data/petstore.db under the ' +
+            'current directory), ' +
+            'set DATABASE_URL=file:/path/to/petstore.db, or create the database first with "petstore migrate" or ' +
+            '"npm start".\n',
         })
         assert.equal(existsSync(join(subfolder, 'data')), false)
       }
@@ -260,7 +267,8 @@ describe('petstore keys', () => {
     }
   })
 
-  it('warns, after the database line, about a near miss of a variable it reads, and one it no longer reads', async () => {
+  it('warns, after the database line, about a near miss of a variable it reads, and one it no longer \
+reads', async () => {
     const result = await petstore(['keys', 'list'], {
       cwd: directory,
       env: { ...env, DATABSE_URL: 'postgres://u:secret@db/x', PETSTORE_API_KEY: 'k', WEBHOOK_LEASE_MS: '7000' },
@@ -318,7 +326,8 @@ describe('petstore keys', () => {
     assert.equal(rows.find((row) => row.id === second.id)?.key_hash, sha256(second.key))
   })
 
-  it('lists id, name, prefix, scopes, created, expiry, last used and state (expired included), never the key', async () => {
+  it('lists id, name, prefix, scopes, created, expiry, last used and state (expired included), never \
+the key', async () => {
     const { key } = await createKey('listed')
     // Fewer scopes, stored in canonical order; --expires-at takes any offset and is stored in UTC.
     const { id: expiredId, expiry } = await createKey('expired', ['--name=expired'], {
@@ -346,7 +355,8 @@ describe('petstore keys', () => {
         'id\tname\tprefix\tscopes\tcreated\texpires\tlast used\tstate',
         ...rows.map(
           (row) =>
-            `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t${row.expires_at ?? 'never'}\tnever\t${state(row)}`,
+            `${row.id}\t${row.name}\t${row.key_prefix}…\t${row.scopes.replaceAll(' ', ',')}\t${row.created_at}\t` +
+            `${row.expires_at ?? 'never'}\tnever\t${state(row)}`,
         ),
         '',
       ].join('\n'),
@@ -386,7 +396,8 @@ describe('petstore keys', () => {
       list.stdout
         .split('\n')
         .includes(
-          `${id}\tto-revoke\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row?.created_at}\tnever\tnever\trevoked ${row?.revoked_at}`,
+          `${id}\tto-revoke\t${key.slice(0, 8)}…\t${ALL_SCOPES}\t${row?.created_at}\tnever\tnever\trevoked ` +
+            `${row?.revoked_at}`,
         ),
       list.stdout,
     )
@@ -408,7 +419,9 @@ describe('petstore keys', () => {
       assert.deepEqual(await run('keys', 'revoke', id), {
         code: 2,
         stdout: '',
-        stderr: `petstore: keys revoke needs a key id (a positive integer), not ${JSON.stringify(id)}\n${KEYS_REVOKE_USAGE}`,
+        stderr:
+          'petstore: keys revoke needs a key id (a positive integer), not ' +
+          `${JSON.stringify(id)}\n${KEYS_REVOKE_USAGE}`,
       })
       assert.deepEqual(readKeys(file), before)
     })
@@ -462,7 +475,8 @@ describe('keys create options, parsed in process', () => {
     })
   }
 
-  it('--expires-in: whole minutes, hours or days from now; --expires-at: any offset, stored in UTC; neither: never', () => {
+  it('--expires-in: whole minutes, hours or days from now; --expires-at: any offset, stored in UTC; neither: \
+never', () => {
     const expiry = (expiresIn?: string, expiresAt?: string) => parseExpiry({ expiresIn, expiresAt }, NOW)
     assert.equal(expiry(), undefined)
     assert.equal(expiry('90m'), '2026-06-01T13:30:00.000Z')
@@ -630,7 +644,8 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
       assert.deepEqual(variables, [...CONFIG_VARIABLES])
       assert.ok(
         result.stdout.includes(
-          '\n  DATABASE_URL                     file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in data/petstore.db under the current directory\n',
+          '\n  DATABASE_URL                     file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); ' +
+            'default SQLite in data/petstore.db under the current directory\n',
         ),
         result.stdout,
       )
@@ -639,25 +654,31 @@ describe('petstore --help and --version', { concurrency: 4 }, () => {
     })
   }
 
-  it('petstore keys create --help: its usage, what it does, its options and the variables it reads, exit 0', async () => {
+  it('petstore keys create --help: its usage, what it does, its options and the variables it reads, \
+exit 0', async () => {
     const result = await petstore(['keys', 'create', '--help'], { cwd: directory, env })
     assert.deepEqual(result, {
       code: 0,
       stderr: '',
-      stdout: `Usage: petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at DATE-TIME] [--quiet]
+      stdout: `Usage: petstore keys create --name NAME [--scopes LIST] [--expires-in DURATION | --expires-at \
+DATE-TIME] [--quiet]
 
-Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry unless the options say otherwise. The first line on stderr names the database used. It never creates a SQLite database: create one with petstore migrate (or npm start) first.
+Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry unless the \
+options say otherwise. The first line on stderr names the database used. It never creates a SQLite database: create \
+one with petstore migrate (or npm start) first.
 
 Options:
   --name NAME             a name for the key: 1 to 100 characters, no control characters (required)
-  --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write, events:read, webhooks:manage
+  --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write, events:read, \
+webhooks:manage
   --expires-in DURATION   whole minutes, hours or days from now: 90m, 12h, 30d
   --expires-at DATE-TIME  an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z
   --quiet                 print the key alone, for a script to capture: KEY=$(petstore keys create --name ci --quiet)
   -h, --help              show this help
 
 Environment variables (the others are checked too):
-  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in data/petstore.db under the current directory
+  DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in \
+data/petstore.db under the current directory
   DATABASE_POOL_SIZE             PostgreSQL connections per instance; default 10
   DATABASE_STATEMENT_TIMEOUT_MS  PostgreSQL statement time-out in milliseconds; default 1500
 `,
@@ -736,11 +757,15 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
     { env: { HOST: 'not a host' }, line: 'HOST="not a host" is not valid: a host name or IP address' },
     {
       env: { DATABASE_URL: 'mysql://x' },
-      line: 'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+      line:
+        'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / ' +
+        'postgresql://… (PostgreSQL)',
     },
     {
       env: { DATABASE_URL: 'mysql://admin:hunter2hunter2@db.internal/petstore' },
-      line: 'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+      line:
+        'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or ' +
+        'postgres://… / postgresql://… (PostgreSQL)',
       secrets: ['hunter2hunter2'],
     },
     {
@@ -749,23 +774,31 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
     },
     {
       env: { PETSTORE_API_KEYS: 'short' },
-      line: 'PETSTORE_API_KEYS is not valid: key 1 of 1 is 5 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      line:
+        'PETSTORE_API_KEYS is not valid: key 1 of 1 is 5 characters long; expected comma-separated keys, each at ' +
+        'least 16 visible ASCII characters without white space',
       secrets: ['short'],
     },
     {
       env: { PETSTORE_API_KEYS: 'a-perfectly-good-secret-key,tiny-secret' },
-      line: 'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      line:
+        'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at ' +
+        'least 16 visible ASCII characters without white space',
       secrets: ['a-perfectly-good-secret-key', 'tiny-secret'],
       alsoServe: true,
     },
     {
       env: { PETSTORE_API_KEYS: 'secret with spaces 0123456789' },
-      line: 'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      line:
+        'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; ' +
+        'expected comma-separated keys, each at least 16 visible ASCII characters without white space',
       secrets: ['secret with spaces'],
     },
     {
       env: { PUBLIC_BASE_URL: 'https://petstore.example.com/v1' },
-      line: 'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
+      line:
+        'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as ' +
+        'https://petstore.example.com (no path, query or credentials)',
     },
     { env: { REDIS_URL: 'http://cache' }, line: 'REDIS_URL="http://cache" is not valid: a redis:// or rediss:// URL' },
   ]

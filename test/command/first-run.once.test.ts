@@ -171,7 +171,8 @@ describe('petstore serve: first run', () => {
       assert.equal(failed.stdout(), '')
       assert.equal(
         failed.stderr(),
-        `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
+        `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or ` +
+          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
       )
       assert.deepEqual(storedKeys(file), [])
     } finally {

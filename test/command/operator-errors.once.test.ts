@@ -20,7 +20,8 @@ describe('the address to listen on', { concurrency: 2 }, () => {
       code: 1,
       stdout: '',
       stderr:
-        'petstore: HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)\n',
+        'petstore: HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four ' +
+        'numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)\n',
     })
   })
 
@@ -54,7 +55,9 @@ describe('the address to listen on', { concurrency: 2 }, () => {
       assert.deepEqual(result, {
         code: 1,
         stdout: '',
-        stderr: `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
+        stderr:
+          `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or ` +
+          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
       })
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
@@ -84,13 +87,16 @@ describe('an unreachable PostgreSQL', { concurrency: 3 }, () => {
   // Port 1 on loopback: nothing listens there, so the connection is refused at once.
   const REFUSED = 'postgres://petstore:hunter2hunter2@127.0.0.1:1/petstore'
   for (const command of [['serve'], ['migrate'], ['keys', 'list']]) {
-    it(`petstore ${command.join(' ')} with nothing listening: names the database, DATABASE_URL and what to check, never the password`, async () => {
+    it(`petstore ${command.join(' ')} with nothing listening: names the database, DATABASE_URL and what to check, \
+never the password`, async () => {
       const result = await runCli(command, { DATABASE_URL: REFUSED, LOG_LEVEL: 'warn', PORT: '0' })
       const using = command[0] === 'serve' ? '' : 'petstore: using PostgreSQL database 127.0.0.1:1/petstore\n'
       assert.deepEqual(result, {
         code: 1,
         stdout: '',
-        stderr: `${using}petstore: cannot connect to PostgreSQL database 127.0.0.1:1/petstore (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:1; ${TRY_POSTGRES}\n`,
+        stderr:
+          `${using}petstore: cannot connect to PostgreSQL database 127.0.0.1:1/petstore (DATABASE_URL): connect ` +
+          `ECONNREFUSED 127.0.0.1:1; ${TRY_POSTGRES}\n`,
       })
       assert.ok(!result.stderr.includes('hunter2'))
     })
@@ -105,7 +111,9 @@ describe('an unreachable PostgreSQL', { concurrency: 3 }, () => {
     assert.deepEqual(result, {
       code: 1,
       stdout: '',
-      stderr: `petstore: cannot connect to PostgreSQL database 127.0.0.1:${closerPort}/petstore (DATABASE_URL): Connection terminated unexpectedly; ${TRY_POSTGRES}\n`,
+      stderr:
+        `petstore: cannot connect to PostgreSQL database 127.0.0.1:${closerPort}/petstore (DATABASE_URL): ` +
+        `Connection terminated unexpectedly; ${TRY_POSTGRES}\n`,
     })
   })
 })
@@ -146,8 +154,10 @@ describe('a data directory the service may not write to', () => {
   })
 
   const line =
-    `petstore: cannot open the SQLite database ${file} (unable to open database file): the directory ${data} must exist and be writable by this user, ` +
-    'since SQLite also creates petstore.db-wal and petstore.db-shm there; fix its permissions, or set DATABASE_URL=file:PATH to a writable place\n'
+    `petstore: cannot open the SQLite database ${file} (unable to open database file): the directory ${data} ` +
+    'must exist and be writable by this user, ' +
+    'since SQLite also creates petstore.db-wal and petstore.db-shm there; fix its permissions, or set ' +
+    'DATABASE_URL=file:PATH to a writable place\n'
 
   it('petstore serve names the file, the directory and the fix', async () => {
     const result = await runCli(['serve'], { DATABASE_URL: `file:${file}`, LOG_LEVEL: 'warn', PORT: '0' }, user)

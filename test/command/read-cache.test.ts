@@ -1,5 +1,6 @@
 // Reads may be answered from a cache (SQLite: kept while PRAGMA data_version is unchanged): pets (with their
-// versions, the ETags), pages and stored API keys. A cache is only acceptable if it is never stale: here one process caches answers and
+// versions, the ETags), pages and stored API keys. A cache is only acceptable if it is never stale: here one process
+// caches answers and
 // another process changes the data; the first must see every committed change on its very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'

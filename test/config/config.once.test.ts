@@ -111,7 +111,8 @@ describe('loadConfig accepts valid values', () => {
     assert.deepEqual([config.eventRetentionDays, config.eventStreamsPerKey], [7, 200])
   })
 
-  it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), private networks, retention', () => {
+  it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), private networks, \
+retention', () => {
     const hex = 'ab'.repeat(32)
     assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex }).webhookSecretKey, Buffer.from(hex, 'hex'))
     const base64 = Buffer.alloc(32, 7).toString('base64')
@@ -223,7 +224,8 @@ describe('loadConfig accepts valid values', () => {
     }
   })
 
-  it('RATE_LIMIT_PER_KEY, RATE_LIMIT_ANONYMOUS (1 to 10^9), RATE_LIMIT_WINDOW_SECONDS (1 to 86400), RATE_LIMIT_NAMESPACE', () => {
+  it('RATE_LIMIT_PER_KEY, RATE_LIMIT_ANONYMOUS (1 to 10^9), RATE_LIMIT_WINDOW_SECONDS (1 to 86400), \
+RATE_LIMIT_NAMESPACE', () => {
     const config = loadConfig({
       RATE_LIMIT_PER_KEY: '1000000000',
       RATE_LIMIT_ANONYMOUS: '1',
@@ -358,25 +360,29 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     )
     assert.equal(
       configError({ DATABASE_URL: 'mysql://x' }).message,
-      'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+      'DATABASE_URL="mysql://x" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / ' +
+        'postgresql://… (PostgreSQL)',
     )
     assert.equal(
       configError({ PUBLIC_BASE_URL: 'https://petstore.example.com/v1' }).message,
-      'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as https://petstore.example.com (no path, query or credentials)',
+      'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as ' +
+        'https://petstore.example.com (no path, query or credentials)',
     )
   })
 
   it('says that a HOST made of digits and dots must be an IPv4 address, rather than looking it up as a name', () => {
     assert.equal(
       configError({ HOST: '256.1.1.1' }).message,
-      'HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)',
+      'HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 ' +
+        'to 255 (127.0.0.1, 0.0.0.0 for every interface)',
     )
   })
 
   it('says what TRUST_PROXY and RATE_LIMIT_PER_KEY take', () => {
     assert.equal(
       configError({ TRUST_PROXY: 'true' }).message,
-      'TRUST_PROXY="true" is not valid: false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
+      'TRUST_PROXY="true" is not valid: false, a hop count from 1 to 9, or comma-separated proxy addresses and ' +
+        'CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
     )
     assert.equal(
       configError({ RATE_LIMIT_PER_KEY: '0' }).message,
@@ -390,12 +396,14 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     const error = configError({ PETSTORE_API_KEYS: `${good},${bad}` })
     assert.equal(
       error.message,
-      'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      'PETSTORE_API_KEYS is not valid: key 2 of 2 is 11 characters long; expected comma-separated keys, each at ' +
+        'least 16 visible ASCII characters without white space',
     )
     const spaced = configError({ PETSTORE_API_KEYS: 'secret with spaces 0123456789' })
     assert.equal(
       spaced.message,
-      'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; expected comma-separated keys, each at least 16 visible ASCII characters without white space',
+      'PETSTORE_API_KEYS is not valid: key 1 of 1 contains white space or a character outside visible ASCII; ' +
+        'expected comma-separated keys, each at least 16 visible ASCII characters without white space',
     )
     for (const message of [error.message, spaced.message]) {
       assert.ok(!message.includes('secret'), message)
@@ -406,18 +414,21 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     assert.equal(loadConfig({ METRICS_TOKEN: 'metrics-token-0123456789' }).metricsToken, 'metrics-token-0123456789')
     assert.equal(
       configError({ METRICS_TOKEN: 'tiny-secret' }).message,
-      'METRICS_TOKEN is not valid: it is 11 characters long; expected at least 16 visible ASCII characters without white space',
+      'METRICS_TOKEN is not valid: it is 11 characters long; expected at least 16 visible ASCII characters ' +
+        'without white space',
     )
     assert.equal(
       configError({ METRICS_TOKEN: 'secret with spaces 0123456789' }).message,
-      'METRICS_TOKEN is not valid: it contains white space or a character outside visible ASCII; expected at least 16 visible ASCII characters without white space',
+      'METRICS_TOKEN is not valid: it contains white space or a character outside visible ASCII; expected at ' +
+        'least 16 visible ASCII characters without white space',
     )
   })
 
   it('never echoes a password from a rejected URL', () => {
     assert.equal(
       configError({ DATABASE_URL: 'mysql://admin:hunter2hunter2@db.internal/petstore' }).message,
-      'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)',
+      'DATABASE_URL="mysql://admin:***@db.internal/petstore" is not valid: file:PATH or sqlite:PATH (SQLite), or ' +
+        'postgres://… / postgresql://… (PostgreSQL)',
     )
     // An unencoded @ in the password must not let part of it through.
     assert.ok(

@@ -128,7 +128,10 @@ function post(server: ServerProcess, key: string, body: NewPet): Promise<Answer>
   })
 }
 
-/** Sends the requests from CLIENTS concurrent clients until `stop()` says so; returns the 201s by index and every other status. */
+/**
+ * Sends the requests from CLIENTS concurrent clients until `stop()` says so; returns the 201s by index and every other
+ * status.
+ */
 async function burst(
   server: ServerProcess,
   requests: { key: string; body: NewPet }[],
@@ -283,8 +286,10 @@ async function runLane(lane: number, log: (line: string) => void): Promise<void>
         assert.deepEqual(byName.get(pet.name), pet, `${context}: request ${index} is stored as it was answered`)
       }
       log(
-        `${context}: killed after ${acknowledged.size}/${REQUESTS} acknowledged (${refusals.length} answered 503; ${killAfterMs.toFixed(0)} ms after the first, ` +
-          `cap ${killAfterAcknowledged}); ${abandoned.length} keys left in flight, ${waits} retries waited; lost 0, duplicates 0; ` +
+        `${context}: killed after ${acknowledged.size}/${REQUESTS} acknowledged (${refusals.length} answered ` +
+          `503; ${killAfterMs.toFixed(0)} ms after the first, ` +
+          `cap ${killAfterAcknowledged}); ${abandoned.length} keys left in flight, ${waits} retries waited; lost ` +
+          '0, duplicates 0; ' +
           `restart ${retrying - restarting} ms, 1,000 retries ${retried} ms`,
       )
     }

@@ -25,9 +25,8 @@ describe(`migration 0009 (the fan-out leaves the writers) on ${TEST_STORE}`, () 
     // 0008, the migration whose trigger made the deliveries.
     assert.equal((await migrateUntil(db, '0008_webhooks')).error, undefined)
     await sql`insert into webhook_endpoints (url, types, description, status, secret, created_at, updated_at)
-      values ('https://receiver.example/hooks', null, null, 'enabled', 'sealed', '2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')`.execute(
-      db,
-    )
+      values ('https://receiver.example/hooks', null, null, 'enabled', 'sealed', '2026-11-01T00:00:00.000Z', \
+'2026-11-01T00:00:00.000Z')`.execute(db)
     const event = (name: string) =>
       store.transaction((trx) =>
         appendEventBefore0010(trx, {

@@ -74,7 +74,8 @@ describe('event ids after a dump restored into another PostgreSQL cluster', () =
     await database?.drop()
   })
 
-  it("gives a new change's event the next id after the restored ones, and a reader waiting after them gets it", async () => {
+  it("gives a new change's event the next id after the restored ones, and a reader waiting after them \
+gets it", async () => {
     const old = await spawnServer({ DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY })
     instances.push(old)
     for (const name of ['Ada', 'Bo', 'Cy']) await createPet(old, name)

@@ -38,7 +38,8 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
     assert.deepEqual(await stored(), [1, 2, 3])
   })
 
-  it('does not wait for a deferred statement: it returns at once even when the statement would have to wait', async () => {
+  it('does not wait for a deferred statement: it returns at once even when the statement would have to \
+wait', async () => {
     let locked!: () => void
     let release!: () => void
     const isLocked = new Promise<void>((resolve) => (locked = resolve))
@@ -82,7 +83,8 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
     assert.deepEqual(await stored(), [1])
   })
 
-  it('fails the transaction with the error of a deferred statement that fails, at its commit; nothing is committed', async () => {
+  it('fails the transaction with the error of a deferred statement that fails, at its commit; nothing \
+is committed', async () => {
     await assert.rejects(
       transaction(async (trx) => {
         await trx.executeQuery(insert(2))
@@ -93,7 +95,8 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
     assert.deepEqual(await stored(), [1])
   })
 
-  it('reports the deferred failure, the cause, when a later statement then fails in the aborted transaction', async () => {
+  it('reports the deferred failure, the cause, when a later statement then fails in the aborted \
+transaction', async () => {
     await assert.rejects(
       transaction(async (trx) => {
         await deferUntilCommit(trx, insert(1))
@@ -135,7 +138,8 @@ describe('PostgreSQL write transactions in pipeline mode', () => {
     assert.deepEqual(await stored(), [1])
   })
 
-  it('commits nothing when a whole change sent alone fails, and refuses a statement after one that succeeded', async () => {
+  it('commits nothing when a whole change sent alone fails, and refuses a statement after one that \
+succeeded', async () => {
     await assert.rejects(
       transaction(async (trx) => {
         await wholeChange({ trx, changeEndsTransaction: true }, insert(1))

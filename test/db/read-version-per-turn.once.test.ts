@@ -103,7 +103,8 @@ describe('readRemoteVersionPerTurn', () => {
     assert.deepEqual(await Promise.all(callers), [5, 5, 5])
   })
 
-  it('makes a caller who asks while a read is in flight wait for the next read, sent after the first answered', async () => {
+  it('makes a caller who asks while a read is in flight wait for the next read, sent after the first \
+answered', async () => {
     const source = remoteSource()
     const early = source.read()
     await nextTurn()

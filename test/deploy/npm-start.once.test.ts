@@ -117,7 +117,8 @@ describe('npm start', () => {
         while (isRunning(pid)) {
           assert.ok(
             Date.now() < goneBy,
-            `process ${pid} of npm start is still running after npm exited: ${execFileSync('ps', ['-o', 'pid,ppid,args', '-p', String(pid)], { encoding: 'utf8' })}`,
+            `process ${pid} of npm start is still running after npm exited: ` +
+              `${execFileSync('ps', ['-o', 'pid,ppid,args', '-p', String(pid)], { encoding: 'utf8' })}`,
           )
           await sleep(100)
         }

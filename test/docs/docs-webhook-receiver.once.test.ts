@@ -62,7 +62,9 @@ describe(`the webhook receiver of ${PAGE}`, () => {
     const pet = (await created.json()) as { id: number }
     const [delivery] = await deliveriesWhen(server, webhook.id, (deliveries) => deliveries[0]?.status === 'succeeded')
     assert.ok(delivery)
-    const line = `pet.created ${delivery.eventId} ${JSON.stringify({ pet: { id: pet.id, name: 'Hooked', categoryId: 2, status: 'available' } })}\n`
+    const line =
+      `pet.created ${delivery.eventId} ` +
+      `${JSON.stringify({ pet: { id: pet.id, name: 'Hooked', categoryId: 2, status: 'available' } })}\n`
     assert.equal(output, line)
 
     // Sent again under the same webhook-id: answered 2xx, printed no second time.

@@ -25,8 +25,11 @@ const LISTEN = `(url) => {
   window.opened = 0
   const source = new EventSource(url)
   source.onopen = () => { window.opened += 1 }
-  for (const type of ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.cancelled', 'order.completed']) {
-    source.addEventListener(type, (event) => window.received.push({ id: event.lastEventId, type: event.type, data: JSON.parse(event.data) }))
+  const types = ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.cancelled', 'order.completed']
+  for (const type of types) {
+    source.addEventListener(type, (event) =>
+      window.received.push({ id: event.lastEventId, type: event.type, data: JSON.parse(event.data) }),
+    )
   }
   window.source = source
 }`
@@ -58,7 +61,8 @@ describe('an EventSource in Chromium', { skip: missing ?? false }, () => {
   const arrived = (count: number) =>
     page.waitForFunction(`window.received.length >= ${count}`, undefined, { timeout: 30_000 })
 
-  it('receives events from another origin with access_token, and resumes after a dropped connection without a gap or a repeat', async () => {
+  it('receives events from another origin with access_token, and resumes after a dropped connection without a gap or a \
+repeat', async () => {
     const { key } = await issueApiKey(server.store, 'browser')
     // The proxy's port makes it another origin than the page's: the stream is a cross-origin request.
     await page.evaluate(

@@ -127,7 +127,8 @@ async function checkRound(
 }
 
 describe(`the event log on ${TEST_STORE} after kill -9 during a write burst`, () => {
-  it(`has exactly one event for each stored change, acknowledged ones with their answers (${ROUNDS} kills)`, async (t) => {
+  it(`has exactly one event for each stored change, acknowledged ones with their answers (${ROUNDS} \
+kills)`, async (t) => {
     const database = await createTestDatabase()
     const env = { DATABASE_URL: database.url, PETSTORE_API_KEYS: KEY, RATE_LIMIT_PER_KEY: '1000000000' }
     let server = await spawnServer(env)
@@ -145,7 +146,8 @@ describe(`the event log on ${TEST_STORE} after kill -9 during a write burst`, ()
         server = await spawnServer({ ...env, MIGRATE_ON_START: 'false' })
         const events = await checkRound(database, server, acknowledged, `round ${round}`)
         t.diagnostic(
-          `round ${round}: killed after ${outcome.pets.length} pets and ${outcome.orders.length} orders acknowledged; ${events} events in all, each matching`,
+          `round ${round}: killed after ${outcome.pets.length} pets and ${outcome.orders.length} orders ` +
+            `acknowledged; ${events} events in all, each matching`,
         )
       }
     } finally {

@@ -26,7 +26,8 @@ import { TEST_STORE } from '../helpers/store.js'
 
 /** What `types` must match: a comma-separated list of event types. */
 const ONE_TYPE =
-  '(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed|category\\.created|category\\.updated|category\\.deleted)'
+  '(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed|' +
+  'category\\.created|category\\.updated|category\\.deleted)'
 const TYPES_PATTERN = `^${ONE_TYPE}(?:,${ONE_TYPE})*$`
 
 describe(`the event log on ${TEST_STORE}`, () => {
@@ -72,7 +73,8 @@ describe(`the event log on ${TEST_STORE}`, () => {
     for (const pet of pets) assert.ok(text.includes(`"data":${JSON.stringify({ pet })}}`), JSON.stringify(pet))
   })
 
-  it('writes pet.updated for a PATCH that changes the pet, none for one that changes nothing or is refused, and pet.deleted with the last state', async () => {
+  it('writes pet.updated for a PATCH that changes the pet, none for one that changes nothing or is refused, and \
+pet.deleted with the last state', async () => {
     const pet = await addPet(server, 'available', 'Tom')
     const start = await newestId()
     const patch = (body: unknown, headers: Record<string, string> = {}) =>
@@ -103,7 +105,8 @@ describe(`the event log on ${TEST_STORE}`, () => {
     )
   })
 
-  it('writes order.placed, order.cancelled and order.completed, each with the pet.updated of the status it moved', async () => {
+  it('writes order.placed, order.cancelled and order.completed, each with the pet.updated of the \
+status it moved', async () => {
     const pet = await addPet(server)
     const start = await newestId()
     const placed = await placeOrder(server, { petId: pet.id })
@@ -232,7 +235,8 @@ describe(`the event log on ${TEST_STORE}`, () => {
     )
   })
 
-  it('pages with limit and Link, and filters by type, Link carrying the filter and the position past what was looked at', async () => {
+  it('pages with limit and Link, and filters by type, Link carrying the filter and the position past \
+what was looked at', async () => {
     const start = await newestId()
     const pets = [await addPet(server), await addPet(server), await addPet(server)]
     const order = await placeOrder(server, { petId: pets[0]?.id })
@@ -313,7 +317,8 @@ describe(`the event log on ${TEST_STORE}`, () => {
     assert.equal((await server.request('/v1/events?after=9007199254740991')).status, 200)
   })
 
-  it('long-polls: answers as soon as an event is committed, and [] with the same position when the wait ends', async () => {
+  it('long-polls: answers as soon as an event is committed, and [] with the same position when the \
+wait ends', async () => {
     const start = await newestId()
     const empty = await readFeed(get, `after=${start}&wait=1`)
     assert.deepEqual(empty.events, [])
@@ -344,7 +349,9 @@ describe(`the event log on ${TEST_STORE}`, () => {
     await assertError(await server.request('/v1/events?after=1'), {
       status: 410,
       code: 'gone',
-      message: `Events up to ${purgedThrough} are no longer kept, so some after 1 were missed; resynchronise and start again with after=0.`,
+      message:
+        `Events up to ${purgedThrough} are no longer kept, so some after 1 were missed; resynchronise and start ` +
+        'again with after=0.',
     })
     assert.equal((await server.request(`/v1/events?after=${purgedThrough - 1}&wait=5`)).status, 410)
     assert.deepEqual(await readWholeFeed(get, 0), [])

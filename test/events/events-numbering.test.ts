@@ -99,7 +99,8 @@ async function newestId(get: Get): Promise<number> {
 describe(`consecutive event ids across two instances on ${TEST_STORE}`, () => {
   const suite = instancesForSuite({ PETSTORE_API_KEYS: KEY })
 
-  it(`${CLIENTS} clients creating and ordering at once: ids strictly consecutive, each event once, on both`, async () => {
+  it(`${CLIENTS} clients creating and ordering at once: ids strictly consecutive, each event once, on \
+both`, async () => {
     const { instances } = suite
     const [first, second] = instances.map(client)
     assert.ok(first && second)
@@ -212,7 +213,8 @@ describe(
     }
 
     for (const where of ['another database', 'another table of the same database'] as const) {
-      it(`while a write transaction stays open in ${where}, a create's event reaches a long poll on the other instance within a second, and its webhook is delivered`, async () => {
+      it(`while a write transaction stays open in ${where}, a create's event reaches a long poll on the other instance \
+within a second, and its webhook is delivered`, async () => {
         const [writer, reader] = instances.map(client)
         assert.ok(writer && reader)
         const start = await newestId(reader.get)

@@ -76,7 +76,8 @@ describe(
       return [first, second, await barrier(get)]
     }
 
-    it("lists a transaction's event while one that inserted its event earlier is still open, and that one's next", async () => {
+    it("lists a transaction's event while one that inserted its event earlier is still open, and that \
+one's next", async () => {
       const [first, second, start] = await twoPets()
       const older = openTransaction(first)
       await older.write()
@@ -155,10 +156,12 @@ async function storedEventIds(database: TestDatabase): Promise<number[]> {
   }
 }
 
-describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${READERS} readers following the feed`, () => {
+describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${READERS} readers following the \
+feed`, () => {
   const suite = instancesForSuite({ PETSTORE_API_KEYS: KEY })
 
-  it(`each reader sees every event exactly once, in ascending order, and the events are exactly the table's (${LOAD_SECONDS} s)`, async (t) => {
+  it(`each reader sees every event exactly once, in ascending order, and the events are exactly the table's \
+(${LOAD_SECONDS} s)`, async (t) => {
     const { instances, database } = suite
     assert.ok(database)
     let turn = 0
@@ -224,7 +227,8 @@ describe(`two instances on one ${TEST_STORE} database: ${WRITERS} writers, ${REA
       assert.deepEqual(seen, stored, `reader ${reader} saw exactly the table's events, in ascending order`)
     }
     t.diagnostic(
-      `${stored.length} events from ${acknowledged.pets} pets, ${acknowledged.orders} orders, ${acknowledged.finished} finished orders in ${LOAD_SECONDS} s; ${READERS} readers saw each exactly once`,
+      `${stored.length} events from ${acknowledged.pets} pets, ${acknowledged.orders} orders, ` +
+        `${acknowledged.finished} finished orders in ${LOAD_SECONDS} s; ${READERS} readers saw each exactly once`,
     )
   })
 })

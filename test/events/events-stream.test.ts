@@ -43,7 +43,8 @@ describe(`GET /v1/events/stream on ${TEST_STORE}`, () => {
   })
   after(() => server.close())
 
-  it("sends the events after `after`, then each new one as it is committed: id, event and data (the feed's bytes)", async () => {
+  it("sends the events after `after`, then each new one as it is committed: id, event and data (the \
+feed's bytes)", async () => {
     const start = await newestId()
     const [first, second] = [await addPet(server, 'available', 'One'), await addPet(server, 'pending', 'Two')]
     const stream = await openStream(`${server.baseUrl}/v1/events/stream?after=${start}`, auth)
@@ -77,7 +78,8 @@ describe(`GET /v1/events/stream on ${TEST_STORE}`, () => {
     }
   })
 
-  it('resumes after Last-Event-ID, which takes precedence over after (an EventSource reconnects to the same URL)', async () => {
+  it('resumes after Last-Event-ID, which takes precedence over after (an EventSource reconnects to the \
+same URL)', async () => {
     const start = await newestId()
     const pets = [await addPet(server), await addPet(server), await addPet(server)]
     const ids = (await eventsBefore(get, start)).map((event) => event.id)
@@ -220,12 +222,15 @@ describe(`GET /v1/events/stream on ${TEST_STORE}`, () => {
       {
         status: 410,
         code: 'gone',
-        message: `Events up to ${purgedThrough} are no longer kept, so some after ${purgedThrough - 1} were missed; resynchronise and start again with after=0.`,
+        message:
+          `Events up to ${purgedThrough} are no longer kept, so some after ${purgedThrough - 1} were missed; ` +
+          'resynchronise and start again with after=0.',
       },
     )
   })
 
-  it('works with an EventSource client (the eventsource package): it reconnects through a dropped connection and resumes without a gap or a repeat', async () => {
+  it('works with an EventSource client (the eventsource package): it reconnects through a dropped connection and \
+resumes without a gap or a repeat', async () => {
     const address = new URL(server.baseUrl)
     const proxy = await startTcpProxy({ host: address.hostname, port: Number(address.port) })
     const start = await newestId()
@@ -282,10 +287,12 @@ describe(`event streams and long polls per key on ${TEST_STORE}`, () => {
     status: 429,
     code: 'rate_limited',
     message:
-      'This API key already holds 2 open event streams and waiting long polls, the most it may; close one, or retry in 5 s.',
+      'This API key already holds 2 open event streams and waiting long polls, the most it may; close one, or ' +
+      'retry in 5 s.',
   }
 
-  it('refuses a third stream or waiting long poll with 429, not other keys, and not requests that do not wait', async () => {
+  it('refuses a third stream or waiting long poll with 429, not other keys, and not requests that do \
+not wait', async () => {
     const first = await openStream(`${server.baseUrl}/v1/events/stream`, auth)
     const waiting = server.request('/v1/events?wait=30')
     await until(async () => (await metric('petstore_event_long_polls_waiting')) === 1)

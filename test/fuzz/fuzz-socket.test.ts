@@ -70,7 +70,8 @@ describe(`schema-driven fuzzing over a real socket (seed ${FUZZ_SEED})`, () => {
     stats.assertCoverage(target.operations, 0.3)
   })
 
-  it(`answers ${RAW_RUNS} raw requests (repeated headers, odd framing, malformed heads, pipelining) with documented responses`, async (t) => {
+  it(`answers ${RAW_RUNS} raw requests (repeated headers, odd framing, malformed heads, pipelining) with documented \
+responses`, async (t) => {
     const stats = new FuzzStats()
     const host = new URL(server.baseUrl).host
     await assertProperty(
@@ -82,7 +83,9 @@ describe(`schema-driven fuzzing over a real socket (seed ${FUZZ_SEED})`, () => {
           head: raw.method === 'HEAD',
           endAfterWrite: announcesMoreBody(raw),
         })
-        const context = `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nsent ${JSON.stringify(data.toString('latin1').slice(0, 600))}`
+        const context =
+          `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nsent ` +
+          `${JSON.stringify(data.toString('latin1').slice(0, 600))}`
         // A request the server cannot read to its end (a CONNECT tunnel, a body longer than the connection) may be
         // dropped without an answer; anything answered is answered completely.
         assert.equal(leftover, '', `an incomplete response: ${context}`)

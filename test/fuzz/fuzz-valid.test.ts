@@ -106,7 +106,8 @@ describe(`schema-driven fuzzing in process, valid requests (seed ${FUZZ_SEED})`,
     }
   })
 
-  it(`answers ${VALID_RUNS} valid requests across every documented operation as documented, and every 201 round-trips`, async (t) => {
+  it(`answers ${VALID_RUNS} valid requests across every documented operation as documented, and every \
+201 round-trips`, async (t) => {
     const stats = await inProcessFuzzer(server, target).run(
       fc.oneof(...target.operations.map((operation) => validRequest(operation, target.context))),
       VALID_RUNS,

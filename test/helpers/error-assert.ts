@@ -31,7 +31,10 @@ function check(
   return requestId
 }
 
-/** Asserts an error response exactly; `headers` lists further headers and their exact values (null: absent). Returns the X-Request-Id. */
+/**
+ * Asserts an error response exactly; `headers` lists further headers and their exact values (null: absent). Returns the
+ * X-Request-Id.
+ */
 export async function assertError(
   response: Response,
   expected: ExpectedError,

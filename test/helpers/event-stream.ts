@@ -24,7 +24,7 @@ export function parseFrame(frame: string): StreamEvent | undefined {
     frame.split('\n').map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
   )
   assert.deepEqual(Object.keys(fields), ['id', 'event', 'data'], frame)
-  return fields as unknown as StreamEvent
+  return { id: String(fields.id), event: String(fields.event), data: String(fields.data) }
 }
 
 /** Opens a stream, which must be answered 200. */

@@ -93,13 +93,18 @@ export async function eventsBefore(get: Get, after: number): Promise<FeedEvent[]
 export function summarise(events: readonly FeedEvent[]): string[] {
   return events.map(
     (event) =>
-      `${event.type} ${'pet' in event.data ? `pet ${event.data.pet.id} ${event.data.pet.status}` : `order ${event.data.order.id} ${event.data.order.status}`}`,
+      `${event.type} ` +
+      ('pet' in event.data
+        ? `pet ${event.data.pet.id} ${event.data.pet.status}`
+        : `order ${event.data.order.id} ${event.data.order.status}`),
   )
 }
 
 export const RFC3339_UTC_MILLISECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-/** Resolves once /metrics shows `name` at `value` (e.g. a long poll is known to wait); the test's time-out bounds it. */
+/**
+ * Resolves once /metrics shows `name` at `value` (e.g. a long poll is known to wait); the test's time-out bounds it.
+ */
 export async function waitForMetric(server: Pick<TestServer, 'baseUrl'>, name: string, value: number): Promise<void> {
   for (;;) {
     const text = await (await fetch(`${server.baseUrl}/metrics`)).text()

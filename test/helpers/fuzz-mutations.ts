@@ -41,7 +41,10 @@ const PROTOTYPE_ENTRIES: Entries[] = [
 
 const json = (value: unknown) => JSON.stringify(value)
 const text = (entries: Entries) => `{${entries.map(([key, value]) => `${key}:${value}`).join(',')}}`
-/** Percent-encodes as UTF-8; a lone surrogate (which encodeURIComponent refuses) as the three bytes of its code unit, as a sloppy client would. */
+/**
+ * Percent-encodes as UTF-8; a lone surrogate (which encodeURIComponent refuses) as the three bytes of its code unit, as
+ * a sloppy client would.
+ */
 function percentEncode(value: string): string {
   let encoded = ''
   for (const character of value) {

@@ -5,8 +5,10 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import type { JsonSchema, Operation } from './fuzz-document.js'
 
 /** RFC 3339 section 5.6 date-time, written independently of the service's own parser. */
-const RFC3339 =
-  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/
+const RFC3339 = new RegExp(
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])/.source +
+    /[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/.source,
+)
 
 export const ORACLE_FORMATS = ['int64', 'int32', 'date-time', 'uri']
 
@@ -66,7 +68,9 @@ export class ResponseOracle {
     return validate(value) ? undefined : this.ajv.errorsText(validate.errors)
   }
 
-  /** What every response must carry, whatever answered it; an API response (its path under the prefix) also no-store. */
+  /**
+   * What every response must carry, whatever answered it; an API response (its path under the prefix) also no-store.
+   */
   private commonProblems(response: ObservedResponse, api: boolean): string[] {
     const problems: string[] = []
     if (response.status >= 500) problems.push(`status ${response.status} is a server error`)

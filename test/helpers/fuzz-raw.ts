@@ -42,7 +42,8 @@ export function toRaw(request: FuzzRequest, context: RequestContext, host: strin
 
 export function serialiseRaw(raw: RawRequest, close: boolean): Buffer {
   const { lineEnding: end } = raw
-  const head = `${raw.method} ${raw.target} ${raw.version}${end}${[...raw.headers, ...(close ? ['Connection: close'] : [])].map((line) => `${line}${end}`).join('')}${end}`
+  const headers = [...raw.headers, ...(close ? ['Connection: close'] : [])]
+  const head = `${raw.method} ${raw.target} ${raw.version}${end}${headers.map((line) => line + end).join('')}${end}`
   return Buffer.concat([Buffer.from(head, 'latin1'), raw.body])
 }
 

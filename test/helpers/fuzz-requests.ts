@@ -126,7 +126,8 @@ export function describeRequest(request: FuzzRequest, prefix: string): string {
     request.body === undefined ? '' : Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body
   return (
     `${request.method} ${urlOf(request, prefix)} [${request.mutations.join(', ') || 'valid'}]\n` +
-    `headers ${JSON.stringify(request.headers)}\nbody ${JSON.stringify(body.length > 300 ? `${body.slice(0, 300)}…(${body.length})` : body)}`
+    `headers ${JSON.stringify(request.headers)}\nbody ` +
+    `${JSON.stringify(body.length > 300 ? `${body.slice(0, 300)}…(${body.length})` : body)}`
   )
 }
 

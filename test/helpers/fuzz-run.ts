@@ -164,7 +164,10 @@ export class FuzzStats {
     const mutations = [...this.mutations]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, count]) => `${name}×${count}`)
-    return `${this.requests} requests, ${this.roundTrips} 201 round trips; ${operations.join('; ')}${mutations.length > 0 ? `; mutations: ${mutations.join(', ')}` : ''}`
+    return (
+      `${this.requests} requests, ${this.roundTrips} 201 round trips; ` +
+      `${operations.join('; ')}${mutations.length > 0 ? `; mutations: ${mutations.join(', ')}` : ''}`
+    )
   }
 
   /** Every operation of the document got at least this share of an even split. */
@@ -179,7 +182,9 @@ export class FuzzStats {
   }
 }
 
-/** Whether a request target (origin-form or absolute-form) names a path under the API prefix, as the router reads it. */
+/**
+ * Whether a request target (origin-form or absolute-form) names a path under the API prefix, as the router reads it.
+ */
 function underPrefix(requestTarget: string, prefix: string): boolean {
   const path = requestTarget.replace(/^https?:\/\/.*?\//, '/').split('?')[0] ?? ''
   return path === prefix || path.startsWith(`${prefix}/`)
@@ -215,7 +220,8 @@ export async function checkExchange(
   assert.deepEqual(
     problems,
     [],
-    `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nanswered ${response.status} ${JSON.stringify(response.headers)}\n${response.body.slice(0, 500)}`,
+    `seed ${FUZZ_SEED}: ${describeRequest(request, target.prefix)}\nanswered ${response.status} ` +
+      `${JSON.stringify(response.headers)}\n${response.body.slice(0, 500)}`,
   )
 }
 

@@ -1,7 +1,9 @@
 // Hostile values the mutations draw from. Numbers and bodies are JSON text, because what matters is the
 // literal the client writes (JSON.parse would already have rounded 2^53+1 or refused 1e309).
 
-/** Number literals at and beyond every boundary: 2^53±1, 2^63, 2^64, int32 edges, negative zero, fractions, exponents. */
+/**
+ * Number literals at and beyond every boundary: 2^53±1, 2^63, 2^64, int32 edges, negative zero, fractions, exponents.
+ */
 export const ODD_NUMBERS = [
   '0',
   '-0',

@@ -146,7 +146,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const slowBodies = attackers(
     options,
     options.slowBodies,
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${options.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 16000\r\n\r\n{"name":"`,
+    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${options.apiKey}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: 16000\r\n\r\n{"name":"`,
     'a',
   )
   const idleKeepAlive = attackers(

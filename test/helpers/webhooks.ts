@@ -46,7 +46,10 @@ export const LOOPBACK_WEBHOOKS = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }
 /** Tuning for servers that deliver webhooks in tests: they look for due deliveries often, and stop quickly. */
 export const QUICK_WEBHOOKS: Partial<Tuning> = { webhookPollIntervalMs: 50, webhookShutdownWaitMs: 100 }
 
-/** A network where no name resolves: for servers whose endpoints name hosts out there, so that no test ever reaches them. */
+/**
+ * A network where no name resolves: for servers whose endpoints name hosts out there, so that no test ever reaches
+ * them.
+ */
 export const NO_NETWORK: WebhookNetwork = {
   resolve: async (hostname) => {
     throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })
@@ -85,7 +88,9 @@ export async function deliveriesWhen(
   }
 }
 
-/** A webhook endpoint, one of its attempts and one of its deliveries as the API shows them: samples for schema tests. */
+/**
+ * A webhook endpoint, one of its attempts and one of its deliveries as the API shows them: samples for schema tests.
+ */
 export const SAMPLE_WEBHOOK = {
   id: 3,
   url: 'https://hooks.example.com/x',

@@ -122,7 +122,8 @@ describe('HTTP edges', () => {
       )
       assertRawError(
         await send(
-          `QUERY /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n`,
+          `QUERY /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: text/plain\r\nContent-Length: ` +
+            `1\r\nConnection: close\r\n`,
           'x',
         ),
         {

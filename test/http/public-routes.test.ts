@@ -45,7 +45,8 @@ const SERVERS_ENV = {
   STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
 }
 const INSTANCE =
-  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the ' +
+  'Production or Staging server.'
 
 describe('the OpenAPI document, prepared once', () => {
   let server: TestServer
@@ -62,7 +63,8 @@ describe('the OpenAPI document, prepared once', () => {
   })
   after(() => server.close())
 
-  it('serves each format as the same bytes for an origin, with that origin last among the servers, and builds it once', async () => {
+  it('serves each format as the same bytes for an origin, with that origin last among the servers, and \
+builds it once', async () => {
     const port = new URL(server.baseUrl).port
     const origins = [`127.0.0.1:${port}`, `localhost:${port}`, 'docs.example:8443']
     const bodies = new Map<string, Buffer>()
@@ -173,7 +175,10 @@ describe('GET /docs', () => {
       await response.arrayBuffer()
       assert.equal(
         response.headers.get('content-security-policy'),
-        "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; img-src 'self' data:; font-src 'self'; connect-src 'self' https://petstore.example.com https://staging.petstore.example.com; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self' " +
+          "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; img-src 'self' data:; font-src 'self'; " +
+          "connect-src 'self' https://petstore.example.com https://staging.petstore.example.com; base-uri 'none'; " +
+          "form-action 'self'; frame-ancestors 'none'",
         path,
       )
       assert.equal(response.headers.get('x-frame-options'), 'DENY', path)
@@ -227,7 +232,8 @@ describe('public routes under a small anonymous quota', () => {
     }
   })
 
-  it('counts the public routes apart from the API: reading the docs does not cost API calls, nor the reverse', async () => {
+  it('counts the public routes apart from the API: reading the docs does not cost API calls, nor the \
+reverse', async () => {
     const reader = '198.51.100.50'
     for (let request = 0; request < 4; request++) await (await server.request('/docs/json', from(reader))).arrayBuffer()
     assert.equal((await server.request('/docs/json', from(reader))).status, 429)

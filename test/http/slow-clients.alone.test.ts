@@ -1,6 +1,6 @@
-// Slow and abusive clients against the production time-outs (TIMEOUTS in src/http/create-fastify.ts): slow-header and slow-body
-// clients and idle keep-alive connections, run by a separate Node process, must not starve a probe that opens
-// a fresh connection every 150 ms; the server cuts each attacker off at its time-out with the Error body.
+// Slow and abusive clients against the production time-outs (TIMEOUTS in src/http/create-fastify.ts): slow-header
+// and slow-body clients and idle keep-alive connections, run by a separate Node process, must not starve a probe
+// that opens a fresh connection every 150 ms; the server cuts each attacker off at its time-out with the Error body.
 // Oversized heads, bodies and URLs are refused at once, also with the Error body.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -40,7 +40,8 @@ function percentile(values: number[], share: number): number {
 }
 
 const summary = (latencies: number[]) =>
-  `${latencies.length} requests, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`
+  `${latencies.length} requests, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ` +
+  `${percentile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`
 
 describe('slow clients against the production time-outs', () => {
   let server: TestServer
@@ -66,7 +67,8 @@ describe('slow clients against the production time-outs', () => {
     assert.deepEqual(report.attack.failures, [])
     t.diagnostic(`without attack: ${summary(report.baseline.latenciesMs)}`)
     t.diagnostic(
-      `under attack (200 slow-header, 20 slow-body, 50 idle keep-alive connections): ${summary(report.attack.latenciesMs)}`,
+      'under attack (200 slow-header, 20 slow-body, 50 idle keep-alive connections): ' +
+        `${summary(report.attack.latenciesMs)}`,
     )
     assert.ok(report.attack.latenciesMs.length >= 150, 'the probe ran for the whole attack')
     const p99 = percentile(report.attack.latenciesMs, 0.99)
@@ -79,7 +81,8 @@ describe('slow clients against the production time-outs', () => {
   it('cuts every slow-header client off at the headers time-out (10 s) with 408 and the Error body', (t) => {
     const { connections, cutOff, failed } = report.slowHeaders
     t.diagnostic(
-      `slow-header: ${connections} connections, ${cutOff.length} cut off, longest ${Math.max(...cutOff.map((c) => c.lifetimeMs)).toFixed(0)} ms`,
+      `slow-header: ${connections} connections, ${cutOff.length} cut off, longest ` +
+        `${Math.max(...cutOff.map((c) => c.lifetimeMs)).toFixed(0)} ms`,
     )
     assert.deepEqual(failed, [], 'no slow-header connection failed')
     assert.ok(cutOff.length >= 200, 'every first-generation slow-header client was cut off during the attack')
@@ -90,7 +93,10 @@ describe('slow clients against the production time-outs', () => {
       )
       assert.match(
         response,
-        /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\n\r\n\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/,
+        new RegExp(
+          /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\n\r\n/.source +
+            /\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/.source,
+        ),
       )
     }
   })
@@ -98,7 +104,8 @@ describe('slow clients against the production time-outs', () => {
   it('cuts every slow-body client off at the request time-out (30 s) with 408 and the Error body', (t) => {
     const { connections, cutOff, failed } = report.slowBodies
     t.diagnostic(
-      `slow-body: ${connections} connections, ${cutOff.length} cut off, longest ${Math.max(...cutOff.map((c) => c.lifetimeMs)).toFixed(0)} ms`,
+      `slow-body: ${connections} connections, ${cutOff.length} cut off, longest ` +
+        `${Math.max(...cutOff.map((c) => c.lifetimeMs)).toFixed(0)} ms`,
     )
     assert.deepEqual(failed, [], 'no slow-body connection failed')
     assert.ok(cutOff.length >= 20, 'every slow-body client was cut off during the attack')
@@ -109,12 +116,16 @@ describe('slow clients against the production time-outs', () => {
       )
       assert.match(
         response,
-        /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\n\r\n\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/,
+        new RegExp(
+          /^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\r\n\r\n/.source +
+            /\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/.source,
+        ),
       )
     }
   })
 
-  it('keeps idle keep-alive connections until the keep-alive time-out (72 s), without letting them block anyone', () => {
+  it('keeps idle keep-alive connections until the keep-alive time-out (72 s), without letting them block \
+anyone', () => {
     assert.equal(report.idleKeepAlive.cutOff.length, 0)
     assert.equal(report.idleKeepAlive.stillOpen, 50)
   })
@@ -143,7 +154,8 @@ describe('oversized requests are refused at once, with the Error body', () => {
     const response = await quickly(() =>
       rawExchange(
         server.baseUrl,
-        `GET /v1/pets?cursor=${'a'.repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n`,
+        `GET /v1/pets?cursor=${'a'.repeat(20 * 1024)} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ` +
+          `${TEST_API_KEY}\r\n\r\n`,
       ),
     )
     assertRawError(response, tooLarge, { connection: 'close', 'cache-control': 'no-store' })
@@ -160,7 +172,8 @@ describe('oversized requests are refused at once, with the Error body', () => {
   it('answers a declared body over 16 KiB with 413 before the client sends it', async () => {
     const connection = await openRawConnection(server.baseUrl)
     await connection.write(
-      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`,
+      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: ` +
+        `application/json\r\nContent-Length: 1000000\r\n\r\n`,
     )
     const response = await quickly(() => connection.nextResponse())
     assertRawError(
@@ -174,7 +187,8 @@ describe('oversized requests are refused at once, with the Error body', () => {
   it('answers a chunked body that grows past 16 KiB with 413 without reading the rest', async () => {
     const connection = await openRawConnection(server.baseUrl)
     await connection.write(
-      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: ` +
+        `application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
     )
     const chunk = 'a'.repeat(4096)
     for (let sent = 0; sent <= 20 * 1024; sent += chunk.length)

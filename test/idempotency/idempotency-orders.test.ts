@@ -1,4 +1,5 @@
-// Idempotency-Key on the order writes (placeOrder, cancelOrder, completeOrder): replays of successes and of client errors,
+// Idempotency-Key on the order writes (placeOrder, cancelOrder, completeOrder): replays of successes and of client
+// errors,
 // a path that names another order being another request, concurrent duplicates, and server errors not stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -10,7 +11,8 @@ const REUSED = {
   status: 422,
   code: 'idempotency_key_reused',
   message:
-    'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+    'This Idempotency-Key was already used for a different request (another operation, resource or body); send a ' +
+    'new key for a new request.',
 }
 
 describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{orderId} and POST …/complete', () => {
@@ -93,7 +95,8 @@ describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{ord
     assert.deepEqual(await storedOrdersOf(server, other.petId), [{ id: other.id, status: 'placed' }])
   })
 
-  it('cancels an order once and replays the 200 (not a 409 for the now cancelled order); another order is 422', async () => {
+  it('cancels an order once and replays the 200 (not a 409 for the now cancelled order); another order \
+is 422', async () => {
     const pet = await addPet(server)
     const order = await (await place('place-6', { petId: pet.id })).json()
     const first = await cancel('cancel-6', order.id)
@@ -132,7 +135,8 @@ describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{ord
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'completed' }])
   })
 
-  it('runs 20 concurrent duplicate orders once: the others are 409 in flight or replays, never a conflict', async () => {
+  it('runs 20 concurrent duplicate orders once: the others are 409 in flight or replays, never a \
+conflict', async () => {
     const pet = await addPet(server)
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => place('place-4', { petId: pet.id, quantity: 2 })),

@@ -84,7 +84,8 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       status: 422,
       code: 'idempotency_key_reused',
       message:
-        'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+        'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+        'send a new key for a new request.',
     }
     await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), expected, {
       'idempotent-replayed': null,
@@ -143,7 +144,8 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     assert.equal(await later.text(), [...bodies][0])
   })
 
-  it('refuses a key that is empty, longer than 255 characters or not visible ASCII with 400, and stores nothing', async () => {
+  it('refuses a key that is empty, longer than 255 characters or not visible ASCII with 400, and \
+stores nothing', async () => {
     const invalid = (message: string) => ({
       status: 400,
       code: 'invalid_request',
@@ -167,7 +169,8 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       server.baseUrl,
       Buffer.concat([
         Buffer.from(
-          `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\n`,
+          `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: ` +
+            `application/json\r\n`,
         ),
         Buffer.from('Idempotency-Key: cl\xe9\r\n', 'latin1'),
         Buffer.from(`Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
@@ -261,7 +264,8 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       status: 422,
       code: 'idempotency_key_reused',
       message:
-        'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+        'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+        'send a new key for a new request.',
     })
     const takenOver = await createPet('abandoned', body)
     assert.equal(takenOver.status, 201)

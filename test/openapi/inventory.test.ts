@@ -90,7 +90,8 @@ describe('route inventory', () => {
     return response
   }
 
-  it('serves exactly the documented paths (each with every method: its operations and 405) and the operational endpoints', () => {
+  it('serves exactly the documented paths (each with every method: its operations and 405) and the operational \
+endpoints', () => {
     const routes = routesOf(server.app)
     for (const route of routes) {
       const [method, url] = route.split(' ') as [HTTPMethods, string]

@@ -135,7 +135,8 @@ describe('the breaking-change gate', () => {
     })
   }
 
-  it('fails when a webhook delivery is removed or its payload loses a property (against this document as a release)', () => {
+  it('fails when a webhook delivery is removed or its payload loses a property (against this document as a \
+release)', () => {
     const removed = structuredClone(current)
     delete removed.webhooks.event
     assert.deepEqual(

@@ -16,9 +16,9 @@ const GENERIC: Record<string, string> = {
     "the media type is the key of the response's content, not a header (OpenAPI: a Content-Type header is ignored)",
   'content-length': 'message framing (RFC 9112), set by the HTTP layer',
   'transfer-encoding': 'message framing (RFC 9112), set by the HTTP layer',
-  date: 'every HTTP response has it (RFC 9110 §6.6.1)',
-  connection: 'hop-by-hop (RFC 9110 §7.6.1): a proxy removes it',
-  'keep-alive': 'hop-by-hop (RFC 9110 §7.6.1): a proxy removes it',
+  date: 'every HTTP response has it (RFC 9110 section 6.6.1)',
+  connection: 'hop-by-hop (RFC 9110 section 7.6.1): a proxy removes it',
+  'keep-alive': 'hop-by-hop (RFC 9110 section 7.6.1): a proxy removes it',
   'cache-control': "the same no-store on every API response, stated in the document's description",
   'x-content-type-options':
     "security hardening (nosniff) on every response, stated in the document's description; no client reads it",
@@ -75,7 +75,8 @@ describe('every response header is declared in the OpenAPI document', () => {
       if (name in GENERIC) continue
       assert.ok(
         names.has(name),
-        `${operationId} ${status} sends ${name}, which the document does not declare (declared: ${[...names].join(', ')})`,
+        `${operationId} ${status} sends ${name}, which the document does not declare (declared: ` +
+          `${[...names].join(', ')})`,
       )
     }
     checked.add(`${operationId} ${status}`)

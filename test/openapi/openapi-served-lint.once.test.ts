@@ -24,7 +24,8 @@ describe('the document a plain instance serves', () => {
       {
         url: `${server.baseUrl}/v1`,
         description:
-          'This instance, a local or development one (no production or staging server is configured): the address this document was fetched from.',
+          'This instance, a local or development one (no production or staging server is configured): the ' +
+          'address this document was fetched from.',
         'x-internal': true,
       },
     ])

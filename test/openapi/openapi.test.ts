@@ -277,7 +277,8 @@ const PUBLISHED_SERVERS = [
   { url: 'https://staging.petstore.example.com/v1', description: 'Staging', 'x-internal': false },
 ]
 const INSTANCE =
-  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the ' +
+  'Production or Staging server.'
 
 /** The headers every response under /v1 declares (and carries). */
 const EVERY_RESPONSE = [
@@ -338,7 +339,8 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(document.info.title, 'Petstore API')
   })
 
-  it('lists the configured production and staging servers, then the running instance last (so generated clients take production)', () => {
+  it('lists the configured production and staging servers, then the running instance last (so generated clients take \
+production)', () => {
     assert.deepEqual(document.servers, [
       ...PUBLISHED_SERVERS,
       { url: `${server.baseUrl}/v1`, description: INSTANCE, 'x-internal': true },
@@ -349,7 +351,7 @@ describe('GET /v1/openapi.json', () => {
     // Besides its operations, each path names the 405 its other methods get.
     for (const item of Object.values(document.paths))
       assert.equal(
-        (item['x-other-methods'] as unknown as Response | undefined)?.description?.startsWith(
+        (item['x-other-methods'] as Response | undefined)?.description?.startsWith(
           'The path exists but does not support this method',
         ),
         true,
@@ -383,7 +385,8 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(Object.keys(document.paths['/store/orders/{orderId}/complete'] ?? {}), ['post'])
   })
 
-  it('names the twenty operations, the pet ones tagged Pets, the order ones Store, the event ones Events and the webhook ones Webhooks', () => {
+  it('names the twenty operations, the pet ones tagged Pets, the order ones Store, the event ones Events and the \
+webhook ones Webhooks', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
       OperationName,
       (typeof EXPECTED_OPERATIONS)[OperationName],
@@ -394,7 +397,8 @@ describe('GET /v1/openapi.json', () => {
     }
   })
 
-  it('marks exactly updatePet, deletePet, the order, event and webhook operations but listOrders x-stability: beta, visibly in their summary too', () => {
+  it('marks exactly updatePet, deletePet, the order, event and webhook operations but listOrders x-stability: beta, \
+visibly in their summary too', () => {
     for (const [name, expected] of Object.entries(EXPECTED_OPERATIONS) as [
       OperationName,
       (typeof EXPECTED_OPERATIONS)[OperationName],
@@ -407,7 +411,8 @@ describe('GET /v1/openapi.json', () => {
   it('states the pet state machine in the document and in the order operations', () => {
     for (const row of [
       '| place | `POST /store/orders` | `available` → `pending` | new, `placed` |',
-      '| complete | `POST /store/orders/{orderId}/complete` | `pending` → `sold` | `placed` → `completed` (`complete: true`) |',
+      '| complete | `POST /store/orders/{orderId}/complete` | `pending` → `sold` | `placed` → `completed` ' +
+        '(`complete: true`) |',
       '| cancel | `DELETE /store/orders/{orderId}` | `pending` → `available` | `placed` → `cancelled` |',
     ])
       assert.ok(document.info.description.includes(row), row)
@@ -906,7 +911,8 @@ describe('GET /v1/openapi.json', () => {
 })
 
 describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
-  it('names the configured origin, not the Host header, as the running instance (the only server when none is configured)', async () => {
+  it('names the configured origin, not the Host header, as the running instance (the only server when none is \
+configured)', async () => {
     const server = await startTestServer({ env: { PUBLIC_BASE_URL: 'https://pets.internal.example' } })
     try {
       const response = await server.request('/v1/openapi.json', { auth: false })
@@ -916,7 +922,8 @@ describe('GET /v1/openapi.json with PUBLIC_BASE_URL set', () => {
         {
           url: 'https://pets.internal.example/v1',
           description:
-            'This instance, a local or development one (no production or staging server is configured): the address this document was fetched from.',
+            'This instance, a local or development one (no production or staging server is configured): the ' +
+            'address this document was fetched from.',
           'x-internal': true,
         },
       ])

@@ -47,7 +47,8 @@ describe(`order races on ${TEST_STORE}`, () => {
   })
   after(() => server.close())
 
-  it(`${RACERS} concurrent orders for one pet: one 201, ${RACERS - 1} × 409, the pet pending, one order stored`, async () => {
+  it(`${RACERS} concurrent orders for one pet: one 201, ${RACERS - 1} × 409, the pet pending, one \
+order stored`, async () => {
     const pet = await addPet(server)
     const responses = await Promise.all(
       Array.from({ length: RACERS }, (_, index) =>
@@ -128,7 +129,8 @@ describe(`order races on ${TEST_STORE}`, () => {
     }
   })
 
-  it('a storm of places, cancels and completes on a few pets leaves every pet in a state its orders imply', async () => {
+  it('a storm of places, cancels and completes on a few pets leaves every pet in a state its orders \
+imply', async () => {
     const pets: Pet[] = await Promise.all(
       Array.from({ length: 6 }, (_, index) => addPet(server, 'available', `storm-${index}`)),
     )

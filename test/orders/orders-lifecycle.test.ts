@@ -94,7 +94,8 @@ describe('order lifecycle', () => {
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: placed.id, status: 'completed' }])
   })
 
-  it('cancels a placed order: it stays readable as cancelled, the pet is available and can be ordered again', async () => {
+  it('cancels a placed order: it stays readable as cancelled, the pet is available and can be ordered \
+again', async () => {
     const pet = await addPet(server)
     const first = await placeOrder(server, { petId: pet.id })
     const response = await cancelRequest(server, first.id)
@@ -193,7 +194,8 @@ describe('order lifecycle', () => {
         { pet, order },
       )
 
-      // The old order must not touch the pet's new order: completing it would sell the pet, cancelling it would free it.
+      // The old order must not touch the pet's new order: completing it would sell the pet, cancelling it would free
+      // it.
       const next = await placeOrder(server, { petId: pet.id })
       const state = { pet: { ...pet, status: 'pending' as const }, order: next }
       await assertRefused(
@@ -239,7 +241,8 @@ describe('order lifecycle', () => {
         .insertInto('orders')
         .values({ pet_id: petId, quantity: 1, ship_date: null, status: 'placed' })
         .execute()
-    // SQLite and PostgreSQL word these differently: "FOREIGN KEY constraint failed" / "violates foreign key constraint".
+    // SQLite and PostgreSQL word these differently: "FOREIGN KEY constraint failed" / "violates foreign key
+    // constraint".
     await assert.rejects(insert(987_654_321), /foreign key constraint/i)
     await assert.rejects(insert(pet.id), /UNIQUE constraint failed|orders_one_placed_order_per_pet/)
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'placed' }])

@@ -35,7 +35,8 @@ describe('GET /v1/store/orders (listOrders)', () => {
   })
   after(() => server.close())
 
-  it('returns the first 20 orders in id order, whatever their state, with a next link that keeps the limit', async () => {
+  it('returns the first 20 orders in id order, whatever their state, with a next link that keeps the \
+limit', async () => {
     const response = await server.request('/v1/store/orders')
     assert.equal(response.status, 200)
     assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')

@@ -169,7 +169,8 @@ describe('order validation', () => {
       })
     }
 
-    it('numbers that cannot be read exactly, malformed JSON, an empty body, a non-JSON body and a query parameter', async () => {
+    it('numbers that cannot be read exactly, malformed JSON, an empty body, a non-JSON body and a \
+query parameter', async () => {
       const countBefore = await storedOrderCount(server)
       const post = (body: string, contentType = 'application/json') =>
         server.request('/v1/store/orders', { method: 'POST', headers: { 'content-type': contentType }, body })
@@ -177,7 +178,9 @@ describe('order validation', () => {
         await assertError(await post(`{"petId":${literal}}`), {
           status: 400,
           code: 'invalid_request',
-          message: `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+          message:
+            `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and ` +
+            'lie between -9007199254740991 and 9007199254740991.',
         })
       }
       await assertError(await post(`{"petId":${pet.id},`), {

@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const PATTERN =
   '^(?:(?![\\p{Cc}\\u202A-\\u202E\\u2066-\\u2069])[\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}])*' +
-  '[^\\p{Cc}\\p{Cs}\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069]*$'
+  '[^\\p{Cc}\\p{Cs}\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}]' +
+  '[^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069]*$'
 
 const INVALID_NAME = {
   status: 400,

@@ -1,4 +1,4 @@
-// Conditional requests on one pet (RFC 9110 §13): a strong ETag on every answer carrying the pet, changing
+// Conditional requests on one pet (RFC 9110 section 13): a strong ETag on every answer carrying the pet, changing
 // exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match on GET.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -10,7 +10,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js'
 const stale = (id: number, current: string) => ({
   status: 412,
   code: 'precondition_failed',
-  message: `If-Match does not name the current ETag of pet ${id}, ${current}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+  message:
+    `If-Match does not name the current ETag of pet ${id}, ${current}: it was changed since it was read. Nothing ` +
+    'was changed; read it again before retrying.',
 })
 const gone = (id: number) => ({
   status: 412,
@@ -32,7 +34,8 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
     return response.headers.get('etag')
   }
 
-  it('tags the created, read and changed pet, and changes the tag exactly when the pet changes, orders included', async () => {
+  it('tags the created, read and changed pet, and changes the tag exactly when the pet changes, orders \
+included', async () => {
     const created = await server.request('/v1/pets', { json: { name: 'Tagged', categoryId: 2 } })
     const pet = await created.json()
     assert.equal(created.headers.get('etag'), etagOf(pet.id, 1))
@@ -106,7 +109,8 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
       assert.deepEqual(await storedPet(server, pet.id), { ...pet, version: 2, deleted: true })
     })
 
-    it('checks If-Match before the placed order: a stale client learns it is stale (412), not why it could not win (409)', async () => {
+    it('checks If-Match before the placed order: a stale client learns it is stale (412), not why it could not win \
+(409)', async () => {
       const pet = await addPet(server)
       await placeOrder(server, { petId: pet.id })
       await assertError(
@@ -157,7 +161,8 @@ describe('ETag, If-Match and If-None-Match on /v1/pets/{petId}', () => {
     it('refuses a malformed If-None-Match with 400', async () => {
       const pet = await addPet(server)
       const message =
-        'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
+        'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it ' +
+        '(e.g. "12.3")'
       await assertError(
         await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-none-match': '1.1' } }),
         {

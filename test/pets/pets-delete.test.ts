@@ -74,7 +74,8 @@ describe('DELETE /v1/pets/{petId} (deletePet)', () => {
     )
   })
 
-  it('is refused with 409 while the pet has a placed order, and allowed once the order is finished; the orders stay readable', async () => {
+  it('is refused with 409 while the pet has a placed order, and allowed once the order is finished; the orders stay \
+readable', async () => {
     const pet = await addPet(server)
     const cancelled = await placeOrder(server, { petId: pet.id })
     await finishOrder(server, cancelled.id, 'cancel')
@@ -82,7 +83,9 @@ describe('DELETE /v1/pets/{petId} (deletePet)', () => {
     const conflict = {
       status: 409,
       code: 'conflict',
-      message: `Pet ${pet.id} has a placed order (${order.id}); complete or cancel it before deleting the pet. Nothing was changed.`,
+      message:
+        `Pet ${pet.id} has a placed order (${order.id}); complete or cancel it before deleting the pet. Nothing ` +
+        'was changed.',
     }
     await assertError(await deletePet(server, pet.id), conflict)
     await assertError(await deletePet(server, pet.id, { 'if-match': etagOf(pet.id, 4) }), conflict)
@@ -113,7 +116,8 @@ describe('DELETE /v1/pets/{petId} (deletePet)', () => {
       },
     )
     const message =
-      'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
+      'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it ' +
+      '(e.g. "12.3")'
     await assertError(await deletePet(server, pet.id, { 'if-match': String(pet.id) }), {
       status: 400,
       code: 'invalid_request',

@@ -45,7 +45,8 @@ async function createPet(call: Call, name: string): Promise<Pet> {
 
 /** The three races, against whichever instances `call` spreads the requests over. */
 function races(call: Call, rows: Rows, instances: number) {
-  it(`${RACERS} PATCHes with the same If-Match: one 200, ${RACERS - 1} × 412 with the winner's ETag, the winner stored`, async () => {
+  it(`${RACERS} PATCHes with the same If-Match: one 200, ${RACERS - 1} × 412 with the winner's ETag, \
+the winner stored`, async () => {
     for (let round = 0; round < 3; round++) {
       const pet = await createPet(call, `raced-${round}`)
       const results = await answers(
@@ -64,7 +65,9 @@ function races(call: Call, rows: Rows, instances: number) {
       const winner = winners[0]
       assert.equal(winner?.etag, etagOf(pet.id, 2))
       const losers = results.filter((result) => result !== winner)
-      const message = `If-Match does not name the current ETag of pet ${pet.id}, ${etagOf(pet.id, 2)}: it was changed since it was read. Nothing was changed; read it again before retrying.`
+      const message =
+        `If-Match does not name the current ETag of pet ${pet.id}, ${etagOf(pet.id, 2)}: it was changed since it ` +
+        'was read. Nothing was changed; read it again before retrying.'
       for (const loser of losers)
         assert.deepEqual(loser, {
           status: 412,
@@ -80,7 +83,8 @@ function races(call: Call, rows: Rows, instances: number) {
     }
   })
 
-  it('DELETE racing placeOrder: the order placed and the delete 409, or the pet deleted and the order 404/409; never an order on a deleted pet', async (t) => {
+  it('DELETE racing placeOrder: the order placed and the delete 409, or the pet deleted and the order 404/409; never \
+an order on a deleted pet', async (t) => {
     const outcomes = new Set<string>()
     for (let round = 0; round < 12; round++) {
       const pet = await createPet(call, `contested-${round}`)

@@ -69,14 +69,17 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
     assert.equal((await storedPet(server, pet.id))?.version, 1)
   })
 
-  it('refuses a status change while the pet has a placed order (409, nothing changed), but not another change', async () => {
+  it('refuses a status change while the pet has a placed order (409, nothing changed), but not another \
+change', async () => {
     const pet = await addPet(server, 'available', 'Ordered')
     const order = await placeOrder(server, { petId: pet.id })
     for (const status of ['available', 'sold']) {
       await assertError(await patchPet(server, pet.id, { status, name: 'Sneaky' }), {
         status: 409,
         code: 'conflict',
-        message: `Pet ${pet.id} has a placed order (${order.id}): its status follows that order until it is completed or cancelled. Nothing was changed.`,
+        message:
+          `Pet ${pet.id} has a placed order (${order.id}): its status follows that order until it is completed or ` +
+          'cancelled. Nothing was changed.',
       })
     }
     assert.deepEqual(await storedPet(server, pet.id), { ...pet, status: 'pending', version: 2, deleted: false })
@@ -168,7 +171,8 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
           status: 400,
           code: 'invalid_request',
           message:
-            'The number 9007199254740993 cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.',
+            'The number 9007199254740993 cannot be read exactly: integers are written without fraction or ' +
+            'exponent and lie between -9007199254740991 and 9007199254740991.',
         },
       },
       {
@@ -226,7 +230,9 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
         expected: {
           status: 415,
           code: 'unsupported_media_type',
-          message: `The request body must be UTF-8 JSON; charset=iso-8859-1 is not supported. Send Content-Type: ${MERGE_PATCH} (charset=utf-8 may be added).`,
+          message:
+            'The request body must be UTF-8 JSON; charset=iso-8859-1 is not supported. Send Content-Type: ' +
+            `${MERGE_PATCH} (charset=utf-8 may be added).`,
         },
       },
       ...['abc', '"unterminated', '*, "1.1"', 'W/ "1.1"', '"1.1" "1.2"', '1.1'].map((value) => ({
@@ -311,7 +317,8 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
         status: 422,
         code: 'idempotency_key_reused',
         message:
-          'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
+          'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+          'send a new key for a new request.',
       }
       await assertError(
         await patchPet(
@@ -345,7 +352,9 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
       const expected = {
         status: 412,
         code: 'precondition_failed',
-        message: `If-Match does not name the current ETag of pet ${pet.id}, ${etagOf(pet.id, 1)}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+        message:
+          `If-Match does not name the current ETag of pet ${pet.id}, ${etagOf(pet.id, 1)}: it was changed since it ` +
+          'was read. Nothing was changed; read it again before retrying.',
       }
       await assertError(await send(), expected, { etag: etagOf(pet.id, 1), 'idempotent-replayed': null })
       assert.equal((await patchPet(server, pet.id, { name: 'Moved on' })).status, 200)

@@ -8,7 +8,9 @@ import { describe, it } from 'node:test'
 import { emptyTally, tallyText } from '../../scripts/tap-tally.js'
 import { makeTempDir } from '../helpers/temp.js'
 
-/** Runs node with `args` as npm test runs its passes (output on a pipe) and returns its exit code and standard output. */
+/**
+ * Runs node with `args` as npm test runs its passes (output on a pipe) and returns its exit code and standard output.
+ */
 async function runNode(args: string[], env: Record<string, string | undefined> = {}) {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env }
   // Set by the test runner around this file: a nested runner would report to it instead of printing TAP.
@@ -135,7 +137,8 @@ describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () =
     const skipped = join(directory, 'skipped.test.mjs')
     writeFileSync(
       skipped,
-      "import { describe, it } from 'node:test'\ndescribe('browser', { skip: 'no Chromium' }, () => { it('c', () => {}) })\n",
+      "import { describe, it } from 'node:test'\ndescribe('browser', { skip: 'no Chromium' }, () => { it('c', () " +
+        '=> {}) })\n',
     )
     const { code, stdout } = await runNode([
       '--test',

@@ -17,7 +17,9 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 
 /** The endpoint as every answer but creation and rotation shows it. */
 function withoutSecret(webhook: Webhook): Webhook {
-  return Object.fromEntries(Object.entries(webhook).filter(([name]) => name !== 'secret')) as unknown as Webhook
+  const shown = { ...webhook }
+  delete shown.secret
+  return shown
 }
 
 describe(`webhook endpoints on ${TEST_STORE}`, () => {
@@ -43,7 +45,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
     )
   })
 
-  it('registers an endpoint: 201, Location, enabled, every type by default, and a secret in Standard Webhooks form', async () => {
+  it('registers an endpoint: 201, Location, enabled, every type by default, and a secret in Standard \
+Webhooks form', async () => {
     const response = await server.request('/v1/webhooks', {
       json: { url: 'https://hooks.example.com/petstore', description: 'Shop sync' },
     })
@@ -112,8 +115,9 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://127.0.0.1/hook' },
         {
           message:
-            'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'Invalid request: url points at 127.0.0.1, a loopback address; webhooks are delivered only to public ' +
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -121,8 +125,9 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://[::1]:8080/' },
         {
           message:
-            'Invalid request: url points at [::1], a loopback address; webhooks are delivered only to public addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'Invalid request: url points at [::1], a loopback address; webhooks are delivered only to public ' +
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -130,8 +135,9 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://localhost:3000/' },
         {
           message:
-            'Invalid request: url points at localhost, a loopback address; webhooks are delivered only to public addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'Invalid request: url points at localhost, a loopback address; webhooks are delivered only to public ' +
+            'addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+            'local network).',
           details: [{ path: 'body/url', message: 'is a loopback address' }],
         },
       )
@@ -142,7 +148,8 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://169.254.169.254/latest/meta-data/' },
         {
           message:
-            'Invalid request: url points at 169.254.169.254, a link-local address (where cloud metadata services answer); webhooks are delivered only to public addresses ' +
+            'Invalid request: url points at 169.254.169.254, a link-local address (where cloud metadata services ' +
+            'answer); webhooks are delivered only to public addresses ' +
             'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
           details: [{ path: 'body/url', message: 'is a link-local address (where cloud metadata services answer)' }],
         },
@@ -151,8 +158,9 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         { url: 'http://192.168.0.10/' },
         {
           message:
-            'Invalid request: url points at 192.168.0.10, a private network address; webhooks are delivered only to public addresses ' +
-            'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+            'Invalid request: url points at 192.168.0.10, a private network address; webhooks are delivered only ' +
+            'to public addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver ' +
+            'on a local network).',
           details: [{ path: 'body/url', message: 'is a private network address' }],
         },
       )
@@ -265,8 +273,9 @@ describe(`webhook endpoints on ${TEST_STORE}`, () => {
         status: 400,
         code: 'invalid_request',
         message:
-          'Invalid request: url points at 10.0.0.1, a private network address; webhooks are delivered only to public addresses ' +
-          'unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a local network).',
+          'Invalid request: url points at 10.0.0.1, a private network address; webhooks are delivered only to ' +
+          'public addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
+          'local network).',
         details: [{ path: 'body/url', message: 'is a private network address' }],
       },
     )
@@ -403,7 +412,8 @@ describe(`the key that encrypts webhook secrets on ${TEST_STORE}`, () => {
     'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same database'
   const warnings = (server: TestServer) => server.logs.filter((line) => line.includes(WARNING)).length
 
-  it('unset: says nothing until webhooks are used, then warns once and keeps a generated key in the database', async () => {
+  it('unset: says nothing until webhooks are used, then warns once and keeps a generated key in the \
+database', async () => {
     const server = await startTestServer({ webhookNetwork: NO_NETWORK })
     try {
       assert.equal(warnings(server), 0)
@@ -456,7 +466,8 @@ describe(`the key that encrypts webhook secrets on ${TEST_STORE}`, () => {
 })
 
 describe(`the delivery log's retention on ${TEST_STORE}`, () => {
-  it('purges finished deliveries older than the retention, and those of deleted endpoints of any age, with their attempts; keeps the rest', async () => {
+  it('purges finished deliveries older than the retention, and those of deleted endpoints of any age, with their \
+attempts; keeps the rest', async () => {
     const server = await startTestServer({ webhookNetwork: NO_NETWORK })
     try {
       const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/retention' })

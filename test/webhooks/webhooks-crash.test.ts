@@ -61,7 +61,8 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
     await database.drop()
   })
 
-  it('delivers every event at least once, repeats under the same webhook-id, logs only attempts really started', async () => {
+  it('delivers every event at least once, repeats under the same webhook-id, logs only attempts really \
+started', async () => {
     const delivering = await spawnServer(env(), tuning)
     instances.push(delivering)
     // On PostgreSQL, the instance that will take over runs from the start, delivering too.

@@ -48,7 +48,8 @@ describe(`webhook delivery on ${TEST_STORE}`, () => {
     await Promise.all(receivers.map((started) => started.close()))
   })
 
-  it("delivers each of 500 changes' events to each subscribed receiver, signed, as the feed's bytes, under evt_<id>", async () => {
+  it("delivers each of 500 changes' events to each subscribed receiver, signed, as the feed's bytes, \
+under evt_<id>", async () => {
     const everything = await receiver()
     const petsCreated = await receiver()
     const ordersPlaced = await receiver()
@@ -123,7 +124,8 @@ describe(`webhook delivery on ${TEST_STORE}`, () => {
     assert.match(metrics, /^petstore_webhook_oldest_due_delivery_age_seconds \d/m)
   })
 
-  it('retries a receiver that answers 500, then times out, and logs the three attempts; the webhook-id never changes', async () => {
+  it('retries a receiver that answers 500, then times out, and logs the three attempts; the webhook-id \
+never changes', async () => {
     const flaky = await receiver({
       answer: ({ number }) =>
         number === 1
@@ -179,7 +181,8 @@ describe(`webhook delivery on ${TEST_STORE}`, () => {
     assert.ok(delivery.finishedAt !== null)
   })
 
-  it('marks a delivery failed once the schedule is spent; a manual retry sends it again under the same webhook-id', async () => {
+  it('marks a delivery failed once the schedule is spent; a manual retry sends it again under the same \
+webhook-id', async () => {
     let answer = 503
     const down = await receiver({ answer: () => ({ status: answer }) })
     const webhook = await registerWebhook(server, down, { types: ['pet.created'] })
@@ -357,7 +360,8 @@ describe(
       await stuck.close()
     })
 
-    it('writes nothing but the changes themselves: no claim, and no fan-out, for an endpoint that can take no more', async () => {
+    it('writes nothing but the changes themselves: no claim, and no fan-out, for an endpoint that can \
+take no more', async () => {
       await registerWebhook(server, stuck, { types: ['pet.created'] })
       // One place per endpoint, claimed eight ahead: after 12 creates the deliverer holds 8 (one attempt hanging).
       for (let index = 0; index < 12; index++) await createPet(server, `Held ${index}`)

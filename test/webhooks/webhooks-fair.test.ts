@@ -83,7 +83,8 @@ describe(`fair delivery beside twenty hanging receivers, on ${TEST_STORE}`, () =
     return places
   }
 
-  it('delivers every event to the healthy receiver while the hanging ones are throttled to one place each', async () => {
+  it('delivers every event to the healthy receiver while the hanging ones are throttled to one place \
+each', async () => {
     const hangingIds: number[] = []
     for (const receiver of hanging)
       hangingIds.push((await registerWebhook(server, receiver, { types: ['pet.created'] })).id)

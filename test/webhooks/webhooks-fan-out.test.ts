@@ -108,7 +108,8 @@ describe(`the fan-out's rules on ${TEST_STORE}`, () => {
     assert.equal(await position(), 0)
   })
 
-  it('gives each enabled endpoint the events of its types after its receives_after, a batch at a time, in order', async () => {
+  it('gives each enabled endpoint the events of its types after its receives_after, a batch at a time, \
+in order', async () => {
     const before = await event('pet.created')
     const all = await endpoint('all', { receivesAfter: before })
     const orders = await endpoint('orders', { types: ',order.placed,', receivesAfter: before })
@@ -164,7 +165,8 @@ describe(`the fan-out's rules on ${TEST_STORE}`, () => {
     )
   })
 
-  it("delivers the events committed before an endpoint's change as it was then, whenever the fan-out reaches them", async () => {
+  it("delivers the events committed before an endpoint's change as it was then, whenever the fan-out \
+reaches them", async () => {
     // Catch up first: the endpoints above have had every event so far.
     await event('pet.created')
     await fanOut(1000)
@@ -322,7 +324,8 @@ describe(`the deliverer while the API is busy, on ${TEST_STORE}`, () => {
     await stuck.close()
   })
 
-  it('makes one attempt at a time per endpoint while requests queue, and all it may once they are done; waiting readers do not count', async () => {
+  it('makes one attempt at a time per endpoint while requests queue, and all it may once they are done; waiting \
+readers do not count', async () => {
     await registerWebhook(server, stuck, { types: ['pet.created'] })
     // Three long polls waiting: in progress, but idle. The deliverer is not slowed by them.
     const polls = new AbortController()

@@ -74,7 +74,8 @@ describe(`webhook destinations checked at each attempt, guard on, on ${TEST_STOR
     return delivery
   }
 
-  it('never connects to a host name that resolves to loopback at delivery time, and asks the resolver at every attempt', async () => {
+  it('never connects to a host name that resolves to loopback at delivery time, and asks the resolver \
+at every attempt', async () => {
     answers.set('rebinding.example', [{ address: '127.0.0.1', family: 4 }])
     const before = lookups.length
     const delivery = await failedDelivery(`http://rebinding.example:${forbidden.port}/hook`)
@@ -112,7 +113,8 @@ describe(`webhook destinations checked at each attempt, guard on, on ${TEST_STOR
     const metadata = await failedDelivery('http://metadata.example/latest/meta-data/')
     assert.equal(
       metadata.attempts[0]?.error,
-      'metadata.example resolves to fd00:ec2::254, a private network address; webhooks are delivered only to public addresses',
+      'metadata.example resolves to fd00:ec2::254, a private network address; webhooks are delivered only to ' +
+        'public addresses',
     )
     assert.equal(forbidden.connections(), 0)
   })

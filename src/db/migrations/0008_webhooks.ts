@@ -16,7 +16,8 @@ const DELIVERY_COLUMNS = 'endpoint_id, event_id, status, attempts, due_at, creat
 
 const SQLITE_TRIGGER = `create trigger webhook_fan_out after insert on events begin
   insert into webhook_deliveries (${DELIVERY_COLUMNS})
-  select id, new.id, 'pending', 0, cast(round((julianday(new.occurred_at) - 2440587.5) * 86400000) as integer), new.occurred_at
+  select id, new.id, 'pending', 0, cast(round((julianday(new.occurred_at) - 2440587.5) * 86400000) as integer), \
+new.occurred_at
   ${MATCHING_ENDPOINTS};
 end`
 
@@ -94,9 +95,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   if (isPostgres(db)) {
     await sql.raw(POSTGRES_FUNCTION).execute(db)
-    await sql`create trigger webhook_fan_out after insert on events for each row execute function webhook_fan_out()`.execute(
-      db,
-    )
+    await sql`create trigger webhook_fan_out after insert on events
+      for each row execute function webhook_fan_out()`.execute(db)
   } else {
     await sql.raw(SQLITE_TRIGGER).execute(db)
   }

@@ -83,15 +83,15 @@ end
 $$`,
       )
       .execute(db)
-    await sql`create trigger webhook_fan_out after insert on events for each row execute function webhook_fan_out()`.execute(
-      db,
-    )
+    await sql`create trigger webhook_fan_out after insert on events
+      for each row execute function webhook_fan_out()`.execute(db)
   } else {
     await sql
       .raw(
         `create trigger webhook_fan_out after insert on events begin
   insert into webhook_deliveries (${columns})
-  select id, new.id, 'pending', 0, cast(round((julianday(new.occurred_at) - 2440587.5) * 86400000) as integer), new.occurred_at
+  select id, new.id, 'pending', 0, cast(round((julianday(new.occurred_at) - 2440587.5) * 86400000) as integer), \
+new.occurred_at
   ${matching};
 end`,
       )

@@ -6,6 +6,7 @@ import type { Authenticator, Principal } from '../../keys/authenticator.js'
 import type { Scope } from '../../keys/scopes.js'
 import { ApiError } from '../errors/errors.js'
 import type { RateLimiter } from './rate-limit.js'
+import { MESSAGES } from '../errors/error-messages.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,7 +39,9 @@ const REALM = 'Bearer realm="petstore"'
 // the digest comparison, not by the grammar.
 const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 
-/** `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent. */
+/**
+ * `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent.
+ */
 function queryToken(request: FastifyRequest): string | ApiError | undefined {
   if (!request.routeOptions.config.acceptsAccessTokenQuery) return undefined
   const token = (request.query as Record<string, unknown> | undefined)?.access_token
@@ -62,7 +65,7 @@ function presentedKey(request: FastifyRequest): string | ApiError {
   if (fromQuery instanceof ApiError) return fromQuery
   const header = fromQuery ?? request.headers.authorization
   if (header === undefined || header === '') {
-    return new ApiError('unauthorized', 'An API key is required: send Authorization: Bearer <key>.', {
+    return new ApiError('unauthorized', MESSAGES.keyRequired(), {
       headers: { 'www-authenticate': REALM },
     })
   }
@@ -87,7 +90,7 @@ function conclude(request: FastifyRequest, refusal: ApiError | undefined): void 
   const scope = request.routeOptions.config.scope
   if (scope !== undefined && !request.principal?.scopes.includes(scope)) {
     // RFC 6750 section 3.1: insufficient_scope, with the scope that would have been enough.
-    throw new ApiError('forbidden', `This API key does not have the scope ${scope}, which this operation requires.`, {
+    throw new ApiError('forbidden', MESSAGES.scopeMissing(scope), {
       headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
     })
   }

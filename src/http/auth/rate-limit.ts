@@ -9,6 +9,7 @@ import type { Recollection } from '../../keys/authenticator.js'
 import { ApiError } from '../errors/errors.js'
 import { SpentAddresses } from './spent-addresses.js'
 import { WindowCounts, type WindowCount } from './window-counts.js'
+import { MESSAGES } from '../errors/error-messages.js'
 
 export type RateLimitSettings = Pick<
   Config,
@@ -83,11 +84,13 @@ export async function registerRateLimit(
     const retryAfter = Math.max(1, resetSeconds)
     reply.header('ratelimit-policy', `${POLICY};q=${max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=0;t=${resetSeconds}`)
-    const message = publicRequests.has(request)
-      ? `Too many requests from this address (${max} per ${window} s); retry in ${retryAfter} s.`
-      : request.principal
-        ? `This API key has used its ${max} requests per ${window} s; retry in ${retryAfter} s.`
-        : `Too many requests without a valid API key from this address (${max} per ${window} s); retry in ${retryAfter} s.`
+    const message = (
+      publicRequests.has(request)
+        ? MESSAGES.publicQuotaUsed
+        : request.principal
+          ? MESSAGES.keyQuotaUsed
+          : MESSAGES.addressQuotaUsed
+    )(max, window, retryAfter)
     throw new ApiError('rate_limited', message, { headers: { 'retry-after': String(retryAfter) } })
   }
 

@@ -6,14 +6,14 @@ import type { Socket } from 'node:net'
 import { STATUS_CODES, type Server } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
-import { HEADER_LIMIT_BYTES, inKiB } from '../limits.js'
+import { MESSAGES } from './error-messages.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
     code: 'request_header_fields_too_large',
-    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
+    message: MESSAGES.headersTooLarge(),
   },
-  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request was not received in time.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: MESSAGES.requestTimeout() },
 }
 
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {

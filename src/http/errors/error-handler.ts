@@ -10,7 +10,7 @@ import { acceptedMediaTypes } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
 import { validationDetails } from '../validation/validation-details.js'
-import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
+import { MESSAGES } from './error-messages.js'
 
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
@@ -24,22 +24,19 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     return new ApiError('invalid_request', 'The client closed the connection before the request was complete.')
   }
   if (isDatabaseUnavailable(error)) {
-    return new ApiError('unavailable', 'The database cannot be reached right now; retry the request.', {
+    return new ApiError('unavailable', MESSAGES.databaseUnreachable(), {
       headers: { 'retry-after': '1' },
     })
   }
   if (error.validation) {
     const { details, summary } = validationDetails(error)
-    return new ApiError('invalid_request', `Invalid request: ${summary}`, { details })
+    return new ApiError('invalid_request', MESSAGES.invalidRequest(summary), { details })
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('payload_too_large', `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`)
+      return new ApiError('payload_too_large', MESSAGES.bodyTooLarge())
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(
-        'unsupported_media_type',
-        `The request body must be sent as Content-Type: ${acceptedMediaTypes(request).join(' or ')}.`,
-      )
+      return new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request)))
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -57,10 +54,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
       error instanceof SyntaxError ? `The request body is not valid JSON: ${error.message}` : error.message
     return new ApiError(errorCodeForStatus(status), message)
   }
-  return new ApiError(
-    'internal_error',
-    'The service failed to complete the request. Quote the X-Request-Id when reporting it.',
-  )
+  return new ApiError('internal_error', MESSAGES.internalError())
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {

@@ -1,9 +1,12 @@
+// The Error body every error response has, and the documented error responses of the operations.
 import { Type, type TSchema } from 'typebox'
 import { named, namedResponse, RESPONSE_NAME } from '../openapi/openapi-names.js'
 import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from '../openapi/response-headers.js'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from '../validation/validation-details.js'
-import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES, inKiB } from '../limits.js'
+import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
+import { exampleBody } from './error-examples.js'
+import { MESSAGES } from './error-messages.js'
 
 const codeDescription = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `- \`${code}\` (${entry.status}): ${entry.meaning}`)
@@ -44,8 +47,11 @@ export const ErrorSchema = named(
           {
             maxItems: MAX_LISTED_PROBLEMS + 1,
             description:
-              'Each problem found, where it was found: for invalid_request, and for not_found when the missing resource was named in the request (e.g. `body/petId`). ' +
-              `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 more problems not listed"}\`. ` +
+              'Each problem found, where it was found: for invalid_request, and for not_found when the missing ' +
+              'resource was named in the request (e.g. `body/petId`). ' +
+              `At most ${MAX_LISTED_PROBLEMS} problems are listed; when more were found, one last entry has the ` +
+              `request part alone as its path and counts the rest, e.g. \`{"path": "query", "message": "1280 ` +
+              `more problems not listed"}\`. ` +
               `A path longer than ${MAX_DETAIL_PATH_LENGTH} characters is shortened, ending in \`…\`.`,
           },
         ),
@@ -53,7 +59,8 @@ export const ErrorSchema = named(
     },
     {
       description:
-        'The body of every error response. Open to additive change: a later version may add properties, which clients should ignore.',
+        'The body of every error response. Open to additive change: a later version may add properties, which ' +
+        'clients should ignore.',
       examples: [
         {
           code: 'invalid_request',
@@ -73,67 +80,32 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   not_found: 'Not found (code `not_found`).',
   // The same words as the response listed for each path's other methods (docs.ts): both are one shared response.
   method_not_allowed:
-    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it ' +
+    'does support. Any method not documented for a path gets it.',
   request_timeout: 'The request did not arrive completely in time (code `request_timeout`); the connection is closed.',
   request_header_fields_too_large:
-    'The request line and headers are larger than the limit (code `request_header_fields_too_large`); the connection is closed.',
+    'The request line and headers are larger than the limit (code `request_header_fields_too_large`); the ' +
+    'connection is closed.',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
-    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
+    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is ' +
+    'in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight:
-    'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); retry after Retry-After seconds to get its response.',
+    'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
+    'retry after Retry-After seconds to get its response.',
   idempotency_key_reused:
-    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed.',
+    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code ' +
+    '`idempotency_key_reused`). Nothing was changed.',
   gone: 'The feed position is older than the events kept (code `gone`): start again with `after=0`.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
   rate_limited:
-    'The request quota of the key (or of the client address, without a valid key) is used up for this window (code `rate_limited`); retry after Retry-After seconds.',
+    'The request quota of the key (or of the client address, without a valid key) is used up for this window ' +
+    '(code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
-    'The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+    'The body is not of a media type the operation takes (application/json; for an update with PATCH also ' +
+    'application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
-}
-
-/** A realistic body of each error, as the service sends it. */
-const exampleFor: Record<ErrorCode, { message: string; details?: { path: string; message: string }[] }> = {
-  invalid_request: {
-    message: 'Invalid request: body/categoryId must be integer',
-    details: [{ path: 'body/categoryId', message: 'must be integer' }],
-  },
-  unauthorized: { message: 'An API key is required: send Authorization: Bearer <key>.' },
-  forbidden: { message: 'This API key does not have the scope pets:write, which this operation requires.' },
-  not_found: { message: 'No pet has id 12.' },
-  method_not_allowed: { message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.' },
-  request_timeout: { message: 'The request was not received in time.' },
-  conflict: { message: 'Pet 12 is pending; only an available pet can be ordered.' },
-  idempotency_key_in_flight: {
-    message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
-  },
-  precondition_failed: {
-    message:
-      'If-Match does not name the current ETag of pet 12, "12.4": it was changed since it was read. Nothing was changed; read it again before retrying.',
-  },
-  gone: {
-    message:
-      'Events up to 5120 are no longer kept, so some after 4000 were missed; resynchronise and start again with after=0.',
-  },
-  payload_too_large: { message: `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.` },
-  unsupported_media_type: { message: 'The request body must be sent as Content-Type: application/json.' },
-  idempotency_key_reused: {
-    message:
-      'This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.',
-  },
-  request_header_fields_too_large: {
-    message: `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
-  },
-  rate_limited: { message: 'This API key has used its 600 requests per 60 s; retry in 42 s.' },
-  internal_error: { message: 'The service failed to complete the request. Quote the X-Request-Id when reporting it.' },
-  unavailable: { message: 'The database cannot be reached right now; retry the request.' },
-}
-
-function exampleBody(code: ErrorCode, message = exampleFor[code].message) {
-  const { details } = exampleFor[code]
-  return { code, message, status: ERROR_CODES[code].status, ...(details ? { details } : {}) }
 }
 
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
@@ -146,7 +118,9 @@ const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   unavailable: { 'Retry-After': RetryAfterHeader },
 }
 
-/** The name of the shared response for these codes (all of one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`. */
+/**
+ * The name of the shared response for these codes (all of one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`.
+ */
 function responseName(codes: ErrorCode[]): string {
   return codes
     .map((code) =>
@@ -207,22 +181,25 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
  * The 403 of an operation that requires `scope`: its description and example name that scope. One shared
  * response per scope (`ForbiddenPetsWrite`).
  */
-export function forbiddenResponse(scope: string): TSchema {
+export function forbiddenResponse(scope: string) {
   const name = `Forbidden${scope
     .split(/[^a-z]/)
     .map((word) => `${word[0]?.toUpperCase()}${word.slice(1)}`)
     .join('')}`
   return namedResponse(name, {
     ...ErrorSchema,
-    description: `The API key lacks the scope \`${scope}\` this operation requires (code \`forbidden\`); \`WWW-Authenticate\` names it: \`Bearer realm="petstore", error="insufficient_scope", scope="${scope}"\`.`,
-    examples: [
-      exampleBody('forbidden', `This API key does not have the scope ${scope}, which this operation requires.`),
-    ],
+    description:
+      `The API key lacks the scope \`${scope}\` this operation requires (code \`forbidden\`); \`WWW-Authenticate\` ` +
+      `names it: \`Bearer realm="petstore", error="insufficient_scope", scope="${scope}"\`.`,
+    examples: [exampleBody('forbidden', MESSAGES.scopeMissing(scope))],
     headers: headersFor.forbidden,
   })
 }
 
-/** The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation); no longer the shared ones. */
+/**
+ * The same responses, each also declaring `headers` (e.g. those a hook adds to every answer of the operation); no
+ * longer the shared ones.
+ */
 export function withHeaders(
   responses: Record<number, TSchema>,
   headers: Record<string, TSchema>,

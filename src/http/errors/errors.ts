@@ -8,7 +8,8 @@ export const ERROR_CODES = {
   invalid_request: {
     status: 400,
     meaning:
-      'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read (not UTF-8, not JSON, a key given twice in one object, a number that cannot be read exactly).',
+      'The request is malformed: a parameter or the body breaks the schema, or the JSON cannot be read (not ' +
+      'UTF-8, not JSON, a key given twice in one object, a number that cannot be read exactly).',
   },
   unauthorized: { status: 401, meaning: 'The bearer API key is missing, unknown, revoked or expired.' },
   forbidden: {
@@ -25,39 +26,47 @@ export const ERROR_CODES = {
   conflict: {
     status: 409,
     meaning:
-      "The request is valid but the resource's current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.",
+      "The request is valid but the resource's current state does not allow it (e.g. ordering an animal that is " +
+      'not available, cancelling a completed order); nothing was changed.',
   },
   idempotency_key_in_flight: {
     status: 409,
     meaning:
-      'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.',
+      'A request with the same Idempotency-Key (from the same API key) is still being processed; retry after ' +
+      'Retry-After seconds to get its response.',
   },
   precondition_failed: {
     status: 412,
     meaning:
-      'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it no longer exists; nothing was changed.',
+      'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one ' +
+      'is in the ETag header), or it no longer exists; nothing was changed.',
   },
   gone: {
     status: 410,
     meaning:
-      'What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).',
+      'What the request points at is no longer kept: an event feed position older than the events retained. ' +
+      'Start again from the beginning (`after=0`).',
   },
   payload_too_large: { status: 413, meaning: `The request body is larger than ${inKiB(BODY_LIMIT_BYTES)}.` },
   unsupported_media_type: {
     status: 415,
     meaning:
-      'The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.',
+      'The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or ' +
+      'declares a charset other than UTF-8.',
   },
   idempotency_key_reused: {
     status: 422,
     meaning:
-      'The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.',
+      'The Idempotency-Key was already used by this API key for a different request (another operation, resource ' +
+      'or body); send a new key for a new request.',
   },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
   rate_limited: {
     status: 429,
     meaning:
-      'The API key (or, without a valid key, the client address) has used up its request quota for the current window, or the key already holds as many open event streams and long polls as it may; retry after the time given in Retry-After.',
+      'The API key (or, without a valid key, the client address) has used up its request quota for the current ' +
+      'window, or the key already holds as many open event streams and long polls as it may; retry after the ' +
+      'time given in Retry-After.',
   },
   internal_error: {
     status: 500,
@@ -149,7 +158,8 @@ function preconditionFailed({ resource, id, currentVersion, exists }: Preconditi
   const tag = entityTag(id, currentVersion)
   return new ApiError(
     'precondition_failed',
-    `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since it was read. Nothing was changed; read it again before retrying.`,
+    `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since it was read. ` +
+      'Nothing was changed; read it again before retrying.',
     { headers: { etag: tag } },
   )
 }

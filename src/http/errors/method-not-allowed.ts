@@ -1,5 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { ApiError } from './errors.js'
+import { MESSAGES } from './error-messages.js'
 
 // HEAD follows GET, and OPTIONS belongs to CORS preflight.
 const ANSWERED_ELSEWHERE = new Set(['HEAD', 'OPTIONS'])
@@ -19,7 +20,7 @@ export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: H
     // Refused before the body is read: for a method that carries one (PUT, QUERY) its type and size do not matter.
     onRequest: (request, _reply, done) => {
       done(
-        new ApiError('method_not_allowed', `${request.method} is not allowed on this resource; allowed: ${allow}.`, {
+        new ApiError('method_not_allowed', MESSAGES.methodNotAllowed(request.method, allow), {
           headers: { allow },
         }),
       )

@@ -8,6 +8,7 @@ import { ApiError } from '../errors/errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
+import { MESSAGES } from '../errors/error-messages.js'
 
 const SHOWN_LENGTH = 40
 
@@ -32,12 +33,14 @@ function refusal(problem: JsonProblem): ApiError {
   if (problem.kind === 'inexact-number') {
     return new ApiError(
       'invalid_request',
-      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+      `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or ` +
+        'exponent and lie between -9007199254740991 and 9007199254740991.',
     )
   }
   return new ApiError(
     'invalid_request',
-    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ${shorten(problem.pointer)}); each key may appear once.`,
+    `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ` +
+      `${shorten(problem.pointer)}); each key may appear once.`,
     { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] },
   )
 }
@@ -45,7 +48,8 @@ function refusal(problem: JsonProblem): ApiError {
 function notUtf8(bytes: Buffer): ApiError {
   return new ApiError(
     'invalid_request',
-    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a well-formed sequence ` +
+    `The request body is not valid UTF-8: the byte at offset ${firstInvalidUtf8Offset(bytes)} does not start a ` +
+      'well-formed sequence ' +
       '(a stray or truncated byte, an overlong form or an encoded surrogate). JSON bodies must be UTF-8.',
   )
 }
@@ -71,19 +75,14 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     // A scope's parser serves all of its routes; only those that document the type (`consumes`) take it.
     const accepted = acceptedMediaTypes(request)
     if (!accepted.includes(mediaType))
-      return done(
-        new ApiError(
-          'unsupported_media_type',
-          `The request body must be sent as Content-Type: ${accepted.join(' or ')}.`,
-        ),
-        undefined,
-      )
+      return done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted)), undefined)
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
       return done(
         new ApiError(
           'unsupported_media_type',
-          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ${mediaType} (charset=utf-8 may be added).`,
+          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +
+            `${mediaType} (charset=utf-8 may be added).`,
         ),
         undefined,
       )

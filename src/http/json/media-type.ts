@@ -1,10 +1,10 @@
-// The charset a Content-Type declares. JSON is UTF-8 (RFC 8259 §8.1) and the body is decoded as UTF-8 only,
+// The charset a Content-Type declares. JSON is UTF-8 (RFC 8259 section 8.1) and the body is decoded as UTF-8 only,
 // so a body declared in another charset would be misread (latin1 `é` is one byte, not valid UTF-8, or worse,
 // valid UTF-8 meaning something else): the client is told so (415) rather than guessed at. Also which media
 // types a route's body may have.
 import type { FastifyRequest } from 'fastify'
 
-// RFC 9110 §5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
+// RFC 9110 section 5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
 const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
 const QUOTED_PAIR = /\\(.)/g
 

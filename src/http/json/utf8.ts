@@ -16,7 +16,7 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629 §4), or -1. */
+/** The offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629 section 4), or -1. */
 export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   let index = 0
   while (index < bytes.length) {

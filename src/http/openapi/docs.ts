@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestAsyncHookHandler } from 'fastify'
 import type { Scope } from '../../keys/scopes.js'
 import { ErrorSchema, forbiddenResponse } from '../errors/error.schema.js'
-import { ERROR_CODES } from '../errors/errors.js'
+import { exampleBody } from '../errors/error-examples.js'
 import { markNames, useComponents } from './openapi-components.js'
 import { openapiBase, type ApiServers } from './openapi-info.js'
 import { API_PREFIX } from '../paths.js'
@@ -23,7 +23,9 @@ export async function registerOpenApi(app: FastifyInstance, servers: ApiServers)
       url: url.startsWith(`${API_PREFIX}/`) ? url.slice(API_PREFIX.length) : url,
     }),
     transformObject: (documentObject) => {
-      const generated = (documentObject as unknown as { openapiObject: Record<string, unknown> }).openapiObject
+      if (!('openapiObject' in documentObject))
+        throw new Error('The document is written as OpenAPI 3, never Swagger 2.')
+      const generated: Record<string, unknown> = { ...documentObject.openapiObject }
       return withMethodNotAllowed(useComponents(generated, { responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } }))
     },
   })
@@ -36,10 +38,8 @@ export async function registerOpenApi(app: FastifyInstance, servers: ApiServers)
 function documentedSchema(schema: FastifySchema, scope: Scope | undefined): FastifySchema {
   const responses = Object.fromEntries(
     Object.entries((schema.response ?? {}) as Record<string, Record<string, unknown>>).map(([status, response]) => {
-      const shown =
-        status === '403' && scope !== undefined
-          ? (forbiddenResponse(scope) as unknown as Record<string, unknown>)
-          : response
+      const shown: Record<string, unknown> =
+        status === '403' && scope !== undefined ? forbiddenResponse(scope) : response
       return [status, { ...shown, headers: { ...(shown.headers as object | undefined), ...EVERY_RESPONSE_HEADERS } }]
     }),
   )
@@ -51,10 +51,13 @@ function documentedSchema(schema: FastifySchema, scope: Scope | undefined): Fast
 
 const descriptionOf = (schema: object) => (schema as { description?: string }).description
 
-/** The answer to a method a documented path does not support: it belongs to no operation, so it is listed on its own. */
+/**
+ * The answer to a method a documented path does not support: it belongs to no operation, so it is listed on its own.
+ */
 const METHOD_NOT_ALLOWED = {
   description:
-    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it.',
+    'The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it ' +
+    'does support. Any method not documented for a path gets it.',
   headers: {
     Allow: { description: descriptionOf(AllowHeader), schema: AllowHeader },
     ...Object.fromEntries(
@@ -67,11 +70,7 @@ const METHOD_NOT_ALLOWED = {
   content: {
     'application/json': {
       schema: ErrorSchema,
-      example: {
-        code: 'method_not_allowed',
-        message: 'PUT is not allowed on this resource; allowed: GET, POST, HEAD.',
-        status: ERROR_CODES.method_not_allowed.status,
-      },
+      example: exampleBody('method_not_allowed'),
     },
   },
 }
@@ -107,7 +106,10 @@ const CONTENT_TYPES: Record<DocumentFormat, string> = {
   yaml: 'application/x-yaml',
 }
 
-/** The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test fails if it changes). */
+/**
+ * The one inline style Swagger UI writes: the `<style>` of its logo's SVG (swagger-ui-dist 5.34; the /docs browser test
+ * fails if it changes).
+ */
 const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
 
 /** The tab's icon: ours, not the framework's (a paw, drawn in four circles and an ellipse). */

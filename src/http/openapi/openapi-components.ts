@@ -57,7 +57,8 @@ class Registry {
     if (listed === undefined) this.entries.set(name, value)
     else if (!same(listed, value))
       throw new Error(
-        `OpenAPI ${this.kind} "${name}" is used with two different definitions:\n${JSON.stringify(listed)}\n${JSON.stringify(value)}`,
+        `OpenAPI ${this.kind} "${name}" is used with two different ` +
+          `definitions:\n${JSON.stringify(listed)}\n${JSON.stringify(value)}`,
       )
     return `#/components/${this.kind}/${name}`
   }

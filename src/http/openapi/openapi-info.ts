@@ -6,7 +6,8 @@ const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
   .join('\n')
 
-const description = `An animal catalogue and its store: list, add, fetch, update and delete pets; place, follow, cancel and complete
+const description = `An animal catalogue and its store: list, add, fetch, update and delete pets; place, follow, \
+cancel and complete
 orders for them.
 
 **Pet lifecycle.** An animal's \`status\` follows its orders, and only these transitions exist:
@@ -14,7 +15,8 @@ orders for them.
 | transition | caused by | animal | order |
 |---|---|---|---|
 | place | \`POST /store/orders\` | \`available\` → \`pending\` | new, \`placed\` |
-| complete | \`POST /store/orders/{orderId}/complete\` | \`pending\` → \`sold\` | \`placed\` → \`completed\` (\`complete: true\`) |
+| complete | \`POST /store/orders/{orderId}/complete\` | \`pending\` → \`sold\` | \`placed\` → \`completed\` \
+(\`complete: true\`) |
 | cancel | \`DELETE /store/orders/{orderId}\` | \`pending\` → \`available\` | \`placed\` → \`cancelled\` |
 
 Each transition happens in one database transaction, animal and order together. Anything else (ordering an animal
@@ -43,7 +45,8 @@ Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750
 **Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures
 otherwise), shared by every instance of the service; requests without a valid key are counted against the client's
 address, with a smaller quota; once an address has spent it, its requests without a valid key are refused (429)
-for the rest of the window. A valid key is never refused because of the anonymous traffic of its address. Every response under \`/v1\` states the quota and what is
+for the rest of the window. A valid key is never refused because of the anonymous traffic of its address. Every \
+response under \`/v1\` states the quota and what is
 left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit:
 "default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with
 \`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
@@ -57,7 +60,8 @@ other.
 **Events.** Every change (\`pet.created\`, \`pet.updated\`, \`pet.deleted\`, \`order.placed\`, \`order.cancelled\`,
 \`order.completed\`) is written as an event in the same transaction as the change; an order that moves its animal's
 status writes \`pet.updated\` too. \`GET /events\` lists them after \`after\` (with \`wait\`, a long poll), and
-\`GET /events/stream\` sends them as Server-Sent Events. A reader that keeps following \`after\` (the \`Link\` header, or
+\`GET /events/stream\` sends them as Server-Sent Events. A reader that keeps following \`after\` (the \`Link\` header, \
+or
 the last event id) never skips an event. Events are kept for a limited time (30 days unless the operator configures
 otherwise); a position older than that is 410 \`gone\`. Each key may hold a limited number of streams and waiting long
 polls at once (10 unless configured otherwise; 429 beyond).
@@ -65,7 +69,8 @@ polls at once (10 unless configured otherwise; 429 beyond).
 **Webhooks.** \`POST /webhooks\` registers an endpoint; from then on every event of its types is POSTed to it as the
 same JSON as in the feed, signed as Standard Webhooks prescribes (\`webhook-id: evt_<event id>\`, the same on every
 retry; \`webhook-timestamp\`; \`webhook-signature\`), so that any Standard Webhooks library verifies it with the
-endpoint's \`secret\`. A 2xx within 10 s (unless the operator configures otherwise) is success; anything else (a redirect included) is retried on a schedule,
+endpoint's \`secret\`. A 2xx within 10 s (unless the operator configures otherwise) is success; anything else (a \
+redirect included) is retried on a schedule,
 then the delivery is marked \`failed\`; \`GET /webhooks/{webhookId}/deliveries\` shows every attempt. Delivery is at
 least once and not ordered: de-duplicate by \`webhook-id\`, order by the event id. Endpoints must be public
 addresses: a URL naming a loopback, private or link-local address is refused, and a host name is checked again at
@@ -100,7 +105,8 @@ the animal is gone, the answer is 412 \`precondition_failed\` (with the current 
 nothing changes, so two clerks editing the same animal cannot overwrite each other unknowingly. \`GET
 /pets/{petId}\` takes \`If-None-Match\`: while it names the current ETag, the answer is 304 without a body.
 
-**Servers.** \`servers\` lists the production and staging base addresses the operator configured (\`PRODUCTION_BASE_URL\`,
+**Servers.** \`servers\` lists the production and staging base addresses the operator configured \
+(\`PRODUCTION_BASE_URL\`,
 \`STAGING_BASE_URL\`), then the instance that served this document, last and marked as such, so that a client
 generated from it talks to production unless told otherwise. The committed copy of this document names the instance
 as \`http://localhost:8080/v1\`.
@@ -111,9 +117,12 @@ operations), so clients must ignore what they do not know; schemas of responses 
 \`additionalProperties: false\`. Removing or renaming anything, or narrowing what a request accepts, needs a new major
 version.
 
-**Headers.** Every response under \`/v1\` carries \`X-Request-Id\` and (while the rate-limit store answers) \`RateLimit\`
-and \`RateLimit-Policy\`, \`Access-Control-Allow-Origin\` and \`Access-Control-Expose-Headers\` (CORS), \`Cache-Control: no-store\`
-and \`X-Content-Type-Options: nosniff\`; each response lists the headers it may carry (all but the last two). A method a documented path does not support
+**Headers.** Every response under \`/v1\` carries \`X-Request-Id\` and (while the rate-limit store answers) \
+\`RateLimit\`
+and \`RateLimit-Policy\`, \`Access-Control-Allow-Origin\` and \`Access-Control-Expose-Headers\` (CORS), \
+\`Cache-Control: no-store\`
+and \`X-Content-Type-Options: nosniff\`; each response lists the headers it may carry (all but the last two). A method \
+a documented path does not support
 is answered 405 \`method_not_allowed\` with \`Allow\` (\`components.responses.MethodNotAllowed\`).
 
 **Errors.** Every error has the body \`{code, message, status}\` (plus \`details\` for invalid requests):
@@ -172,7 +181,9 @@ export const openapiBase = (servers: ApiServers) => ({
     {
       name: 'Store',
       description:
-        'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and completing orders are beta.',
+        'Orders for animals. An order is placed on an `available` animal (which becomes `pending`), then ' +
+        'completed (animal `sold`) or cancelled (animal `available` again). Placing, reading, cancelling and ' +
+        'completing orders are beta.',
     },
     {
       name: 'Events',
@@ -181,7 +192,8 @@ export const openapiBase = (servers: ApiServers) => ({
     {
       name: 'Webhooks',
       description:
-        'Endpoints that receive every event as a signed POST (Standard Webhooks), their secrets and their delivery logs. Beta.',
+        'Endpoints that receive every event as a signed POST (Standard Webhooks), their secrets and their ' +
+        'delivery logs. Beta.',
     },
   ],
   components: {

@@ -22,10 +22,12 @@ export interface DocumentSource {
 }
 
 export const INSTANCE_DESCRIPTION =
-  'This instance: the address this document was fetched from, for trying the API out. Clients should use the Production or Staging server.'
+  'This instance: the address this document was fetched from, for trying the API out. Clients should use the ' +
+  'Production or Staging server.'
 /** An instance without configured servers (a local one) points nowhere else: there is no other server to use. */
 export const ONLY_INSTANCE_DESCRIPTION =
-  'This instance, a local or development one (no production or staging server is configured): the address this document was fetched from.'
+  'This instance, a local or development one (no production or staging server is configured): the address this ' +
+  'document was fetched from.'
 
 /** Without PUBLIC_BASE_URL the origin comes from the Host header, which any client chooses: the cache is bounded. */
 const MAX_CACHED = 16
@@ -107,7 +109,8 @@ function splitAround(text: string, placeholder: string): Halves {
 function yamlServers(servers: Server[]): string {
   const items = servers.map(
     (server) =>
-      `  - url: ${JSON.stringify(server.url)}\n${server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`}` +
+      `  - url: ${JSON.stringify(server.url)}\n` +
+      (server.description === undefined ? '' : `    description: ${JSON.stringify(server.description)}\n`) +
       (server['x-internal'] === undefined ? '' : `    x-internal: ${String(server['x-internal'])}\n`),
   )
   return `servers:\n${items.join('')}`

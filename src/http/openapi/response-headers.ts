@@ -9,8 +9,9 @@ export const EVERY_RESPONSE_HEADERS = {
     'RateLimitPolicy',
     Type.String({
       description:
-        'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. ' +
-        'Sent on every response under /v1, unless the shared rate-limit store is unreachable (then requests are not counted).',
+        'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window ' +
+        'seconds>`. Sent on every response under /v1, unless the shared rate-limit store is unreachable (then ' +
+        'requests are not counted).',
       examples: ['"default";q=600;w=60'],
     }),
   ),
@@ -18,7 +19,8 @@ export const EVERY_RESPONSE_HEADERS = {
     'RateLimit',
     Type.String({
       description:
-        'What is left of the quota: `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent with `RateLimit-Policy`.',
+        'What is left of the quota: `"default";r=<remaining requests>;t=<seconds until the window resets>`. Sent ' +
+        'with `RateLimit-Policy`.',
       examples: ['"default";r=597;t=42'],
     }),
   ),
@@ -34,9 +36,11 @@ export const EVERY_RESPONSE_HEADERS = {
     Type.String({
       maxLength: 512,
       description:
-        'CORS: the response headers a browser lets scripts read: `Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag`.',
+        'CORS: the response headers a browser lets scripts read: `Link, Location, X-Request-Id, Deprecation, ' +
+        'Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag`.',
       examples: [
-        'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag',
+        'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
+          'RateLimit-Policy, Idempotent-Replayed, ETag',
       ],
     }),
   ),
@@ -44,7 +48,9 @@ export const EVERY_RESPONSE_HEADERS = {
     'XRequestId',
     Type.String({
       description:
-        "The id of this request in the service's logs: the client's own `X-Request-Id` when it sent a usable one (1 to 128 of `A-Z a-z 0-9 . _ : -`), otherwise a UUID the service made. Quote it when reporting a problem.",
+        "The id of this request in the service's logs: the client's own `X-Request-Id` when it sent a usable one " +
+        '(1 to 128 of `A-Z a-z 0-9 . _ : -`), otherwise a UUID the service made. Quote it when reporting a ' +
+        'problem.',
       examples: ['9b2f7c1e-8a4d-4f0e-b6a2-3c5d7e9f1a2b'],
     }),
   ),
@@ -57,7 +63,9 @@ export const RetryAfterHeader = namedHeader(
     minimum: 1,
     maximum: 86_400,
     description:
-      'Seconds to wait before retrying (RFC 9110 §10.2.3): until the rate-limit window resets (429), until a request with the same Idempotency-Key is likely done (409), or before trying another instance or the same one again (503).',
+      'Seconds to wait before retrying (RFC 9110 §10.2.3): until the rate-limit window resets (429), until a ' +
+      'request with the same Idempotency-Key is likely done (409), or before trying another instance or the same ' +
+      'one again (503).',
     examples: [30],
   }),
 )
@@ -66,8 +74,9 @@ export const WwwAuthenticateHeader = namedHeader(
   'WWWAuthenticate',
   Type.String({
     description:
-      'RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not valid. ' +
-      '403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation requires>"`.',
+      'RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but ' +
+      'is not valid. 403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation ' +
+      'requires>"`.',
     examples: ['Bearer realm="petstore"'],
   }),
 )
@@ -76,8 +85,9 @@ export const ETagHeader = namedHeader(
   'ETag',
   Type.String({
     description:
-      'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes (an order moving its status included). ' +
-      'Send it back in `If-Match` to change the animal only if nobody changed it meanwhile. Opaque: compare it, do not parse it. On 412, present when the animal still exists.',
+      'Strong entity tag of the animal as it is now (e.g. `"12.3"`): it changes exactly when the animal changes ' +
+      '(an order moving its status included). Send it back in `If-Match` to change the animal only if nobody ' +
+      'changed it meanwhile. Opaque: compare it, do not parse it. On 412, present when the animal still exists.',
     examples: ['"12.3"'],
   }),
 )
@@ -94,7 +104,8 @@ export const IdempotentReplayedHeader = namedHeader(
   'IdempotentReplayed',
   Type.Literal('true', {
     description:
-      'Present (`true`) only on a replay: the stored response of an earlier request with the same Idempotency-Key; nothing was done again.',
+      'Present (`true`) only on a replay: the stored response of an earlier request with the same ' +
+      'Idempotency-Key; nothing was done again.',
     examples: ['true'],
   }),
 )
@@ -103,7 +114,8 @@ export const NextPageLinkHeader = namedHeader(
   'NextPageLink',
   Type.String({
     description:
-      'RFC 8288 link to the next page (`rel="next"`), present only when more exist. Follow it as it is: its cursor is opaque.',
+      'RFC 8288 link to the next page (`rel="next"`), present only when more exist. Follow it as it is: its ' +
+      'cursor is opaque.',
     examples: ['<https://petstore.example.com/v1/pets?limit=20&cursor=eyJhIjoyMH0.c2lnbmF0dXJl>; rel="next"'],
   }),
 )

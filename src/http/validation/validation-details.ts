@@ -15,7 +15,8 @@ const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query',
 const PATTERN_EXPLANATIONS = new Map([
   [
     ENTITY_TAG_LIST_PATTERN,
-    'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")',
+    'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. ' +
+      '"12.3")',
   ],
 ])
 
@@ -36,7 +37,8 @@ function describe(part: string, problem: AjvLikeError): ErrorDetail {
       : typeof extra === 'string'
         ? 'is not allowed'
         : problem.keyword === 'enum'
-          ? `must be one of ${(problem.params?.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
+          ? 'must be one of ' +
+            `${(problem.params?.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
           : ((problem.keyword === 'pattern' ? PATTERN_EXPLANATIONS.get(String(problem.params?.pattern)) : undefined) ??
             problem.message ??
             'is invalid')

@@ -147,7 +147,8 @@ describe('fail-open when Redis fails, and recovery', { skip }, () => {
     assert.equal((await timed(call)).response.status, 429)
   })
 
-  it('answers every request at once while Redis refuses connections, without RateLimit headers; limits again once it is back', async (t) => {
+  it('answers every request at once while Redis refuses connections, without RateLimit headers; limits again once it \
+is back', async (t) => {
     await proxy.cut()
     const durations: number[] = []
     for (let request = 0; request < 20; request++) {

@@ -92,7 +92,8 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     assert.equal(rateLimitOf(other).remaining, 4)
   })
 
-  it('counts requests without a valid key per client address, so a 401 flood is cut off, for that address only', async () => {
+  it('counts requests without a valid key per client address, so a 401 flood is cut off, for that \
+address only', async () => {
     const flooder = '203.0.113.7'
     const attempts: [string, RequestInit][] = [
       ['/v1/pets', { headers: { authorization: `Bearer ${WRONG_KEY}` } }],
@@ -114,7 +115,8 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
         {
           status: 429,
           code: 'rate_limited',
-          message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+          message:
+            'Too many requests without a valid API key from this address (3 per 60 s); ' + `retry in ${retryAfter} s.`,
         },
         {
           'ratelimit-policy': '"default";q=3;w=60',
@@ -176,7 +178,9 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
           {
             status: 429,
             code: 'rate_limited',
-            message: `Too many requests without a valid API key from this address (3 per 60 s); retry in ${retryAfter} s.`,
+            message:
+              'Too many requests without a valid API key from this address (3 per 60 s); ' +
+              `retry in ${retryAfter} s.`,
           },
           {
             'ratelimit-policy': '"default";q=3;w=60',
@@ -199,7 +203,8 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     }
   })
 
-  it('never refuses a valid key for the anonymous traffic of its address: 100 anonymous requests, then a key', async () => {
+  it('never refuses a valid key for the anonymous traffic of its address: 100 anonymous requests, then \
+a key', async () => {
     const office = '203.0.113.20'
     const statuses = new Map<number, number>()
     for (let request = 0; request < 100; request++) {
@@ -243,7 +248,8 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     }
   })
 
-  it('never limits the health checks, and counts the public routes (metrics, the OpenAPI document) apart from the API', async () => {
+  it('never limits the health checks, and counts the public routes (metrics, the OpenAPI document) \
+apart from the API', async () => {
     const exhausted = '203.0.113.9'
     for (let request = 0; request < 4; request++)
       await (
@@ -299,7 +305,9 @@ describe('rate limits with the default configuration', () => {
     assert.equal(refused.status, 429)
     assert.deepEqual(await refused.json(), {
       code: 'rate_limited',
-      message: `Too many requests without a valid API key from this address (60 per 60 s); retry in ${refused.headers.get('retry-after')} s.`,
+      message:
+        'Too many requests without a valid API key from this address (60 per 60 s); retry in ' +
+        `${refused.headers.get('retry-after')} s.`,
       status: 429,
     })
   })

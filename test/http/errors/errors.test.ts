@@ -130,7 +130,9 @@ describe('error responses', () => {
       await assertError(await postJson(`{"name":"Rex","categoryId":${literal}}`), {
         status: 400,
         code: 'invalid_request',
-        message: `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and lie between -9007199254740991 and 9007199254740991.`,
+        message:
+          `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and lie ` +
+          'between -9007199254740991 and 9007199254740991.',
       })
     }
     // Every request of this suite failed, so the store must still be empty.
@@ -204,7 +206,8 @@ describe('error responses', () => {
     it('answers request headers over 16 KiB with 431 request_header_fields_too_large', async () => {
       const response = await rawExchange(
         server.baseUrl,
-        `GET /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+        `GET /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nX-Padding: ` +
+          `${'a'.repeat(17 * 1024)}\r\n\r\n`,
       )
       const requestId = assertRawError(
         response,
@@ -246,7 +249,8 @@ describe('error responses', () => {
       ]) {
         const response = await rawExchange(
           server.baseUrl,
-          `${request}Host: evil.example/"><x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n${request.startsWith('POST') ? body : ''}`,
+          `${request}Host: evil.example/"><x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: ` +
+            `close\r\n\r\n${request.startsWith('POST') ? body : ''}`,
         )
         assertRawError(
           response,
@@ -261,10 +265,12 @@ describe('error responses', () => {
       }
     })
 
-    it("serves a request whose Expect is not 100-continue as if the expectation were absent, not with Node's bare 417", async () => {
+    it("serves a request whose Expect is not 100-continue as if the expectation were absent, not with \
+Node's bare 417", async () => {
       const response = await rawExchange(
         server.baseUrl,
-        `GET /v1/pets/999999 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n`,
+        `GET /v1/pets/999999 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nExpect: ` +
+          `200-ok\r\nConnection: close\r\n\r\n`,
       )
       assertRawError(
         response,

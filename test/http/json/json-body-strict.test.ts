@@ -18,13 +18,16 @@ const NOT_UTF8 = (offset: number) => ({
 const UNSUPPORTED_CHARSET = (charset: string) => ({
   status: 415,
   code: 'unsupported_media_type',
-  message: `The request body must be UTF-8 JSON; charset=${charset} is not supported. Send Content-Type: application/json (charset=utf-8 may be added).`,
+  message:
+    `The request body must be UTF-8 JSON; charset=${charset} is not supported. Send Content-Type: application/json ` +
+    '(charset=utf-8 may be added).',
 })
 
 const DUPLICATE_KEY = (key: string, pointer: string) => ({
   status: 400,
   code: 'invalid_request',
-  message: `The request body gives the key "${key}" twice in the same object (at ${pointer}); each key may appear once.`,
+  message:
+    `The request body gives the key "${key}" twice in the same object (at ${pointer}); ` + 'each key may appear once.',
   details: [{ path: `body${pointer}`, message: 'is a duplicate key' }],
 })
 

@@ -68,7 +68,8 @@ describe('/metrics with METRICS_TOKEN set', () => {
     await lowerCase.arrayBuffer()
   })
 
-  it('labels static keys static-1, static-2 (their place in PETSTORE_API_KEYS), never with anything derived from the key', async () => {
+  it('labels static keys static-1, static-2 (their place in PETSTORE_API_KEYS), never with anything derived from the \
+key', async () => {
     for (const key of [TEST_API_KEY, SECOND_KEY, SECOND_KEY]) {
       const response = await server.request('/v1/pets/987654', { auth: key })
       assert.equal(response.status, 404)

@@ -37,7 +37,8 @@ describe('URLs in the logs', () => {
     ['/v1/pets?limit=1&api_key=hunter2&status=available', '/v1/pets?limit=1&api_key=[redacted]&status=available'],
     [
       '/v1/pets?Authorization=Bearer%20x&X-Api-Key=k&apiKey=k&client_secret=s&password=p&X-Amz-Signature=s&token',
-      '/v1/pets?Authorization=[redacted]&X-Api-Key=[redacted]&apiKey=[redacted]&client_secret=[redacted]&password=[redacted]&X-Amz-Signature=[redacted]&token',
+      '/v1/pets?Authorization=[redacted]&X-Api-Key=[redacted]&apiKey=[redacted]&client_secret=[redacted]' +
+        '&password=[redacted]&X-Amz-Signature=[redacted]&token',
     ],
     [`/v1/pets?note=${KEY}`, '/v1/pets?note=[redacted]'],
     [`/v1/pets/${KEY}`, '/v1/pets/[redacted]'],

@@ -6,7 +6,8 @@ import { rawExchange } from '../../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const EXPOSED =
-  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag'
+  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
+  'RateLimit-Policy, Idempotent-Replayed, ETag'
 
 describe('X-Request-Id, security headers and CORS', () => {
   let server: TestServer
@@ -157,7 +158,8 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(raw.headers['cache-control'], 'no-store')
   })
 
-  it('sends no-store on API responses however the request target is written (absolute-form, percent-encoded)', async () => {
+  it('sends no-store on API responses however the request target is written (absolute-form, \
+percent-encoded)', async () => {
     for (const target of [
       `${server.baseUrl}/v1/pets`,
       'http://elsewhere.example/v1/pets?limit=1',
@@ -168,7 +170,8 @@ describe('X-Request-Id, security headers and CORS', () => {
     ]) {
       const response = await rawExchange(
         server.baseUrl,
-        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: ` +
+          `close\r\n\r\n`,
       )
       assert.equal(response.status, 200, target)
       assert.equal(response.headers['cache-control'], 'no-store', target)

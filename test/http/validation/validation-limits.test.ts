@@ -17,7 +17,9 @@ describe('validation errors are bounded', () => {
     const names = Array.from({ length: 1300 }, (_, index) => `p${index}`)
     const response = await server.request(`/v1/pets?${names.map((name) => `${name}=1`).join('&')}`)
     const listed = names.slice(0, 20).map((name) => ({ path: `query/${name}`, message: 'is not a known parameter' }))
-    const message = `Invalid request: ${listed.map((detail) => `${detail.path} ${detail.message}`).join('; ')}; and 1280 more problems in query`
+    const message =
+      `Invalid request: ${listed.map((detail) => `${detail.path} ${detail.message}`).join('; ')}; and 1280 more ` +
+      'problems in query'
     const requestId = await assertError(response, {
       status: 400,
       code: 'invalid_request',
@@ -64,7 +66,9 @@ describe('validation errors are bounded', () => {
     const listed = names
       .slice(0, 20)
       .map((name) => ({ path: `query/${name}`.slice(0, 200) + '…', message: 'is not a known parameter' }))
-    const message = `Invalid request: ${listed.map((detail) => `${detail.path} ${detail.message}`).join('; ')}; and 5 more problems in query`
+    const message =
+      `Invalid request: ${listed.map((detail) => `${detail.path} ${detail.message}`).join('; ')}; and 5 more ` +
+      'problems in query'
     const requestId = await assertError(response, {
       status: 400,
       code: 'invalid_request',
