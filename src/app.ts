@@ -7,6 +7,8 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import { tuningWith, type Tuning } from './config/tuning.js'
 import type { Store } from './db/store.js'
+import { EventsSchema } from './event-document.js'
+import { DELIVERY_WEBHOOKS } from './webhooks/webhook-delivery.openapi.js'
 import { eventRoutes } from './events/event.routes.js'
 import { AccessLog } from './http/access-log.js'
 import { decoratePrincipal, guardApi, guardRequest, type ApiGuard } from './http/auth.js'
@@ -173,7 +175,7 @@ export async function buildApp(
   registerHealthRoutes(app, store)
   registerRootIndex(app, limitPublicRoute)
   const servers = { productionBaseUrl: config.productionBaseUrl, stagingBaseUrl: config.stagingBaseUrl }
-  await registerOpenApi(app, servers)
+  await registerOpenApi(app, servers, DELIVERY_WEBHOOKS)
   await registerDocs(app, { publicBaseUrl: config.publicBaseUrl, servers, limitPublicRoute })
   const { publicBaseUrl } = config
   await app.register(
@@ -202,6 +204,7 @@ export async function buildApp(
       })
       await api.register(eventRoutes, {
         events: services.events,
+        eventsSchema: EventsSchema,
         heartbeatMs: tuning.eventHeartbeatSeconds * 1000,
         publicBaseUrl,
       })

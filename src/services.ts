@@ -13,8 +13,10 @@ import { createEventService, type EventService } from './events/event.service.js
 import { createCursorCodec, type CursorCodec } from './http/cursor.js'
 import { createIdempotency, type Idempotency } from './idempotency/idempotent.js'
 import { startPurgeTimer } from './idempotency/purge.js'
-import { createAuthenticator, type Authenticator } from './keys/authenticator.js'
+import type { Authenticator } from './http/authenticator.js'
+import { createAuthenticator } from './keys/authenticator.js'
 import { createOrderService, type OrderService } from './orders/order.service.js'
+import { ordersForPets } from './orders/orders-for-pets.js'
 import { createCategoryService, type CategoryService } from './categories/category.service.js'
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
@@ -22,6 +24,7 @@ import { cachedPetReads } from './pets/pet-reads.cached.js'
 import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
+import { petsForOrders } from './pets/pets-for-orders.js'
 import type { DeliveryStatus } from './db/database.js'
 import type { StoredBodyCodec } from './idempotency/idempotent.js'
 import { DeliveryWorker } from './webhooks/delivery-worker.js'
@@ -179,8 +182,9 @@ export async function createServices(
   deliveries.start()
   numbering?.start()
   return {
-    pets: createPetService({ reads: petReadsFor(store) }),
-    orders: createOrderService(data),
+    // The two features meet only here: each gets the other's side through the port it defines.
+    pets: createPetService({ reads: petReadsFor(store), orders: ordersForPets }),
+    orders: createOrderService(data, petsForOrders),
     categories: createCategoryService(data),
     events,
     webhooks: createWebhookService({
