@@ -10,7 +10,7 @@ import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
 // browser rendering of /docs and a browser's EventSource, the compose file, the locked engines, this runner's
-// tally and reporter, the docs' claims about keys, links and webhook receiver) or is SQLite's own read path (JSON made in SQL), or a helper tested
+// tally and reporter, the docs' claims about keys, links and webhook receiver, the floors of src/) or is SQLite's own read path (JSON made in SQL), or a helper tested
 // alone (the per-turn data version and batches), or the client's packaging, types and webhook signatures: run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
   'config.test.ts',
@@ -34,6 +34,7 @@ const STORE_INDEPENDENT = new Set([
   'webhook-addresses.test.ts',
   'docs-webhook-receiver.test.ts',
   'docs-links.test.ts',
+  'floors.test.ts',
   'webhooks-planner.test.ts',
   'client-pack.test.ts',
   'client-types.test.ts',

@@ -12,7 +12,7 @@ import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.js'
 import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes } from './keys/scopes.js'
-import { describeDatabase, explainingDatabaseErrors } from './startup-errors.js'
+import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
 import { webhookDeliveryLines, webhookListLines } from './webhooks/webhook-report.js'
 
 /** A mistake in the command line: exit 2, with the usage of `command` (or the list of commands) on stderr. */

@@ -67,13 +67,14 @@ export interface Services {
 }
 
 /**
- * SQLite reads pets as JSON it makes itself, PostgreSQL gets by id in one query per turn; both keep what they
- * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn).
+ * With SQLite's read connection, pets are read as JSON SQLite makes itself; with pipelined reads (PostgreSQL),
+ * the gets of one turn as one query. Both keep what they read while the store's data version holds
+ * (PostgreSQL's is the data_version table, read once per turn).
  */
 function petReadsFor(store: Store): PetReads {
   const reads = store.sqliteReader
     ? sqlitePetReads(store.sqliteReader)
-    : store.dialect === 'postgres'
+    : store.pipelinedReads
       ? postgresPetReads(store.read)
       : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
@@ -103,9 +104,8 @@ export async function createServices(
   const tuning = options.tuning ?? DEFAULT_TUNING
   const events = createEventService({
     data: store,
-    // On SQLite an event becomes readable when it commits, which changes the data version. On PostgreSQL it
-    // becomes readable when it is numbered, which changes no table the data version counts: polls never skip there.
-    readVersion: store.dialect === 'sqlite' ? store.readVersion : undefined,
+    // Polls skip while this holds; where events are readable only once numbered, there is none (db/store.ts).
+    readVersion: store.eventsReadVersion,
     openReadsPerKey: config.eventStreamsPerKey,
     maxWaitMs: tuning.eventWaitMaxSeconds * 1000,
     pollIntervalMs: tuning.eventPollIntervalMs,

@@ -115,9 +115,10 @@ export function floorCycles(imports: readonly Import[]): string[] {
   return cycles
 }
 
-// A check of which SQL dialect runs the statement: Kysely's adapters, the store's or the configuration's kind.
+// A check of which SQL dialect runs the statement: Kysely's adapters and dialects, a comparison of the store's
+// dialect or of the configured database's kind.
 const DIALECT_CHECK =
-  /\b(PostgresAdapter|SqliteAdapter|PostgresDialect|SqliteDialect)\b|\bdialect\s*[!=]==|[!=]==\s*['"](sqlite|postgres)['"]|\bkind\s*[!=]==\s*['"](sqlite|postgres)['"]/
+  /\b(PostgresAdapter|SqliteAdapter|PostgresDialect|SqliteDialect)\b|\bdialect\s*[!=]==|\b(dialect|kind)\s*[!=]==\s*['"](sqlite|postgres)['"]/
 
 /** Each line outside db/ that checks the dialect, as "file:line: the line". */
 export function dialectChecks(sources: readonly { file: string; text: string }[]): string[] {

@@ -143,7 +143,7 @@ function pipelineAsPool(reads: ReadPipeline): PostgresPool {
 }
 
 /** What PostgreSQL adds to every store. */
-export type PostgresStore = Omit<Store, 'dialect' | 'ping'>
+export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'pipelinedReads' | 'ping'>
 
 /**
  * A pool of connections for transactions and a read pipeline, created on the first query. Every connection
