@@ -10,8 +10,9 @@ import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
 
 // Files whose subject does not depend on the store (configuration, the CLI's own SQLite checks, the
 // browser rendering of /docs and a browser's EventSource, the compose file, the locked engines, this runner's
-// tally and reporter, the docs' claims about keys, links and webhook receiver, the floors of src/) or is SQLite's own read path (JSON made in SQL), or a helper tested
-// alone (the per-turn data version and batches), or the client's packaging, types and webhook signatures: run once, on SQLite.
+// tally and reporter, the docs' claims about keys, links and webhook receiver, the floors of src/) or is
+// SQLite's own read path (JSON made in SQL), or a helper tested alone (the per-turn data version and batches),
+// or the client's packaging, types and webhook signatures: run once, on SQLite.
 const STORE_INDEPENDENT = new Set([
   'config.test.ts',
   'config-page.test.ts',

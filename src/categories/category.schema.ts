@@ -7,7 +7,8 @@ import { IdempotencyHeaders } from '../idempotency/idempotency.schema.js'
 
 export const MAX_CATEGORY_NAME_LENGTH = 100
 
-// The same text rule as an animal's name (VISIBLE_NAME_PATTERN, schema-primitives.ts says why), shorter: a category name is a menu entry.
+// The same text rule as an animal's name (VISIBLE_NAME_PATTERN: schema-primitives.ts says why),
+// shorter: a category name is a menu entry.
 const NAME_RULE =
   `The category's name: 1 to ${MAX_CATEGORY_NAME_LENGTH} Unicode characters, at least one of them visible, without ` +
   'control characters, unpaired surrogates or bidirectional override and isolate characters (the same rule as an ' +

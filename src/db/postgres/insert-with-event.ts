@@ -15,9 +15,10 @@ function statementText(table: string, columns: readonly string[]): string {
   let text = statements.get(key)
   if (text === undefined) {
     const $ = (index: number) => `$${index}`
+    const values = columns.map((_, index) => $(index + 1)).join(', ')
     const event = columns.length + 1
     text = `with inserted as (
-    insert into ${table} (${columns.join(', ')}) values (${columns.map((_, index) => $(index + 1)).join(', ')}) returning *
+    insert into ${table} (${columns.join(', ')}) values (${values}) returning *
   ), event as (insert into events (type, occurred_at, data)
     select ${$(event)}, ${$(event + 1)}, ${$(event + 2)}::text || inserted.id::text || ${$(event + 3)}::text
     from inserted)

@@ -47,10 +47,11 @@ export function openSqliteMoveSession(path: string): MoveSession {
     },
     async setCounter(table, column, counter) {
       await run('delete from sqlite_sequence where name = ?', [table])
-      await run(
-        `insert into sqlite_sequence (name, seq) select ?, max(?, coalesce(max(${quoted(column)}), 0)) from ${quoted(table)}`,
-        [table, counter],
-      )
+      const largest = `coalesce(max(${quoted(column)}), 0)`
+      await run(`insert into sqlite_sequence (name, seq) select ?, max(?, ${largest}) from ${quoted(table)}`, [
+        table,
+        counter,
+      ])
     },
     // Every row has its id from its insert.
     unkeyedRows: async () => [],
