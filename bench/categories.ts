@@ -16,6 +16,7 @@ import { queryBuilderPetReads, type PetReads } from '../src/pets/pet-reads.js'
 import { sqlitePetReads } from '../src/pets/pet-reads.sqlite.js'
 import { runUnitOfWork } from '../src/db/unit-of-work.js'
 import { createPetService } from '../src/pets/pet.service.js'
+import { ordersForPets } from '../src/orders/orders-for-pets.js'
 import { makeTempDirectory, removeTempDirectory } from './processes.js'
 import { freshPostgresStore, sqliteStore, type BenchStore } from './seed.js'
 
@@ -64,7 +65,7 @@ async function measureReads(reads: PetReads): Promise<Record<string, number>> {
 async function measureCreates(withIndexes: Store, without: Store): Promise<{ with: number; without: number }> {
   const services = [withIndexes, without].map((store) => ({
     store,
-    pets: createPetService({ reads: queryBuilderPetReads(store.read) }),
+    pets: createPetService({ reads: queryBuilderPetReads(store.read), orders: ordersForPets }),
   }))
   const totals = [0, 0]
   for (let round = 0; round < ROUNDS; round++)

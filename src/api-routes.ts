@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { categoryRoutes } from './categories/category.routes.js'
 import type { Config } from './config.js'
 import type { Tuning } from './config/tuning.js'
+import { EventsSchema } from './event-document.js'
 import { eventRoutes } from './events/event.routes.js'
 import { guardApi, type ApiGuard } from './http/auth/auth.js'
 import { refuseEmptyPathParameters } from './http/errors/no-route.js'
@@ -43,6 +44,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
   })
   await api.register(eventRoutes, {
     events: services.events,
+    eventsSchema: EventsSchema,
     heartbeatMs: tuning.eventHeartbeatSeconds * 1000,
     publicBaseUrl,
   })

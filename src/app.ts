@@ -19,6 +19,7 @@ import { registerRequestHooks } from './http/request/request.plugin.js'
 import { countRequestsInFlight } from './http/request/requests-in-flight.js'
 import { createValidatorCompiler } from './http/validation/validation.js'
 import { createServices } from './services.js'
+import { DELIVERY_WEBHOOKS } from './webhooks/webhook-delivery.openapi.js'
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
 
 export interface AppDependencies {
@@ -61,7 +62,7 @@ export async function buildApp(
   })
   registerMetrics(app, metrics, { token: config.metricsToken, limitPublicRoute })
   registerHealthRoutes(app, store)
-  await registerDocumentation(app, config, limitPublicRoute)
+  await registerDocumentation(app, config, limitPublicRoute, DELIVERY_WEBHOOKS)
   await app.register(apiRoutes, { prefix: API_PREFIX, config, tuning, services, guard, metrics })
   registerNoRouteHandler(app, guard)
   return app

@@ -8,7 +8,7 @@ import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes } from './keys/scopes.js'
-import { describeDatabase, explainingDatabaseErrors } from './startup-errors.js'
+import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
 import { webhookDeliveryLines, webhookListLines } from './webhooks/webhook-report.js'
 
 function keyState(row: ApiKeyRow, now: number): string {

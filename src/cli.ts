@@ -13,7 +13,7 @@ import {
 } from './cli-arguments.js'
 import { keysCreate, keysList, keysRevoke, migrate, webhooksDeliveries, webhooksList } from './cli-commands.js'
 import { ConfigError, findMisspeltVariables, findRetiredVariables, loadConfig } from './config.js'
-import { describeDatabase } from './startup-errors.js'
+import { describeDatabase } from './db/database-errors.js'
 
 /**
  * A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. Or

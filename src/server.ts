@@ -8,7 +8,8 @@ import { openStore } from './db/store.js'
 import { migrateToLatest } from './db/migrate.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
 import { createLogDestination } from './log-destination.js'
-import { describeDatabase, explainingDatabaseErrors, explainListenError } from './startup-errors.js'
+import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
+import { explainListenError } from './startup-errors.js'
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000

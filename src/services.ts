@@ -13,8 +13,10 @@ import { createEventService, type EventService } from './events/event.service.js
 import { createCursorCodec, type CursorCodec } from './http/cursor.js'
 import { createIdempotency, type Idempotency } from './idempotency/idempotent.js'
 import { startPurgeTimer } from './idempotency/purge.js'
-import { createAuthenticator, type Authenticator } from './keys/authenticator.js'
+import type { Authenticator } from './http/auth/authenticator.js'
+import { createAuthenticator } from './keys/authenticator.js'
 import { createOrderService, type OrderService } from './orders/order.service.js'
+import { ordersForPets } from './orders/orders-for-pets.js'
 import { createCategoryService, type CategoryService } from './categories/category.service.js'
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
@@ -22,6 +24,7 @@ import { cachedPetReads } from './pets/pet-reads.cached.js'
 import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
+import { petsForOrders } from './pets/pets-for-orders.js'
 import type { DeliveryStatus } from './db/database.js'
 import type { StoredBodyCodec } from './idempotency/idempotent.js'
 import { DeliveryWorker } from './webhooks/delivery-worker.js'
@@ -64,13 +67,14 @@ export interface Services {
 }
 
 /**
- * SQLite reads pets as JSON it makes itself, PostgreSQL gets by id in one query per turn; both keep what they
- * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn).
+ * With SQLite's read connection, pets are read as JSON SQLite makes itself; with pipelined reads (PostgreSQL),
+ * the gets of one turn as one query. Both keep what they read while the store's data version holds
+ * (PostgreSQL's is the data_version table, read once per turn).
  */
 function petReadsFor(store: Store): PetReads {
   const reads = store.sqliteReader
     ? sqlitePetReads(store.sqliteReader)
-    : store.dialect === 'postgres'
+    : store.pipelinedReads
       ? postgresPetReads(store.read)
       : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
@@ -100,9 +104,8 @@ export async function createServices(
   const tuning = options.tuning ?? DEFAULT_TUNING
   const events = createEventService({
     data: store,
-    // On SQLite an event becomes readable when it commits, which changes the data version. On PostgreSQL it
-    // becomes readable when it is numbered, which changes no table the data version counts: polls never skip there.
-    readVersion: store.dialect === 'sqlite' ? store.readVersion : undefined,
+    // Polls skip while this holds; where events are readable only once numbered, there is none (db/store.ts).
+    readVersion: store.eventsReadVersion,
     openReadsPerKey: config.eventStreamsPerKey,
     maxWaitMs: tuning.eventWaitMaxSeconds * 1000,
     pollIntervalMs: tuning.eventPollIntervalMs,
@@ -180,8 +183,9 @@ export async function createServices(
   deliveries.start()
   numbering?.start()
   return {
-    pets: createPetService({ reads: petReadsFor(store) }),
-    orders: createOrderService(data),
+    // The two features meet only here: each gets the other's side through the port it defines.
+    pets: createPetService({ reads: petReadsFor(store), orders: ordersForPets }),
+    orders: createOrderService(data, petsForOrders),
     categories: createCategoryService(data),
     events,
     webhooks: createWebhookService({

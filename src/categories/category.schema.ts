@@ -2,13 +2,13 @@ import { Type, type Static } from 'typebox'
 import { IfMatchHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
-import { Int64Id } from '../http/openapi/schema-primitives.js'
+import { Int64Id, VISIBLE_NAME_PATTERN } from '../http/openapi/schema-primitives.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schema.js'
-import { PET_NAME_PATTERN } from '../pets/pet.schema.js'
 
 export const MAX_CATEGORY_NAME_LENGTH = 100
 
-// The same text rule as an animal's name (pet.schema.ts says why), shorter: a category name is a menu entry.
+// The same text rule as an animal's name (VISIBLE_NAME_PATTERN: schema-primitives.ts says why),
+// shorter: a category name is a menu entry.
 const NAME_RULE =
   `The category's name: 1 to ${MAX_CATEGORY_NAME_LENGTH} Unicode characters, at least one of them visible, without ` +
   'control characters, unpaired surrogates or bidirectional override and isolate characters (the same rule as an ' +
@@ -18,7 +18,7 @@ const CategoryName = documentedAs(
   Type.String({
     minLength: 1,
     maxLength: MAX_CATEGORY_NAME_LENGTH,
-    pattern: PET_NAME_PATTERN,
+    pattern: VISIBLE_NAME_PATTERN,
     description: NAME_RULE,
     examples: ['Dogs'],
   }),
@@ -27,7 +27,7 @@ const CategoryName = documentedAs(
     minLength: 1,
     maxLength: MAX_CATEGORY_NAME_LENGTH,
     description: NAME_RULE,
-    'x-unicode-pattern': PET_NAME_PATTERN,
+    'x-unicode-pattern': VISIBLE_NAME_PATTERN,
     examples: ['Dogs'],
   },
 )

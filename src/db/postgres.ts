@@ -172,7 +172,7 @@ class PipelineClient implements PostgresPoolClient {
 }
 
 /** What PostgreSQL adds to every store. */
-export type PostgresStore = Omit<Store, 'dialect' | 'ping'>
+export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'pipelinedReads' | 'ping'>
 
 /**
  * A pool of connections for transactions and a read pipeline, created on the first query. Every connection

@@ -39,7 +39,9 @@ function openHandle(path: string, mustExist: boolean): SqliteDatabase.Database {
 }
 
 /** What SQLite adds to every store: the writer for migrations, group-commit statistics, its read fast path. */
-export type SqliteStore = Omit<Store, 'dialect' | 'ping'> & { groupCommitStats: GroupCommitStats }
+export type SqliteStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'pipelinedReads' | 'ping'> & {
+  groupCommitStats: GroupCommitStats
+}
 
 /**
  * Two connections to one file: the writer, whose transactions are group-committed (see group-commit.ts),

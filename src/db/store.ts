@@ -13,6 +13,7 @@ import type SqliteDatabase from 'better-sqlite3'
  * transaction}); the rest is for building caches and fast paths, for migrations and for its lifecycle.
  */
 export interface Store extends DataAccess {
+  /** Which store this is: for messages and tools. A choice of statement by dialect is made in db/ only. */
   dialect: 'sqlite' | 'postgres'
   /**
    * The Kysely instance itself, for migrations (and tests that arrange data). Not for the service: a write
@@ -25,6 +26,17 @@ export interface Store extends DataAccess {
    * caller's request was received. Undefined for an in-memory SQLite database (then nothing is cached).
    */
   readVersion: (() => Promise<number>) | undefined
+  /**
+   * A number that changes whenever new events become readable, for the feed's waiting readers: SQLite's data
+   * version (an event is readable once committed). Undefined on PostgreSQL, where an event becomes readable
+   * when it is numbered, which changes no table the data version counts: waiting readers always look there.
+   */
+  eventsReadVersion: (() => Promise<number>) | undefined
+  /**
+   * Reads outside transactions share connections in pipeline mode (PostgreSQL): the gets of one event-loop
+   * turn are then best sent as one query. False on SQLite.
+   */
+  pipelinedReads: boolean
   /**
    * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
    * prepared statements without the query builder (pets/pet-reads.sqlite.ts). It sees committed data only.
@@ -81,6 +93,8 @@ export function openStore(
   return {
     ...store,
     dialect: database.kind,
+    eventsReadVersion: database.kind === 'sqlite' ? store.readVersion : undefined,
+    pipelinedReads: database.kind === 'postgres',
     ping: async () => {
       await sql`select 1`.execute(store.admin)
     },

@@ -4,32 +4,12 @@
 // recorded: once it has committed they are announced (runUnitOfWork in db/unit-of-work.ts).
 import type { DataAccess, EventType } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
-import { appendEvent, eventOfInsertedRowParameters } from './event.repository.js'
+import { appendEvent } from './event.repository.js'
 
 /** Records an event of `type` in `uow`, its data as the resource's mapper built it (`{ pet }`, `{ order }`). */
 export async function recordEvent(uow: UnitOfWork, type: EventType, data: object): Promise<void> {
   await appendEvent(uow.trx, { type, occurredAt: new Date().toISOString(), data: JSON.stringify(data) })
   uow.events.push(type)
-}
-
-/** The JSON text of an event's data, cut where the id the database assigns to its resource goes. */
-export interface DataAroundId {
-  beforeId: string
-  afterId: string
-}
-
-/**
- * For a resource's insert that records its event in the same statement (PostgreSQL: postgresEventOfInsertedRow
- * in event.repository.ts): the event's parameters. `uow` counts as having recorded it.
- */
-export function eventOfInsertedRow(uow: UnitOfWork, type: EventType, data: DataAroundId): unknown[] {
-  uow.events.push(type)
-  return eventOfInsertedRowParameters({
-    type,
-    occurredAt: new Date().toISOString(),
-    dataBeforeId: data.beforeId,
-    dataAfterId: data.afterId,
-  })
 }
 
 /** `data`, whose units of work call `onCommitted` with the types of the events they recorded, once committed. */

@@ -12,7 +12,11 @@
 // guarantees are the same: only the wait is longer.
 import type { DataAccess } from '../db/database.js'
 import type { Listen } from '../db/postgres-listen.js'
-import { EVENTS_NUMBERED_CHANNEL, numberCommittedEvents, NUMBERING_BATCH as BATCH } from './event.repository.js'
+import {
+  EVENTS_NUMBERED_CHANNEL,
+  numberCommittedEvents,
+  NUMBERING_BATCH as BATCH,
+} from '../db/postgres/number-events.js'
 
 export interface EventNumberingSettings {
   /** Durable transactions on a connection of their own (Store.sequencing). */

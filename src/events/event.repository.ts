@@ -6,118 +6,22 @@
 //
 // PostgreSQL commits concurrent transactions in any order, so ids taken at insert would commit out of order: id
 // 9 may commit after a reader went past 10. So a writer inserts its event without an id (seq, from a sequence,
-// keeps the insertion order; xact, the writing transaction), and numbering (numberCommittedEvents, run by
-// event-numbering.ts) gives the committed events without an id the next ids, a transaction's events one after
-// another in the order it wrote them, one numbering at a time per database
-// (a transaction-scoped advisory lock), each starting after the largest id so far. Readers read numbered
+// keeps the insertion order; xact, the writing transaction), and numbering (numberCommittedEvents in
+// db/postgres/number-events.ts, run by event-numbering.ts) gives the committed events without an id the next
+// ids, a transaction's events one after another in the order it wrote them, one numbering at a time per
+// database (a transaction-scoped advisory lock), each starting after the largest id so far. Readers read numbered
 // events only: a transaction elsewhere on the server (another database, another table, idle in psql) delays
 // nothing, and an event waits only for its own transaction and the next numbering. Ids are data: a dump
 // restored into another cluster keeps them, and new events continue after them.
-import { CompiledQuery, PostgresAdapter, sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { EventTable, EventType, Reader, Writer } from '../db/database.js'
-import { deferUntilCommit } from '../db/postgres-transactions.js'
+
+// Where the two stores differ, the statements are db/'s: appending an event (db/append-event.ts), numbering on
+// PostgreSQL (db/postgres/number-events.ts), a resource's insert with its event (db/insert-with-event.ts).
+export { appendEvent, type NewEvent } from '../db/append-event.js'
+export { numberEventsCommittedSoFar } from '../db/number-events-so-far.js'
 
 export type EventRow = Selectable<EventTable>
-
-export interface NewEvent {
-  type: EventType
-  occurredAt: string
-  /** JSON text of the event's data. */
-  data: string
-}
-
-/** Appends an event to the transaction's changes (on PostgreSQL without its id: numbering gives it one). */
-export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
-  // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
-  // each time would cost more than the insert itself.
-  // On PostgreSQL nothing reads the insert's answer: it is sent with the COMMIT (postgres-transactions.ts).
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  const query = CompiledQuery.raw(postgres ? POSTGRES_APPEND : SQLITE_APPEND, [
-    event.type,
-    event.occurredAt,
-    event.data,
-  ])
-  if (postgres) await deferUntilCommit(trx, query)
-  else await trx.executeQuery(query)
-}
-
-const SQLITE_APPEND = 'insert into events (type, occurred_at, data) values (?, ?, ?)'
-const POSTGRES_APPEND = 'insert into events (type, occurred_at, data) values ($1, $2, $3)'
-
-/**
- * An event recorded by the statement that inserts its resource, for a resource whose id the database assigns:
- * its data is `dataBeforeId`, the id's digits, `dataAfterId` (the resource's mapper cuts its JSON there).
- */
-export interface EventOfInsertedRow {
-  type: EventType
-  occurredAt: string
-  dataBeforeId: string
-  dataAfterId: string
-}
-
-/**
- * PostgreSQL: the insert of an event for the row a data-modifying WITH query named `source` returned, for the
- * same statement: its parameters are `$first` to `$first + 3`, in the order of `eventOfInsertedRowParameters`.
- * One statement instead of two: the change and its event are then one round trip and one statement's work.
- */
-export function postgresEventOfInsertedRow(source: string, first: number): string {
-  const $ = (offset: number) => `$${first + offset}`
-  return `insert into events (type, occurred_at, data)
-    select ${$(0)}, ${$(1)}, ${$(2)}::text || ${source}.id::text || ${$(3)}::text
-    from ${source}`
-}
-
-export function eventOfInsertedRowParameters(event: EventOfInsertedRow): unknown[] {
-  return [event.type, event.occurredAt, event.dataBeforeId, event.dataAfterId]
-}
-
-/** The channel on which numbering tells every instance that events were numbered (the payload: the schema). */
-export const EVENTS_NUMBERED_CHANNEL = 'petstore_events_numbered'
-
-// The numberings of one schema wait for each other (the pair of keys: a constant, and the schema's name).
-const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(current_schema()))`
-
-// A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
-// the numbering before it. The retention purge may have deleted every event: its bound counts as taken.
-const NUMBER_WAITING = `with head as (
-    select greatest(
-      (select coalesce(max(id), 0) from events), (select max(purged_through) from event_retention)
-    ) as last
-  ), waiting as (
-    select seq, row_number() over (order by xact, seq) as position from events where id is null
-      order by xact, seq limit $1
-  ), numbered as (
-    update events set id = head.last + waiting.position from head, waiting where events.seq = waiting.seq returning 1
-  )
-  select count(*)::integer as count from numbered`
-
-/**
- * PostgreSQL: gives the committed events without an id (at most `limit`) the next ids, in insertion order, and
- * tells every instance at commit; returns how many. `trx` must be a durable transaction: a numbering is seen
- * only once it is durable, and one that is lost (a crash, a lost connection) is rolled back whole, leaving
- * neither a gap nor a duplicate.
- */
-export async function numberCommittedEvents(trx: Writer, limit: number): Promise<number> {
-  await NUMBERING_LOCK.execute(trx)
-  const { rows } = await trx.executeQuery<{ count: number }>(CompiledQuery.raw(NUMBER_WAITING, [limit]))
-  const count = rows[0]?.count ?? 0
-  if (count > 0)
-    await deferUntilCommit(trx, CompiledQuery.raw(`select pg_notify('${EVENTS_NUMBERED_CHANNEL}', current_schema())`))
-  return count
-}
-
-/**
- * Gives every event committed so far its id, in `trx` (PostgreSQL; SQLite's have theirs): what `trx` reads next
- * then counts every change acknowledged before it, numbered or not, for decisions about "the events from now
- * on" (an endpoint registered or enabled receives those after the newest id).
- */
-export async function numberEventsCommittedSoFar(trx: Writer): Promise<void> {
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return
-  while ((await numberCommittedEvents(trx, NUMBERING_BATCH)) === NUMBERING_BATCH);
-}
-
-/** Events numbered per transaction at most; more are numbered by the next one. */
-export const NUMBERING_BATCH = 10_000
 
 export interface EventPageQuery {
   after: number

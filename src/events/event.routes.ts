@@ -13,19 +13,21 @@ import { toEventList } from './event.mapper.js'
 import { namedHeader } from '../http/openapi/openapi-names.js'
 import {
   DEFAULT_EVENT_PAGE_SIZE,
-  EventsSchema,
   isEventType,
   LAST_EVENT_ID_HEADER,
   ListEventsQuery,
   StreamEventsHeaders,
   StreamEventsQuery,
   type EventType,
+  type eventSchemas,
 } from './event.schema.js'
 import type { EventService } from './event.service.js'
 import { eventStreamBody } from './event-stream.js'
 
 export interface EventRoutesOptions {
   events: EventService
+  /** The Events schema, its data composed of the features' (eventSchemas): the answer of a page. */
+  eventsSchema: ReturnType<typeof eventSchemas>['EventsSchema']
   heartbeatMs: number
   publicBaseUrl: string | undefined
 }
@@ -81,7 +83,7 @@ function sendStream(reply: FastifyReply, body: Readable): FastifyReply {
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (
   app,
-  { events, heartbeatMs, publicBaseUrl },
+  { events, eventsSchema, heartbeatMs, publicBaseUrl },
 ) => {
   app.get(
     '/events',
@@ -101,7 +103,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         querystring: ListEventsQuery,
         response: {
           200: {
-            ...EventsSchema,
+            ...eventsSchema,
             description: 'A page of events (possibly empty).',
             headers: { Link: EventsNextLinkHeader },
           },

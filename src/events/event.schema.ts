@@ -1,10 +1,10 @@
-import { Type, type Static } from 'typebox'
+// The feed's contract. The event log knows no resource: each feature contributes the schema of its events' data
+// (EventDataContribution, in its `<name>.events.ts`), and the composition on top builds the Event schema from
+// them once (eventSchemas, called by src/event-document.ts).
+import { Type, type TObject, type TUnion } from 'typebox'
 import type { EventType } from '../db/database.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
 import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
-import { CategorySchema } from '../categories/category.schema.js'
-import { OrderSchema } from '../orders/order.schema.js'
-import { PetSchema } from '../pets/pet.schema.js'
 
 export type { EventType }
 
@@ -30,17 +30,19 @@ export function isEventType(text: string): text is EventType {
 
 const TYPE_LIST = EVENT_TYPES.map((type) => `\`${type}\``).join(', ')
 
-const PET_EVENT_EXAMPLE = {
-  id: 4711,
-  type: 'pet.created',
-  timestamp: '2026-05-01T08:00:00.000Z',
-  data: { pet: { id: 12, name: 'Rex', categoryId: 3, status: 'available' } },
+/** What a feature adds to the Event schema: the event types it records, and the schema of their `data`. */
+export interface EventDataContribution {
+  types: readonly EventType[]
+  /** Named (`PetEventData`), with an example of the data. */
+  data: TObject
 }
-const ORDER_EVENT_EXAMPLE = {
-  id: 4712,
-  type: 'order.placed',
-  timestamp: '2026-05-01T08:00:01.250Z',
-  data: { order: { id: 7, petId: 12, quantity: 1, shipDate: null, complete: false, status: 'placed' } },
+
+/** An event as the feed shows it. */
+export interface Event {
+  id: number
+  type: EventType
+  timestamp: string
+  data: Record<string, unknown>
 }
 
 export const EventTypeSchema = named(
@@ -53,81 +55,64 @@ export const EventTypeSchema = named(
   }),
 )
 
-/** Responses, so open to additive change; the serialiser still sends exactly these properties. */
-export const PetEventDataSchema = named(
-  'PetEventData',
-  Type.Object(
-    { pet: PetSchema },
-    {
-      description: 'For `pet.*`: the animal after the change (for `pet.deleted`, its last state).',
-      examples: [PET_EVENT_EXAMPLE.data],
-    },
-  ),
-)
-export const OrderEventDataSchema = named(
-  'OrderEventData',
-  Type.Object(
-    { order: OrderSchema },
-    { description: 'For `order.*`: the order after the change.', examples: [ORDER_EVENT_EXAMPLE.data] },
-  ),
-)
-
-export const CategoryEventDataSchema = named(
-  'CategoryEventData',
-  Type.Object(
-    { category: CategorySchema },
-    {
-      description: 'For `category.*`: the category after the change (for `category.deleted`, its last state).',
-      examples: [{ category: { id: 3, name: 'Dogs' } }],
-    },
-  ),
-)
-
-export const EventSchema = named(
-  'Event',
-  Type.Object(
-    {
-      id: Type.Integer({
-        format: 'int64',
-        minimum: 1,
-        maximum: MAX_INT64_ID,
+/**
+ * The Event and Events schemas, their `data` one of the contributions (in the order given), `examples` the
+ * events that illustrate them (the first one illustrates a single Event). Every event type is contributed by
+ * exactly one feature, or this throws: a type without a schema would be sent undocumented. Built once per
+ * process: the schemas are named.
+ */
+export function eventSchemas(contributions: readonly EventDataContribution[], examples: readonly Event[]) {
+  const contributed = contributions.flatMap(({ types }) => types)
+  const missing = EVENT_TYPES.filter((type) => !contributed.includes(type))
+  const twice = contributed.filter((type, index) => contributed.indexOf(type) !== index)
+  if (missing.length > 0 || twice.length > 0 || contributed.length !== EVENT_TYPES.length)
+    throw new Error(`the event data schemas must cover each event type once (missing ${missing}, twice ${twice})`)
+  const EventSchema = named(
+    'Event',
+    Type.Object(
+      {
+        id: Type.Integer({
+          format: 'int64',
+          minimum: 1,
+          maximum: MAX_INT64_ID,
+          description:
+            "The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the " +
+            'order events become visible, never reused, and kept by backups, restores and moves. Events written ' +
+            'before ids became consecutive keep the ids they had, which may skip numbers.',
+          examples: [4711],
+        }),
+        type: EventTypeSchema,
+        timestamp: Type.String({
+          format: 'date-time',
+          maxLength: 24,
+          description: 'When the change was made: RFC 3339, UTC, with milliseconds.',
+          examples: ['2026-05-01T08:00:00.000Z'],
+        }),
+        // Typed as one object schema: which one only the event's type tells.
+        data: Type.Union(
+          contributions.map(({ data }) => data),
+          { description: 'The changed resource as it was right after the change.' },
+        ) as TUnion<[TObject]>,
+      },
+      {
         description:
-          "The event's position in the feed: consecutive (each event's id is the previous one's + 1) in the " +
-          'order events become visible, never reused, and kept by backups, restores and moves. Events written ' +
-          'before ids became consecutive keep the ids they had, which may skip numbers.',
-        examples: [4711],
-      }),
-      type: EventTypeSchema,
-      timestamp: Type.String({
-        format: 'date-time',
-        maxLength: 24,
-        description: 'When the change was made: RFC 3339, UTC, with milliseconds.',
-        examples: ['2026-05-01T08:00:00.000Z'],
-      }),
-      data: Type.Union([PetEventDataSchema, OrderEventDataSchema, CategoryEventDataSchema], {
-        description: 'The changed resource as it was right after the change.',
-      }),
-    },
-    {
-      description:
-        'One committed change. Written in the same transaction as the change: a committed change always has its ' +
-        'event, a refused or rolled-back one never does. ' +
-        "An order that moves its animal's status also writes a `pet.updated` event, in the same transaction.",
-      examples: [PET_EVENT_EXAMPLE],
-    },
-  ),
-)
-
-export const EventsSchema = named(
-  'Events',
-  Type.Array(EventSchema, {
-    maxItems: MAX_EVENT_PAGE_SIZE,
-    description: 'Events in ascending id order.',
-    examples: [[PET_EVENT_EXAMPLE, ORDER_EVENT_EXAMPLE]],
-  }),
-)
-
-export type Event = Static<typeof EventSchema>
+          'One committed change. Written in the same transaction as the change: a committed change always has ' +
+          'its event, a refused or rolled-back one never does. ' +
+          "An order that moves its animal's status also writes a `pet.updated` event, in the same transaction.",
+        examples: examples.slice(0, 1),
+      },
+    ),
+  )
+  const EventsSchema = named(
+    'Events',
+    Type.Array(EventSchema, {
+      maxItems: MAX_EVENT_PAGE_SIZE,
+      description: 'Events in ascending id order.',
+      examples: [examples],
+    }),
+  )
+  return { EventSchema, EventsSchema }
+}
 
 const After = Type.Integer({
   format: 'int64',

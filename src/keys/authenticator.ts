@@ -6,19 +6,8 @@ import { hashApiKey, KEY_PREFIX } from './api-key.js'
 import { ConnectionDigests } from './connection-digests.js'
 import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
 import { RecentDigests } from './recent-digests.js'
-import { parseStoredScopes, SCOPES, type Scope } from './scopes.js'
-
-export interface Principal {
-  /**
-   * Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<n>` for the n-th key of
-   * PETSTORE_API_KEYS (never a function of the key itself, which could help guess a short one offline).
-   * It also owns the key's rate-limit counter and Idempotency-Key records: a static key removed from the
-   * middle of the list passes its number, and those, to the next one (append new keys, remove from the end).
-   */
-  keyId: string
-  /** What the key may do. Static keys (PETSTORE_API_KEYS) may do everything. */
-  scopes: readonly Scope[]
-}
+import type { Authenticator, Principal } from '../http/auth/authenticator.js'
+import { parseStoredScopes, SCOPES } from './scopes.js'
 
 /** last_used_at is a hint for operators, so it is written at most this often per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
@@ -28,24 +17,6 @@ const RECALL_MS = 10 * 60_000
 
 /** The shape of every stored key (generateApiKey): the prefix and 32 bytes in base64url, nothing else. */
 const STORED_KEY_FORM = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{43}$`)
-
-/**
- * What can be said of a presented key without a database query: `valid` (a static key, or one found active
- * lately: it is still looked up before it is believed), `invalid` (not of a stored key's form, or looked up
- * lately and not found), or `unknown`.
- */
-export type Recollection = 'valid' | 'invalid' | 'unknown'
-
-/**
- * `connection`, when given, is the socket the key came on: its digest is then computed once per connection and
- * key, while the key's validity is still decided on every call.
- */
-export interface Authenticator {
-  authenticate(presentedKey: string, connection?: object): Promise<Principal | undefined>
-  recall(presentedKey: string, connection?: object): Recollection
-  /** The principal of a static key (PETSTORE_API_KEYS), known without waiting; undefined for any other key. */
-  staticKey(presentedKey: string, connection?: object): Principal | undefined
-}
 
 export interface AuthenticatorOptions {
   /** Where keys are read (committed data only), and their last use written. */

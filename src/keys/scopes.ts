@@ -1,20 +1,10 @@
-// What a key may do. Every operation needs one scope; a key carries any subset of them (all by default).
+// How a key's scopes are stored. The scopes themselves are the API's (http/scopes.ts): re-exported here for
+// the key commands.
+import { SCOPES, type Scope } from '../http/auth/scopes.js'
 
-export const SCOPES = [
-  'pets:read',
-  'pets:write',
-  'orders:read',
-  'orders:write',
-  'events:read',
-  'webhooks:manage',
-] as const
-export type Scope = (typeof SCOPES)[number]
+export { isScope, SCOPES, type Scope } from '../http/auth/scopes.js'
 
-export function isScope(text: string): text is Scope {
-  return (SCOPES as readonly string[]).includes(text)
-}
-
-/** The stored form: space-separated, in the canonical order above, each at most once. */
+/** The stored form: space-separated, in the canonical order of SCOPES, each at most once. */
 export function formatScopes(scopes: Iterable<Scope>): string {
   const set = new Set(scopes)
   return SCOPES.filter((scope) => set.has(scope)).join(' ')

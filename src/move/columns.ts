@@ -1,19 +1,18 @@
 // How a column's values are written to the shop file and read back, whichever store they come from or go to.
 // The stores keep the same value in different types (SQLite: integers and text; PostgreSQL: bigint, jsonb,
 // timestamptz, boolean), so the file holds one neutral form per kind of column, and each store converts.
-import type { StoreDialect } from './session.js'
+import type { MoveSession } from '../db/move-session.js'
 
 export type ColumnKind = 'integer' | 'text' | 'json' | 'timestamp' | 'boolean'
 
 export class DamagedFileError extends Error {}
 
-/** A value read from `dialect`, in the file's form. */
-export function toFileValue(kind: ColumnKind, dialect: StoreDialect, value: unknown): unknown {
+/** A value read from the session's store, in the file's form. */
+export function toFileValue(kind: ColumnKind, session: MoveSession, value: unknown): unknown {
   if (value === null || value === undefined) return null
   switch (kind) {
     case 'json':
-      // SQLite keeps JSON as text; PostgreSQL's jsonb arrives parsed.
-      return typeof value === 'string' && dialect === 'sqlite' ? JSON.parse(value) : value
+      return session.jsonFromStore(value)
     case 'timestamp':
       return value instanceof Date ? value.toISOString() : value
     case 'boolean':
@@ -23,8 +22,8 @@ export function toFileValue(kind: ColumnKind, dialect: StoreDialect, value: unkn
   }
 }
 
-/** A value of the file, checked against its kind, in the form `dialect` stores. */
-export function toStoreValue(kind: ColumnKind, dialect: StoreDialect, value: unknown, where: string): unknown {
+/** A value of the file, checked against its kind, in the form the session's store keeps. */
+export function toStoreValue(kind: ColumnKind, session: MoveSession, value: unknown, where: string): unknown {
   if (value === null) return null
   switch (kind) {
     case 'integer':
@@ -39,6 +38,6 @@ export function toStoreValue(kind: ColumnKind, dialect: StoreDialect, value: unk
       return JSON.stringify(value)
     case 'boolean':
       if (typeof value !== 'boolean') throw new DamagedFileError(`${where} is not true or false`)
-      return dialect === 'sqlite' ? Number(value) : value
+      return session.booleanToStore(value)
   }
 }

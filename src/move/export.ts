@@ -1,7 +1,7 @@
 // petstore export: one consistent snapshot of the whole shop, table after table, as a shop file (format.ts).
 import type { DatabaseConfig } from '../config.js'
 import { FORMAT_NAME, FORMAT_VERSION, SCHEMA_VERSION, type Closing, type Header } from './format.js'
-import { openMoveSession } from './session.js'
+import { openMoveSession } from '../db/move-session.js'
 import { beginSnapshot, readCounter, tablePages } from './snapshot.js'
 import { TABLES } from './tables.js'
 import { shopFileWriter } from './writer.js'
@@ -26,7 +26,7 @@ export async function exportShop(
       format: FORMAT_NAME,
       formatVersion: FORMAT_VERSION,
       schemaVersion: SCHEMA_VERSION,
-      sourceStore: session.dialect,
+      sourceStore: session.name,
       exportedAt,
     }
     await writer.write(`${JSON.stringify(header)}\n`)

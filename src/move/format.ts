@@ -2,7 +2,7 @@
 // with the counts and the SHA-256 of every byte before it, so a damaged, truncated or edited file is refused.
 import { migrations } from '../db/migrate.js'
 import { DamagedFileError } from './columns.js'
-import type { StoreDialect } from './session.js'
+import type { MoveSession } from '../db/move-session.js'
 
 export const FORMAT_NAME = 'petstore-shop'
 /** One higher whenever a file written now could not be read by an earlier version. */
@@ -15,7 +15,7 @@ export interface Header {
   format: typeof FORMAT_NAME
   formatVersion: number
   schemaVersion: string
-  sourceStore: StoreDialect
+  sourceStore: MoveSession['name']
   exportedAt: string
 }
 

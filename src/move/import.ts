@@ -1,6 +1,5 @@
 // petstore import: a shop file into an empty database of either store, migrated first, in one transaction.
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
-import { existsSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import type { Config } from '../config.js'
 import { migrateToLatest } from '../db/migrate.js'
@@ -10,7 +9,7 @@ import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
 import { SecretCheck } from './secret-check.js'
-import { openMoveSession, quoted, type MoveSession } from './session.js'
+import { filesAnImportCreates, openMoveSession, quoted, type MoveSession } from '../db/move-session.js'
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
@@ -86,14 +85,14 @@ export async function importShop(
 ): Promise<Record<string, number>> {
   const source = await openShopFile(sourcePath)
   const { database } = config
-  const createdFile = database.kind === 'sqlite' && !existsSync(database.path)
+  const created = filesAnImportCreates(database)
   let session: MoveSession | undefined
   let committed = false
   try {
     await migrate(config)
     session = await openMoveSession(database)
     await refuseHeldShop(session)
-    await session.run(session.dialect === 'postgres' ? 'begin' : 'begin immediate', [])
+    await session.beginLoad()
     const counts = await load(session, source, config, progress)
     await session.run('commit', [])
     committed = true
@@ -104,7 +103,6 @@ export async function importShop(
     if (session && !committed) await session.run('rollback', []).catch(() => {})
     await session?.close()
     // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
-    if (createdFile && !committed && database.kind === 'sqlite')
-      for (const suffix of ['', '-wal', '-shm']) await rm(`${database.path}${suffix}`, { force: true })
+    if (!committed) for (const file of created) await rm(file, { force: true })
   }
 }

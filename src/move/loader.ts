@@ -1,7 +1,7 @@
 // Loading records into the target, inside the import's transaction: rows in multi-row inserts of a batch each
 // (one statement per batch, not per row), then the counters behind the ids.
 import { DamagedFileError, toStoreValue } from './columns.js'
-import { quoted, type MoveSession, type Row } from './session.js'
+import { quoted, type MoveSession, type Row } from '../db/move-session.js'
 import type { TableEntry } from './tables.js'
 
 /** Values per statement: under SQLite's limit (32,766) and PostgreSQL's (65,535). */
@@ -32,7 +32,7 @@ export class TableLoader {
     this.#columns = columns
     for (const column of columns) {
       const kind = this.#table.columns[column] ?? 'text'
-      this.#values.push(toStoreValue(kind, this.#session.dialect, row[column], `${this.#table.name}.${column}`))
+      this.#values.push(toStoreValue(kind, this.#session, row[column], `${this.#table.name}.${column}`))
     }
     this.#rows++
     this.count++
@@ -47,8 +47,7 @@ export class TableLoader {
     const tuples: string[] = []
     for (let row = 0; row < this.#rows; row++)
       tuples.push(`(${this.#columns.map(() => session.placeholder(++index)).join(', ')})`)
-    // PostgreSQL refuses a value for an identity column unless told the file's ids are to be kept.
-    const overriding = session.dialect === 'postgres' && this.#table.counter ? ' overriding system value' : ''
+    const overriding = this.#table.counter ? session.insertKeepingIds : ''
     await session.run(
       `insert into ${quoted(this.#table.name)} (${this.#columns.map(quoted).join(', ')})${overriding} ` +
         `values ${tuples.join(', ')}`,
@@ -63,18 +62,5 @@ export class TableLoader {
 export async function setCounter(session: MoveSession, table: TableEntry, counter: number): Promise<void> {
   const column = table.counter
   if (!column) throw new DamagedFileError(`the file is damaged: ${table.name} has no id counter`)
-  const largest = `coalesce(max(${quoted(column)}), 0)`
-  if (session.dialect === 'postgres') {
-    await session.run(
-      `select setval(pg_get_serial_sequence($1, $2), greatest($3::bigint, ${largest}, 1), ` +
-        `greatest($3::bigint, ${largest}) > 0) from ${quoted(table.name)}`,
-      [quoted(table.name), column, counter],
-    )
-    return
-  }
-  await session.run('delete from sqlite_sequence where name = ?', [table.name])
-  await session.run(`insert into sqlite_sequence (name, seq) select ?, max(?, ${largest}) from ${quoted(table.name)}`, [
-    table.name,
-    counter,
-  ])
+  await session.setCounter(table.name, column, counter)
 }

@@ -1,7 +1,7 @@
 // The export and import commands as the operator sees them: progress on a terminal, one line when done, and a
 // refusal as one line naming its cause (the command exits 1).
 import type { Config } from '../config.js'
-import { describeDatabase } from '../startup-errors.js'
+import { describeDatabase } from '../db/database-errors.js'
 import { exportShop, type MoveProgress } from './export.js'
 import { importShop } from './import.js'
 

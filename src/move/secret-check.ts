@@ -2,7 +2,7 @@
 // (and not with the key kept in the file's own database), they would fail every delivery after the move.
 import type { SecretBox } from '../webhooks/secret-box.js'
 import { STORED_KEY, signingSecretBox } from '../webhooks/secret-keys.js'
-import type { Row } from './session.js'
+import type { Row } from '../db/move-session.js'
 
 export class ForeignSecretError extends Error {}
 

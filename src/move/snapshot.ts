@@ -1,14 +1,13 @@
 // Reading one table of the snapshot in pages by primary key: memory holds one page, whatever the table's size.
 import { toFileValue } from './columns.js'
-import { quoted, type MoveSession, type Row } from './session.js'
+import { quoted, type MoveSession, type Row } from '../db/move-session.js'
 import type { TableEntry } from './tables.js'
 
 export const PAGE_ROWS = 5000
 
 /** Starts the one read transaction the whole export reads in: every table as of the same instant. */
 export async function beginSnapshot(session: MoveSession): Promise<void> {
-  // SQLite: a deferred transaction takes its snapshot at its first read and keeps it (WAL), writers go on.
-  await session.run(session.dialect === 'postgres' ? 'begin isolation level repeatable read read only' : 'begin', [])
+  await session.beginSnapshot()
 }
 
 function pageQuery(session: MoveSession, table: TableEntry, after: Row | undefined, now: string) {
@@ -32,7 +31,7 @@ function inFileForm(session: MoveSession, table: TableEntry, rows: Row[]): Row[]
   return rows.map((row) => {
     const converted: Row = {}
     for (const [column, kind] of Object.entries(table.columns))
-      converted[column] = toFileValue(kind, session.dialect, row[column])
+      converted[column] = toFileValue(kind, session, row[column])
     return converted
   })
 }
@@ -47,24 +46,14 @@ export async function* tablePages(session: MoveSession, table: TableEntry, now: 
     if (table.key.length === 0 || rows.length < PAGE_ROWS) break
     after = rows.at(-1)
   }
-  if (table.unnumberedOrder && session.dialect === 'postgres') {
-    // Few: the events of the last moments, which the numbering has not reached at the snapshot's instant.
-    const [key] = table.key.map(quoted)
-    const columns = Object.keys(table.columns).map(quoted).join(', ')
-    const text = `select ${columns} from ${quoted(table.name)} where ${key} is null order by ${table.unnumberedOrder}`
-    const rows = await session.select(text, [])
+  const [key] = table.key
+  if (table.unnumberedOrder && key !== undefined) {
+    const rows = await session.unkeyedRows(table.name, Object.keys(table.columns), key, table.unnumberedOrder)
     if (rows.length > 0) yield inFileForm(session, table, rows)
   }
 }
 
 /** The counter behind the table's ids: the largest id handed out so far, deleted rows' included. */
 export async function readCounter(session: MoveSession, table: TableEntry, column: string): Promise<number> {
-  const [row] =
-    session.dialect === 'postgres'
-      ? await session.select(
-          'select coalesce(pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0) as value',
-          [quoted(table.name), column],
-        )
-      : await session.select('select seq as value from sqlite_sequence where name = ?', [table.name])
-  return typeof row?.value === 'number' ? row.value : 0
+  return session.readCounter(table.name, column)
 }

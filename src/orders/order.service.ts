@@ -8,8 +8,6 @@ import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, DOMAIN_MESSAGES, NotFound } from '../domain/errors.js'
 import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
-import { toPet, toPetEventData } from '../pets/pet.mapper.js'
-import { findPetById, transitionPetStatus, type PetStatus } from '../pets/pet.repository.js'
 import { toOrder, toOrderEventData } from './order.mapper.js'
 import {
   findOrderById,
@@ -20,6 +18,7 @@ import {
   type OrderStatus,
 } from './order.repository.js'
 import { DEFAULT_ORDER_QUANTITY, type Order } from './order.schema.js'
+import type { OrderedPets, OrderedPetStatus } from './ordered-pets.js'
 
 export interface PlaceOrderInput {
   petId: number
@@ -45,16 +44,16 @@ const FINISHES = {
   complete: { order: 'completed', pet: 'sold', done: 'completed', event: 'order.completed' },
 } as const satisfies Record<
   string,
-  { order: OrderStatus; pet: PetStatus; done: string; event: Extract<EventType, `order.${string}`> }
+  { order: OrderStatus; pet: OrderedPetStatus; done: string; event: Extract<EventType, `order.${string}`> }
 >
 
-async function placeIn(uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> {
+async function placeIn(pets: OrderedPets, uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> {
   const { trx } = uow
-  const pet = await transitionPetStatus(trx, input.petId, 'available', 'pending')
+  const pet = await pets.moveStatus(trx, input.petId, 'available', 'pending')
   if (!pet) {
-    const current = await findPetById(trx, input.petId)
+    const current = await pets.statusOf(trx, input.petId)
     if (!current) throw new NotFound('pet', input.petId, 'petId')
-    throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(input.petId, current.status))
+    throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(input.petId, current))
   }
   // The HTTP contract fills the default quantity before this; other callers get the same one.
   const quantity = input.quantity ?? DEFAULT_ORDER_QUANTITY
@@ -62,11 +61,16 @@ async function placeIn(uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> 
     await insertOrder(trx, { pet_id: input.petId, quantity, ship_date: input.shipDate, status: 'placed' }),
   )
   await recordEvent(uow, 'order.placed', toOrderEventData(order))
-  await recordEvent(uow, 'pet.updated', toPetEventData(toPet(pet)))
+  await recordEvent(uow, 'pet.updated', pet)
   return order
 }
 
-async function finishIn(uow: UnitOfWork, orderId: number, action: keyof typeof FINISHES): Promise<Order> {
+async function finishIn(
+  pets: OrderedPets,
+  uow: UnitOfWork,
+  orderId: number,
+  action: keyof typeof FINISHES,
+): Promise<Order> {
   const { trx } = uow
   const finish = FINISHES[action]
   const row = await transitionOrderStatus(trx, orderId, 'placed', finish.order)
@@ -77,15 +81,16 @@ async function finishIn(uow: UnitOfWork, orderId: number, action: keyof typeof F
   }
   // A placed order always has a pending pet; if not, the data was changed outside the service, and the
   // transaction is rolled back (500) rather than making the inconsistency worse.
-  const pet = await transitionPetStatus(trx, Number(row.pet_id), 'pending', finish.pet)
+  const pet = await pets.moveStatus(trx, Number(row.pet_id), 'pending', finish.pet)
   if (!pet) throw new Error(`order ${orderId} is placed but pet ${row.pet_id} is not pending`)
   const order = toOrder(row)
   await recordEvent(uow, finish.event, toOrderEventData(order))
-  await recordEvent(uow, 'pet.updated', toPetEventData(toPet(pet)))
+  await recordEvent(uow, 'pet.updated', pet)
   return order
 }
 
-export function createOrderService(data: DataAccess): OrderService {
+/** `pets`: the animals the orders move (the pets feature's side, given by the composition). */
+export function createOrderService(data: DataAccess, pets: OrderedPets): OrderService {
   return {
     async list(query) {
       return pageOf(await listOrders(data.read, { ...query, limit: rowsToFetch(query.limit) }), query.limit, toOrder)
@@ -95,8 +100,8 @@ export function createOrderService(data: DataAccess): OrderService {
       if (!row) throw new NotFound('order', id)
       return toOrder(row)
     },
-    place: placeIn,
-    cancel: (uow, id) => finishIn(uow, id, 'cancel'),
-    complete: (uow, id) => finishIn(uow, id, 'complete'),
+    place: (uow, input) => placeIn(pets, uow, input),
+    cancel: (uow, id) => finishIn(pets, uow, id, 'cancel'),
+    complete: (uow, id) => finishIn(pets, uow, id, 'complete'),
   }
 }

@@ -9,9 +9,9 @@ import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
 import { recordEvent } from '../events/event-log.js'
-import { findPlacedOrderIdOfPet } from '../orders/order.repository.js'
 import { toPetEventData, toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import { deletePetAtVersion, findPetById, updatePetAtVersion, type PetChanges, type PetRow } from './pet.repository.js'
+import type { PetOrders } from './pet-orders.js'
 import type { PetPatch } from './pet.schema.js'
 
 /**
@@ -41,8 +41,13 @@ function changesOf(row: PetRow, patch: PetPatch): PetChanges {
   return changes
 }
 
-async function refuseWhilePlaced(trx: Writer, id: number, refusal: (orderId: number) => string): Promise<void> {
-  const orderId = await findPlacedOrderIdOfPet(trx, id)
+async function refuseWhilePlaced(
+  orders: PetOrders,
+  trx: Writer,
+  id: number,
+  refusal: (orderId: number) => string,
+): Promise<void> {
+  const orderId = await orders.placedOrderOf(trx, id)
   if (orderId !== undefined) throw new Conflict(refusal(orderId))
 }
 
@@ -53,6 +58,7 @@ function tooBusy(id: number): Conflict {
 }
 
 export async function updatePetIn(
+  orders: PetOrders,
   uow: UnitOfWork,
   id: number,
   patch: PetPatch,
@@ -65,6 +71,7 @@ export async function updatePetIn(
     if (Object.keys(changes).length === 0) return toVersionedPet(row)
     if (changes.status !== undefined) {
       await refuseWhilePlaced(
+        orders,
         trx,
         id,
         (orderId) =>
@@ -84,6 +91,7 @@ export async function updatePetIn(
 
 /** Deletes the pet (it stays stored, marked deleted, for its orders); returns its last state. */
 export async function deletePetIn(
+  orders: PetOrders,
   uow: UnitOfWork,
   id: number,
   condition: VersionCondition | undefined,
@@ -92,6 +100,7 @@ export async function deletePetIn(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const row = await currentPet(trx, id, condition)
     await refuseWhilePlaced(
+      orders,
       trx,
       id,
       (orderId) =>

@@ -1,4 +1,4 @@
-import type { DataAroundId } from '../events/event-log.js'
+import type { DataAroundId } from '../db/insert-with-event.js'
 import type { Pet } from './pet.schema.js'
 import type { NewPetRow, PetRow } from './pet.repository.js'
 

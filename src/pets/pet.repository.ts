@@ -24,19 +24,6 @@ export async function findPetById(db: Reader, id: number): Promise<PetRow | unde
   return db.selectFrom('pets').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
 }
 
-/**
- * The pets findPetById would give for each of `ids`, in one query (PostgreSQL: `= any($1)`, one statement text for any
- * number of ids).
- */
-export async function findPetsByIds(db: Reader, ids: readonly number[]): Promise<PetRow[]> {
-  return db
-    .selectFrom('pets')
-    .selectAll()
-    .where((eb) => eb('id', '=', eb.fn.any(eb.val([...ids]))))
-    .where('deleted_at', 'is', null)
-    .execute()
-}
-
 export interface PetPageQuery {
   status: PetStatus | undefined
   categoryId?: number | undefined

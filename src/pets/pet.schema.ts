@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
-import { Int64Id } from '../http/openapi/schema-primitives.js'
+import { Int64Id, VISIBLE_NAME_PATTERN } from '../http/openapi/schema-primitives.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export const DEFAULT_PET_STATUS = 'available'
@@ -19,19 +19,8 @@ export const PetStatusSchema = named(
   }),
 )
 
-// Control characters and unpaired UTF-16 surrogates cannot be stored and read back unchanged by every
-// database and client, so a name is printable Unicode text. It must also show something: a name made only of
-// white space and invisible characters (U+200B, U+3164…) looks empty in every listing. Bidirectional overrides
-// and isolates (U+202A–U+202E, U+2066–U+2069) are refused anywhere, as they make a name display as another
-// text (`a\u202Eexe.txt`); the joiners of emoji and Indic scripts (U+200C, U+200D) and other format
-// characters stay allowed inside a name.
-const BIDI_CONTROLS = '\\u202A-\\u202E\\u2066-\\u2069'
-const INVISIBLE = '\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}'
-// Leading invisible characters, the first visible one, then anything allowed. The first two classes are
-// disjoint, so the expression matches in linear time whatever the text (no backtracking blow-up).
-export const PET_NAME_PATTERN =
-  `^(?:(?![\\p{Cc}${BIDI_CONTROLS}])[${INVISIBLE}])*` +
-  `[^\\p{Cc}\\p{Cs}${INVISIBLE}][^\\p{Cc}\\p{Cs}${BIDI_CONTROLS}]*$`
+/** The text rule of a name (schema-primitives.ts says why). */
+export const PET_NAME_PATTERN = VISIBLE_NAME_PATTERN
 
 const NAME_RULE =
   "The animal's name: 1 to 200 Unicode characters, at least one of them visible (not only white space or " +

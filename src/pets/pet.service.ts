@@ -6,6 +6,7 @@ import type { Page } from '../http/pagination.js'
 import { insertPetRecordingCreation } from './pet-create.js'
 import { deletePetIn, updatePetIn } from './pet-maintenance.js'
 import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
+import type { PetOrders } from './pet-orders.js'
 import type { PetReads } from './pet-reads.js'
 import type { PetPageQuery } from './pet.repository.js'
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetPatch } from './pet.schema.js'
@@ -30,10 +31,12 @@ export interface PetService {
 export interface PetServiceDependencies {
   /** How pets are read: chosen by the composition root (cached, SQLite's own JSON, or the query builder). */
   reads: PetReads
+  /** The pets' orders (the orders feature's side, given by the composition): a placed order holds its pet. */
+  orders: PetOrders
 }
 
 // Writes run in the caller's unit of work (db/unit-of-work.ts): it commits them, or rolls them back.
-export function createPetService({ reads }: PetServiceDependencies): PetService {
+export function createPetService({ reads, orders }: PetServiceDependencies): PetService {
   return {
     list: (query) => reads.page(query),
     async get(id) {
@@ -51,7 +54,7 @@ export function createPetService({ reads }: PetServiceDependencies): PetService 
         }),
       ),
     // Each writes its event (pet.updated, pet.deleted) in the same transaction as its change.
-    update: (uow, id, patch, condition) => updatePetIn(uow, id, patch, condition),
-    delete: (uow, id, condition) => deletePetIn(uow, id, condition),
+    update: (uow, id, patch, condition) => updatePetIn(orders, uow, id, patch, condition),
+    delete: (uow, id, condition) => deletePetIn(orders, uow, id, condition),
   }
 }

@@ -6,22 +6,13 @@
 // the retry schedule, and in the log) from the moment its start is recorded, which the instance does before it
 // sends the request: a delivery taken but never started goes back as it was. An instance that dies simply
 // never records anything more: at the lease's end the delivery is due again, and any instance retries it.
-import { PostgresAdapter, sql } from 'kysely'
-import type { DeliveryStatus, Writer } from '../db/database.js'
+import type { Writer } from '../db/database.js'
+import { dueDeliveries, type DueQuery, type DueRow } from '../db/due-deliveries.js'
 import type { EventRow } from '../events/event.repository.js'
 
-const PENDING = sql.lit<DeliveryStatus>('pending')
-
-export interface ClaimQuery {
-  /** Epoch milliseconds. */
-  now: number
+export interface ClaimQuery extends DueQuery {
   leaseMs: number
   leaseToken: string
-  /** Deliveries to take at most, in all and per endpoint (less what is not free there). */
-  total: number
-  perEndpoint: number
-  /** Per endpoint, how many of its `perEndpoint` are not free: held by this instance, or withheld (throttled). */
-  notFree: ReadonlyMap<number, number>
 }
 
 export interface ClaimedDelivery {
@@ -39,73 +30,13 @@ export interface ClaimedDelivery {
   event: EventRow | undefined
 }
 
-interface DueRow {
-  id: number
-  endpoint_id: number
-  event_id: number
-  /** Attempts begun (their start recorded) before this claim. */
-  attempts: number
-  /** Set when a claim was never recorded: its instance died (or stalled) holding the lease. */
-  lease_token: string | null
-  due_at: number
-}
-
-/** SQLite has one writer at a time, so the claim's reads see what no one else can change: one query per endpoint. */
-async function dueOnSqlite(trx: Writer, query: ClaimQuery): Promise<DueRow[]> {
-  const endpoints = await trx.selectFrom('webhook_endpoints').select('id').where('status', '=', 'enabled').execute()
-  const due: DueRow[] = []
-  for (const { id } of endpoints) {
-    const free = Math.min(query.total, query.perEndpoint - (query.notFree.get(Number(id)) ?? 0))
-    if (free <= 0) continue
-    due.push(
-      ...((await trx
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'endpoint_id', 'event_id', 'attempts', 'lease_token', 'due_at'])
-        .where('endpoint_id', '=', id)
-        .where('status', '=', PENDING)
-        .where('due_at', '<=', query.now)
-        .orderBy('due_at')
-        .orderBy('id')
-        .limit(free)
-        .execute()) as DueRow[]),
-    )
-  }
-  return due.sort((a, b) => a.due_at - b.due_at || a.id - b.id).slice(0, query.total)
-}
-
-/**
- * PostgreSQL: one statement. Per enabled endpoint its oldest due deliveries, as many as it has free places,
- * locked with SKIP LOCKED so that instances claiming at once take different rows instead of waiting for each other.
- */
-async function dueOnPostgres(trx: Writer, query: ClaimQuery): Promise<DueRow[]> {
-  const notFree = JSON.stringify(Object.fromEntries(query.notFree))
-  const { rows } = await sql<DueRow>`
-    select d.id, d.endpoint_id, d.event_id, d.attempts, d.lease_token, d.due_at
-    from webhook_endpoints e
-    cross join lateral (
-      select x.id, x.endpoint_id, x.event_id, x.attempts, x.lease_token, x.due_at
-      from webhook_deliveries x
-      where x.endpoint_id = e.id and x.status = ${PENDING} and x.due_at <= ${query.now}
-      order by x.due_at, x.id
-      limit greatest(0, ${query.perEndpoint} - coalesce((${notFree}::jsonb ->> e.id::text)::int, 0))
-      for update of x skip locked
-    ) d
-    where e.status = 'enabled'
-    order by d.due_at, d.id
-    limit ${query.total}`.execute(trx)
-  return rows
-}
-
 /**
  * Takes due deliveries of enabled endpoints for an attempt each: at most `total`, and per endpoint at most its
  * free places, oldest due first. A started attempt left unrecorded by a dead holder is logged as `interrupted`
  * here; a delivery it held without starting comes back as it was.
  */
 export async function claimDueDeliveries(trx: Writer, query: ClaimQuery): Promise<ClaimedDelivery[]> {
-  const due =
-    trx.getExecutor().adapter instanceof PostgresAdapter
-      ? await dueOnPostgres(trx, query)
-      : await dueOnSqlite(trx, query)
+  const due = await dueDeliveries(trx, query)
   if (due.length === 0) return []
   const ids = due.map((row) => row.id)
   await trx

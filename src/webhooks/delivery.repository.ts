@@ -2,8 +2,9 @@
 // pending until an attempt succeeds or the retries run out. Taking deliveries by lease, and recording what became
 // of them, is delivery-lease.repository.ts; here is what the deliverer reads to decide when to look again, the
 // log as the API shows it, a manual retry, and the purge.
-import { PostgresAdapter, sql, type Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { DeliveryStatus, Reader, WebhookAttemptTable, WebhookDeliveryTable, Writer } from '../db/database.js'
+import { lockingRows } from '../db/row-locks.js'
 import { newestReadableEventIdQuery } from '../events/event.repository.js'
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>
@@ -166,23 +167,22 @@ export async function scheduleDeliveryNow(
  * purge never waits on the worker, nor the worker on the purge while holding what the purge needs.
  */
 export async function purgeDeliveries(trx: Writer, cutoff: string, limit: number): Promise<number> {
-  const onPostgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  let finished = trx
+  const finished = trx
     .selectFrom('webhook_deliveries')
     .select('id')
     .where('finished_at', 'is not', null)
     .where('finished_at', '<', cutoff)
     .limit(limit)
-  let orphans = trx
+  const orphans = trx
     .selectFrom('webhook_deliveries')
     .select('id')
     .where('endpoint_id', 'not in', (eb) => eb.selectFrom('webhook_endpoints').select('id'))
     .limit(limit)
-  if (onPostgres) {
-    finished = finished.forUpdate().skipLocked()
-    orphans = orphans.forUpdate().skipLocked()
-  }
-  const ids = [...new Set([...(await finished.execute()), ...(await orphans.execute())].map((row) => row.id))]
+  const [finishedIds, orphanIds] = [
+    await lockingRows(trx, finished, { skipLocked: true }).execute(),
+    await lockingRows(trx, orphans, { skipLocked: true }).execute(),
+  ]
+  const ids = [...new Set([...finishedIds, ...orphanIds].map((row) => row.id))]
   if (ids.length === 0) return 0
   await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute()
   const deleted = await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst()

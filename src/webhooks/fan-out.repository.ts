@@ -5,8 +5,10 @@
 // appears. The deliveries and the new position commit together: a fan-out that fails or is lost in a crash is
 // simply made again from the old position, so nothing is lost and nothing is created twice.
 // Writers pay nothing for it: a create with subscribed endpoints is the same statement as one without.
-import { PostgresAdapter, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { Reader, Writer } from '../db/database.js'
+import { epochMilliseconds } from '../db/epoch-milliseconds.js'
+import { lockingRows } from '../db/row-locks.js'
 import { newestReadableEventId, readableEventsAfter } from '../events/event.repository.js'
 
 export interface FanOutResult {
@@ -30,20 +32,12 @@ function positionAndFirstWanted(db: Reader) {
   ])
 }
 
-/** An event's time (RFC 3339 text) as epoch milliseconds, in the statement's dialect. */
-function epochMilliseconds(postgres: boolean) {
-  return postgres
-    ? sql<number>`(extract(epoch from ${sql.ref('event.occurred_at')}::timestamptz) * 1000)::bigint`
-    : sql<number>`cast(round((julianday(${sql.ref('event.occurred_at')}) - 2440587.5) * 86400000) as integer)`
-}
-
 /**
  * Pending deliveries for the events after `from` up to `through`, one per enabled endpoint (or the one named)
  * that subscribes to the event's type and has not had it (receives_after), in event order.
  */
 function insertDeliveries(
   trx: Writer,
-  postgres: boolean,
   { from, through, endpointId }: { from: number; through: number; endpointId?: number },
 ) {
   return trx
@@ -68,7 +62,7 @@ function insertDeliveries(
           'event.id',
           sql.lit('pending').as('status'),
           sql.lit(0).as('attempts'),
-          epochMilliseconds(postgres).as('due_at'),
+          epochMilliseconds(trx, 'event.occurred_at').as('due_at'),
           'event.occurred_at',
         ])
         .where('event.id', '>', from)
@@ -85,10 +79,7 @@ function insertDeliveries(
  * in progress skips its turn (SKIP LOCKED) instead of waiting.
  */
 export async function fanOutEvents(trx: Writer, limit: number): Promise<FanOutResult> {
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  let state = positionAndFirstWanted(trx)
-  if (postgres) state = state.forUpdate().skipLocked()
-  const row = await state.executeTakeFirst()
+  const row = await lockingRows(trx, positionAndFirstWanted(trx), { skipLocked: true }).executeTakeFirst()
   // Another instance holds the position (it is fanning out), or no endpoint is enabled: nothing to do. The
   // position stays behind meanwhile; an endpoint enabled later receives only events after its receives_after.
   if (!row || row.first === null || row.first === undefined) return NOTHING
@@ -96,7 +87,7 @@ export async function fanOutEvents(trx: Writer, limit: number): Promise<FanOutRe
   const from = Math.max(position, Number(row.first))
   const { count, last } = await readableEventsAfter(trx, from, limit)
   if (last === undefined) return NOTHING
-  const inserted = await insertDeliveries(trx, postgres, { from, through: last })
+  const inserted = await insertDeliveries(trx, { from, through: last })
   await trx.updateTable('webhook_fan_out').set({ position: last }).execute()
   return { deliveries: Number(inserted.numInsertedOrUpdatedRows ?? 0n), more: count === limit }
 }
@@ -109,10 +100,8 @@ export async function fanOutEvents(trx: Writer, limit: number): Promise<FanOutRe
  * for a fan-out in progress), so that the two never make the same delivery.
  */
 export async function catchUpEndpoint(trx: Writer, endpointId: number): Promise<void> {
-  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter
-  let state = trx.selectFrom('webhook_fan_out').select('position')
-  if (postgres) state = state.forUpdate()
-  const { position } = await state.executeTakeFirstOrThrow()
+  const state = trx.selectFrom('webhook_fan_out').select('position')
+  const { position } = await lockingRows(trx, state, { skipLocked: false }).executeTakeFirstOrThrow()
   const endpoint = await trx
     .selectFrom('webhook_endpoints')
     .select('receives_after')
@@ -122,7 +111,7 @@ export async function catchUpEndpoint(trx: Writer, endpointId: number): Promise<
   const from = Math.max(Number(position), Number(endpoint.receives_after))
   const head = await newestReadableEventId(trx)
   if (head <= from) return
-  await insertDeliveries(trx, postgres, { from, through: head, endpointId })
+  await insertDeliveries(trx, { from, through: head, endpointId })
   await trx.updateTable('webhook_endpoints').set({ receives_after: head }).where('id', '=', endpointId).execute()
 }
 

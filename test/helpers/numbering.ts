@@ -2,7 +2,8 @@
 import { PostgresAdapter, sql } from 'kysely'
 import type { Writer } from '../../src/db/database.js'
 import type { Store } from '../../src/db/store.js'
-import { numberCommittedEvents, type NewEvent } from '../../src/events/event.repository.js'
+import { type NewEvent } from '../../src/events/event.repository.js'
+import { numberCommittedEvents } from '../../src/db/postgres/number-events.js'
 
 /** Numbers the committed events as a service does after each commit (PostgreSQL); SQLite numbered them at insert. */
 export async function numberEvents(store: Store): Promise<void> {

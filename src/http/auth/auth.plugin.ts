@@ -3,7 +3,7 @@
 // before everything else (auth.ts).
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.js'
-import type { Authenticator } from '../../keys/authenticator.js'
+import type { Authenticator } from './authenticator.js'
 import { decoratePrincipal, type ApiGuard } from './auth.js'
 import { registerRateLimit } from './rate-limit.js'
 

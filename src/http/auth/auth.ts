@@ -2,8 +2,8 @@
 // scope, before the body is read, before validation and before any lookup: a request without a valid key
 // learns nothing else.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Authenticator, Principal } from '../../keys/authenticator.js'
-import type { Scope } from '../../keys/scopes.js'
+import type { Authenticator, Principal } from './authenticator.js'
+import type { Scope } from './scopes.js'
 import { ApiError } from '../errors/errors.js'
 import type { RateLimiter } from './rate-limit.js'
 import { MESSAGES } from '../errors/error-messages.js'

@@ -1,7 +1,6 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
-import type { EventStats } from '../../events/event.service.js'
 import type { GroupCommitStats } from '../../db/group-commit.js'
 import { CountedLater, ObservedLater } from './counted-metrics.js'
 import { requireMetricsToken } from '../auth/metrics-token.js'
@@ -41,17 +40,25 @@ function countedElsewhere(registry: Registry, name: string, help: string, read: 
   })
 }
 
+/** What the metrics read of the event feed (its service gives them): counts on this instance. */
+export interface FeedCounts {
+  /** Events written through this instance, by type, since it started (committed ones only). */
+  written: Readonly<Record<string, number>>
+  openStreams: number
+  waitingLongPolls: number
+}
+
 export interface MetricSources {
   /** SQLite's group commit, where the store has one. */
   groupCommit?: GroupCommitStats | undefined
   /** The event feed's counts. */
-  events?: () => EventStats
+  events?: () => FeedCounts
   /** Metrics made elsewhere, unregistered (the webhook deliverer's). */
   others?: readonly Metric[]
 }
 
 /** The event feed's counts, read at scrape time. */
-function eventMetrics(registry: Registry, read: () => EventStats): void {
+function eventMetrics(registry: Registry, read: () => FeedCounts): void {
   const reported = new Map<string, number>()
   new Counter({
     name: 'petstore_events_written_total',

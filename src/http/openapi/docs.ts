@@ -3,20 +3,24 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestAsyncHookHandler } from 'fastify'
-import type { Scope } from '../../keys/scopes.js'
+import type { Scope } from '../auth/scopes.js'
 import { ErrorSchema, forbiddenResponse } from '../errors/error.schema.js'
-import { exampleBody } from '../errors/error-examples.js'
 import { markNames, useComponents } from './openapi-components.js'
-import { openapiBase, type ApiServers } from './openapi-info.js'
+import { configuredServers, openapiBase, type ApiServers, type DocumentWebhooks } from './openapi-info.js'
 import { API_PREFIX } from '../paths.js'
+import { exampleBody } from '../errors/error-examples.js'
 import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './prepared-documents.js'
 import { publicOrigin } from '../request/public-origin.js'
 import { AllowHeader, EVERY_RESPONSE_HEADERS } from './response-headers.js'
 
-/** Must be registered before the routes it documents. */
-export async function registerOpenApi(app: FastifyInstance, servers: ApiServers): Promise<void> {
+/** Must be registered before the routes it documents. `webhooks`: the document's section of that name. */
+export async function registerOpenApi(
+  app: FastifyInstance,
+  servers: ApiServers,
+  webhooks: DocumentWebhooks,
+): Promise<void> {
   await app.register(swagger, {
-    openapi: openapiBase(servers),
+    openapi: openapiBase(servers, webhooks),
     // Paths are written relative to the servers, which end in /v1, as in the specification.
     transform: ({ schema, url, route }) => ({
       schema: schema === undefined ? schema : documentedSchema(schema, route.config?.scope),
@@ -136,7 +140,7 @@ const DOCS_PAGE = {
  */
 function contentSecurityPolicy(publicBaseUrl: string | undefined, apiServers: ApiServers): string {
   const servers = new Set(
-    [publicBaseUrl, ...openapiBase(apiServers).servers.map((server) => new URL(server.url).origin)].filter(
+    [publicBaseUrl, ...configuredServers(apiServers).map((server) => new URL(server.url).origin)].filter(
       (origin) => origin !== undefined,
     ),
   )

@@ -1,6 +1,5 @@
 // The parts of the OpenAPI document that are not derived from route schemas: who, where, how to authenticate.
 import { ERROR_CODES } from '../errors/errors.js'
-import { DELIVERY_WEBHOOKS } from '../../webhooks/webhook-delivery.openapi.js'
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.meaning} |`)
@@ -163,7 +162,13 @@ export function configuredServers({
 
 export const API_INFO = { title: 'Petstore API', version: '1.0.0' }
 
-export const openapiBase = (servers: ApiServers) => ({
+/**
+ * The OpenAPI 3.1 `webhooks` section: what the service sends that is not an answer to a route (the webhook
+ * deliveries), given by the feature that sends it, through the composition.
+ */
+export type DocumentWebhooks = Record<string, object>
+
+export const openapiBase = (servers: ApiServers, webhooks: DocumentWebhooks) => ({
   openapi: '3.1.0',
   info: {
     ...API_INFO,
@@ -206,5 +211,5 @@ export const openapiBase = (servers: ApiServers) => ({
     },
   },
   security: [{ bearerAuth: [] }],
-  webhooks: DELIVERY_WEBHOOKS,
+  webhooks,
 })

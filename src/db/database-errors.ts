@@ -1,0 +1,91 @@
+// A failure to open or reach the database, as the operator reads it: one line naming the path or address at
+// fault and the fix, instead of the library's own words (getaddrinfo ENOTFOUND, unable to open database file).
+// Each store fails in its own way (SQLite's files, PostgreSQL's connections).
+import { basename, dirname } from 'node:path'
+import type { DatabaseConfig } from '../config.js'
+
+/** The database a command uses, as the operator would name it; never a password. */
+export function describeDatabase(database: DatabaseConfig): string {
+  if (database.kind === 'sqlite') return `SQLite database ${database.path}`
+  const url = new URL(database.url)
+  const host = url.hostname || 'localhost'
+  return `PostgreSQL database ${host}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1))}`
+}
+
+/** The innermost error of a chain of causes: the one that says what actually happened. */
+export function rootCause(error: unknown): Error & { code?: unknown; syscall?: unknown; hostname?: unknown } {
+  let current = error
+  for (let depth = 0; depth < 10; depth++) {
+    // pg reports a refused connection to a name with several addresses (localhost) as an AggregateError.
+    if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0]
+    else if (current instanceof Error && current.cause instanceof Error) current = current.cause
+    else break
+  }
+  return current instanceof Error ? current : new Error(String(current))
+}
+
+function reason(error: Error & { code?: unknown }): string {
+  return error.message || (typeof error.code === 'string' ? error.code : error.name)
+}
+
+const SQLITE_FILE_CODES = /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/
+const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EISDIR'])
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+// SQLSTATE classes 08 (connection exception), 28 (authorisation: user or password), 3D000 (no such database)
+// and 57P03 (the server is starting up).
+const CONNECTION_SQLSTATE = /^(08|28)|^(3D000|57P03)$/
+const CONNECTION_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'connection timeout']
+
+/**
+ * A failure to open or reach the database, restated with its path or address and what to do; undefined when
+ * the error is something else (a failing migration, a bug), which is then reported as it is.
+ */
+export function explainDatabaseError(error: unknown, database: DatabaseConfig): Error | undefined {
+  const cause = rootCause(error)
+  const code = typeof cause.code === 'string' ? cause.code : ''
+  if (database.kind === 'sqlite') {
+    if (code === 'SQLITE_NOTADB') {
+      return new Error(
+        `${database.path} is not a SQLite database (${reason(cause)}); set DATABASE_URL=file:PATH to the ` +
+          `service's database file`,
+        { cause: error },
+      )
+    }
+    if (!SQLITE_FILE_CODES.test(code) && !FILE_SYSTEM_CODES.has(code)) return undefined
+    const file = basename(database.path)
+    return new Error(
+      `cannot open the SQLite database ${database.path} (${reason(cause)}): the directory ` +
+        `${dirname(database.path)} must exist and be writable by this user, ` +
+        `since SQLite also creates ${file}-wal and ${file}-shm there; fix its permissions, or set ` +
+        'DATABASE_URL=file:PATH to a writable place',
+      { cause: error },
+    )
+  }
+  const connectionFailure =
+    CONNECTION_CODES.has(code) ||
+    (/^[0-9A-Z]{5}$/.test(code) && CONNECTION_SQLSTATE.test(code)) ||
+    CONNECTION_MESSAGES.some((message) => cause.message.includes(message))
+  if (!connectionFailure) return undefined
+  return new Error(
+    `cannot connect to ${describeDatabase(database)} (DATABASE_URL): ${reason(cause)}; ` +
+      'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and password',
+    { cause: error },
+  )
+}
+
+/** Runs work that opens or first uses the database; a failure to open or reach it becomes an explained error. */
+export async function explainingDatabaseErrors<T>(database: DatabaseConfig, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw explainDatabaseError(error, database) ?? error
+  }
+}

@@ -1,0 +1,57 @@
+// One connection of its own for an export or an import (petstore export / import, src/move/), with plain SQL:
+// a snapshot or a load is a single long transaction, which the service's connections (statement time-outs,
+// group commit, pipelines) are not made for. Where the stores differ (transactions, column types, the
+// counters behind ids), the session says it in its own terms (db/sqlite/move-session.ts,
+// db/postgres/move-session.ts), so the tool itself is the same for both.
+import { existsSync } from 'node:fs'
+import type { DatabaseConfig } from '../config.js'
+import { openPostgresMoveSession } from './postgres/move-session.js'
+import { openSqliteMoveSession } from './sqlite/move-session.js'
+
+export type Row = Record<string, unknown>
+
+export interface MoveSession {
+  /** The store's name, as a shop file records where it came from. */
+  name: DatabaseConfig['kind']
+  /** The parameter placeholder at `index` (from 1). */
+  placeholder(index: number): string
+  select(text: string, parameters: readonly unknown[]): Promise<Row[]>
+  run(text: string, parameters: readonly unknown[]): Promise<void>
+  /** Starts the one read transaction an export reads in: every table as of the same instant, writers go on. */
+  beginSnapshot(): Promise<void>
+  /** Starts the import's write transaction, holding the database's other writers off from the start. */
+  beginLoad(): Promise<void>
+  /** A JSON column's value as read, parsed (SQLite keeps JSON as text; PostgreSQL's jsonb arrives parsed). */
+  jsonFromStore(value: unknown): unknown
+  /** A boolean as this store keeps it (SQLite: 0 or 1). */
+  booleanToStore(value: boolean): unknown
+  /** What an insert says to keep the file's values of a column whose ids the store hands out ('' or a clause). */
+  insertKeepingIds: string
+  /** The counter behind `table`'s `column`: the largest id handed out so far, deleted rows' included. */
+  readCounter(table: string, column: string): Promise<number>
+  /** Sets the counter behind `table`'s `column`: new ids continue above `counter` and above every row. */
+  setCounter(table: string, column: string, counter: number): Promise<void>
+  /**
+   * The rows of `table` still without their key, in `order` (PostgreSQL's events the numbering has not reached
+   * yet, which a page by key never reads); none on a store that keys every row at its insert.
+   */
+  unkeyedRows(table: string, columns: readonly string[], key: string, order: string): Promise<Row[]>
+  close(): Promise<void>
+}
+
+export function openMoveSession(database: DatabaseConfig): Promise<MoveSession> | MoveSession {
+  return database.kind === 'sqlite' ? openSqliteMoveSession(database.path) : openPostgresMoveSession(database.url)
+}
+
+/**
+ * The files an import into `database` creates (a SQLite file that does not exist yet, with its WAL and shared
+ * memory), for the import to remove again if it fails: a file that holds nothing but the schema goes with the
+ * refusal, as it was. None for PostgreSQL or a file that exists.
+ */
+export function filesAnImportCreates(database: DatabaseConfig): string[] {
+  if (database.kind !== 'sqlite' || existsSync(database.path)) return []
+  return ['', '-wal', '-shm'].map((suffix) => `${database.path}${suffix}`)
+}
+
+/** A table or column name, quoted for SQL (names come from the table list, never from a file). */
+export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`

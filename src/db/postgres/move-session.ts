@@ -1,0 +1,55 @@
+// PostgreSQL's side of a move session (db/move-session.ts): one pg client of its own.
+import { quoted, type MoveSession, type Row } from '../move-session.js'
+import { parseInt8 } from '../postgres.js'
+
+export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === pg.types.builtins.INT8
+          ? parseInt8
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  })
+  await client.connect()
+  const select = async (text: string, parameters: readonly unknown[]) =>
+    (await client.query<Row>(text, [...parameters])).rows
+  const run = async (text: string, parameters: readonly unknown[]) => {
+    await client.query(text, [...parameters])
+  }
+  return {
+    name: 'postgres',
+    placeholder: (index) => `$${index}`,
+    select,
+    run,
+    beginSnapshot: () => run('begin isolation level repeatable read read only', []),
+    beginLoad: () => run('begin', []),
+    jsonFromStore: (value) => value,
+    booleanToStore: (value) => value,
+    // PostgreSQL refuses a value for an identity column unless told the file's ids are to be kept.
+    insertKeepingIds: ' overriding system value',
+    async readCounter(table, column) {
+      const [row] = await select(
+        'select coalesce(pg_sequence_last_value(pg_get_serial_sequence($1, $2)::regclass), 0) as value',
+        [quoted(table), column],
+      )
+      return typeof row?.value === 'number' ? row.value : 0
+    },
+    async setCounter(table, column, counter) {
+      const largest = `coalesce(max(${quoted(column)}), 0)`
+      await run(
+        `select setval(pg_get_serial_sequence($1, $2), greatest($3::bigint, ${largest}, 1), ` +
+          `greatest($3::bigint, ${largest}) > 0) from ${quoted(table)}`,
+        [quoted(table), column, counter],
+      )
+    },
+    // Few: the events of the last moments, which the numbering has not reached at the snapshot's instant.
+    async unkeyedRows(table, columns, key, order) {
+      const list = columns.map(quoted).join(', ')
+      return select(`select ${list} from ${quoted(table)} where ${quoted(key)} is null order by ${order}`, [])
+    },
+    close: () => client.end(),
+  }
+}

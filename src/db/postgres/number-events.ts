@@ -1,0 +1,44 @@
+// PostgreSQL: numbering the committed events that have no id yet (events/event.repository.ts says why they
+// wait for it; events/event-numbering.ts runs it on every instance).
+import { CompiledQuery, sql } from 'kysely'
+import type { Writer } from '../database.js'
+import { deferUntilCommit } from '../postgres-transactions.js'
+
+/** The channel on which numbering tells every instance that events were numbered (the payload: the schema). */
+export const EVENTS_NUMBERED_CHANNEL = 'petstore_events_numbered'
+
+// The numberings of one schema wait for each other (the pair of keys: a constant, and the schema's name).
+const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(current_schema()))`
+
+// A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
+// the numbering before it. The retention purge may have deleted every event: its bound counts as taken.
+const NUMBER_WAITING = `with head as (
+    select greatest(
+      (select coalesce(max(id), 0) from events),
+      (select max(purged_through) from event_retention)
+    ) as last
+  ), waiting as (
+    select seq, row_number() over (order by xact, seq) as position from events where id is null
+      order by xact, seq limit $1
+  ), numbered as (
+    update events set id = head.last + waiting.position from head, waiting where events.seq = waiting.seq returning 1
+  )
+  select count(*)::integer as count from numbered`
+
+/**
+ * PostgreSQL: gives the committed events without an id (at most `limit`) the next ids, in insertion order, and
+ * tells every instance at commit; returns how many. `trx` must be a durable transaction: a numbering is seen
+ * only once it is durable, and one that is lost (a crash, a lost connection) is rolled back whole, leaving
+ * neither a gap nor a duplicate.
+ */
+export async function numberCommittedEvents(trx: Writer, limit: number): Promise<number> {
+  await NUMBERING_LOCK.execute(trx)
+  const { rows } = await trx.executeQuery<{ count: number }>(CompiledQuery.raw(NUMBER_WAITING, [limit]))
+  const count = rows[0]?.count ?? 0
+  if (count > 0)
+    await deferUntilCommit(trx, CompiledQuery.raw(`select pg_notify('${EVENTS_NUMBERED_CHANNEL}', current_schema())`))
+  return count
+}
+
+/** Events numbered per transaction at most; more are numbered by the next one. */
+export const NUMBERING_BATCH = 10_000

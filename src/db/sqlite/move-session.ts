@@ -1,0 +1,62 @@
+// SQLite's side of a move session (db/move-session.ts): one better-sqlite3 handle, prepared statements.
+import { existsSync } from 'node:fs'
+import SqliteDatabase from 'better-sqlite3'
+import { quoted, type MoveSession, type Row } from '../move-session.js'
+import { SqliteDatabaseMissingError } from '../sqlite.js'
+
+const BUSY_TIMEOUT_MS = 5000
+
+export function openSqliteMoveSession(path: string): MoveSession {
+  if (!existsSync(path)) throw new SqliteDatabaseMissingError(path)
+  const handle = new SqliteDatabase(path, { fileMustExist: true })
+  handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  handle.pragma('foreign_keys = ON')
+  // A load is one transaction: made durable once, at its commit.
+  handle.pragma('synchronous = FULL')
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  const prepared = (text: string) => {
+    let statement = statements.get(text)
+    if (!statement) {
+      // Batches come in few sizes; the cache stays small.
+      if (statements.size > 64) statements.clear()
+      statement = handle.prepare(text)
+      statements.set(text, statement)
+    }
+    return statement
+  }
+  const select = async (text: string, parameters: readonly unknown[]) => prepared(text).all(...parameters) as Row[]
+  const run = async (text: string, parameters: readonly unknown[]) => {
+    const statement = prepared(text)
+    if (statement.reader) statement.all(...parameters)
+    else statement.run(...parameters)
+  }
+  return {
+    name: 'sqlite',
+    placeholder: () => '?',
+    select,
+    run,
+    // A deferred transaction takes its snapshot at its first read and keeps it (WAL), writers go on.
+    beginSnapshot: () => run('begin', []),
+    beginLoad: () => run('begin immediate', []),
+    jsonFromStore: (value) => (typeof value === 'string' ? JSON.parse(value) : value),
+    booleanToStore: (value) => Number(value),
+    insertKeepingIds: '',
+    async readCounter(table) {
+      const [row] = await select('select seq as value from sqlite_sequence where name = ?', [table])
+      return typeof row?.value === 'number' ? row.value : 0
+    },
+    async setCounter(table, column, counter) {
+      await run('delete from sqlite_sequence where name = ?', [table])
+      const largest = `coalesce(max(${quoted(column)}), 0)`
+      await run(`insert into sqlite_sequence (name, seq) select ?, max(?, ${largest}) from ${quoted(table)}`, [
+        table,
+        counter,
+      ])
+    },
+    // Every row has its id from its insert.
+    unkeyedRows: async () => [],
+    close: async () => {
+      handle.close()
+    },
+  }
+}

@@ -1,0 +1,33 @@
+// What the auth hook needs to know of a presented key: the port the keys feature implements (keys/
+// authenticator.ts), handed to the app by the composition.
+import type { Scope } from './scopes.js'
+
+export interface Principal {
+  /**
+   * Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<n>` for the n-th key of
+   * PETSTORE_API_KEYS (never a function of the key itself, which could help guess a short one offline).
+   * It also owns the key's rate-limit counter and Idempotency-Key records: a static key removed from the
+   * middle of the list passes its number, and those, to the next one (append new keys, remove from the end).
+   */
+  keyId: string
+  /** What the key may do. Static keys (PETSTORE_API_KEYS) may do everything. */
+  scopes: readonly Scope[]
+}
+
+/**
+ * What can be said of a presented key without a database query: `valid` (a static key, or one found active
+ * lately: it is still looked up before it is believed), `invalid` (not of a stored key's form, or looked up
+ * lately and not found), or `unknown`.
+ */
+export type Recollection = 'valid' | 'invalid' | 'unknown'
+
+/**
+ * `connection`, when given, is the socket the key came on: its digest is then computed once per connection and
+ * key, while the key's validity is still decided on every call.
+ */
+export interface Authenticator {
+  authenticate(presentedKey: string, connection?: object): Promise<Principal | undefined>
+  recall(presentedKey: string, connection?: object): Recollection
+  /** The principal of a static key (PETSTORE_API_KEYS), known without waiting; undefined for any other key. */
+  staticKey(presentedKey: string, connection?: object): Principal | undefined
+}
