@@ -18,7 +18,7 @@ import { createOrderService, type OrderService } from './orders/order.service.js
 import { createCategoryService, type CategoryService } from './categories/category.service.js'
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
-import { cachedPetReads } from './pets/pet-reads.cached.js'
+import { cachedPetReads, cachedPetReadsWithVersion } from './pets/pet-reads.cached.js'
 import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
@@ -65,14 +65,13 @@ export interface Services {
 
 /**
  * SQLite reads pets as JSON it makes itself, PostgreSQL gets by id in one query per turn; both keep what they
- * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn).
+ * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn for
+ * cached answers, and with each query, in the same round trip, for the others).
  */
 function petReadsFor(store: Store): PetReads {
-  const reads = store.sqliteReader
-    ? sqlitePetReads(store.sqliteReader)
-    : store.dialect === 'postgres'
-      ? postgresPetReads(store.read)
-      : queryBuilderPetReads(store.read)
+  if (store.readWithVersion && store.readVersion)
+    return cachedPetReadsWithVersion(postgresPetReads(store.read, store.readWithVersion), store.readVersion)
+  const reads = store.sqliteReader ? sqlitePetReads(store.sqliteReader) : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
 }
 

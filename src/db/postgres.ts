@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
-import { readPostgresDataVersion } from './postgres-data-version.js'
+import { readPostgresDataVersion, readWithPostgresDataVersion } from './postgres-data-version.js'
 import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
@@ -187,6 +187,7 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
       }
     },
     readVersion: readPostgresDataVersion(async () => (await shared()).reads),
+    readWithVersion: readWithPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,
     async close() {

@@ -86,6 +86,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     read,
     groupCommitStats: groupCommit.stats,
     readVersion,
+    readWithVersion: undefined,
     sqliteReader: readerHandle,
     transaction,
     bookkeeping: { read, transaction },

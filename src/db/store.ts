@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { DataAccess, Database } from './database.js'
 import type { GroupCommitStats } from './group-commit.js'
+import type { ReadWithVersion } from './postgres-data-version.js'
 import type { Listen } from './postgres-listen.js'
 import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
@@ -25,6 +26,11 @@ export interface Store extends DataAccess {
    * caller's request was received. Undefined for an in-memory SQLite database (then nothing is cached).
    */
   readVersion: (() => Promise<number>) | undefined
+  /**
+   * PostgreSQL only: a read together with the data version read just before it, in one round trip, so that a
+   * cache can keep its answer without first waiting for the version (VersionedCache.getFresh).
+   */
+  readWithVersion: ReadWithVersion | undefined
   /**
    * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
    * prepared statements without the query builder (pets/pet-reads.sqlite.ts). It sees committed data only.
