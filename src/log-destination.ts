@@ -12,7 +12,8 @@ const MAX_QUEUED_CHARACTERS = 8 * 1024 * 1024
 /** How long to wait before writing again to a full pipe (sonic-boom's interval). */
 const RETRY_MS = 100
 /**
- * After a write, lines that came meanwhile wait this long for the next one. Each write is handed to a thread of
+ * After a write, lines wait this long for the next one (the first line after a quiet spell goes out at the end of
+ * its turn). Each write is handed to a thread of
  * libuv's pool and its end handed back: about 20 µs of CPU on the machine of docs/benchmarks.md, against 2 µs
  * for the bytes themselves. Under load a write followed every turn (a few requests each on PostgreSQL), and
  * the writes were a fifth of the service's busy time; now at most about a hundred a second, whatever the load.
@@ -77,11 +78,8 @@ export class LogDestination implements DestinationStream {
     this.writeChunk()
   }
 
+  /** Lines that come within the interval after a write, or came during it, wait for the next write together. */
   private scheduleNextWrite(): void {
-    if (this.queue.length === 0) {
-      this.state = 'idle'
-      return
-    }
     this.state = 'scheduled'
     // Unreferenced: the exit flush writes what is queued, so the pause must not keep an idle process alive.
     setTimeout(() => {
