@@ -50,9 +50,9 @@ export function frameworkTargetsReport(
     const row = byId.get(id)
     const before = byId.get(`${id}-before`)
     if (!row || !before) continue
-    lines.push(
-      `${row.label} against the --before build: ${fixed(row.requestsPerSecond / before.requestsPerSecond, 2)} × its req/s${roundRange(row, before)}, p99 ${fixed(row.p99, 1)} vs ${fixed(before.p99, 1)} ms`,
-    )
+    const times = fixed(row.requestsPerSecond / before.requestsPerSecond, 2)
+    const tails = `p99 ${fixed(row.p99, 1)} vs ${fixed(before.p99, 1)} ms`
+    lines.push(`${row.label} against the --before build: ${times} × its req/s${roundRange(row, before)}, ${tails}`)
   }
   const create = byId.get('create')
   const wanted = CREATE_TARGETS[store]

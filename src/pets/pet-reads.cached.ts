@@ -31,10 +31,7 @@ export function cachedPetReads(reads: PetReads, readVersion: () => Promise<numbe
  * The same for reads that bring their data version along (PostgreSQL): a pet or page not cached is read in one
  * round trip, without a version read first (VersionedCache.getFresh).
  */
-export function cachedPetReadsWithVersion(
-  reads: PetReadsWithVersion,
-  readVersion: () => Promise<number>,
-): PetReads {
+export function cachedPetReadsWithVersion(reads: PetReadsWithVersion, readVersion: () => Promise<number>): PetReads {
   const pages = new VersionedCache<Page<Pet>>(readVersion)
   const pets = new VersionedCache<VersionedPet | null>(readVersion)
   return {
