@@ -13,10 +13,10 @@ const MAX_QUEUED_CHARACTERS = 8 * 1024 * 1024
 const RETRY_MS = 100
 /**
  * After a write, lines wait this long for the next one (the first line after a quiet spell goes out at the end of
- * its turn). Each write is handed to a thread of
- * libuv's pool and its end handed back: about 20 µs of CPU on the machine of docs/benchmarks.md, against 2 µs
- * for the bytes themselves. Under load a write followed every turn (a few requests each on PostgreSQL), and
- * the writes were a fifth of the service's busy time; now at most about a hundred a second, whatever the load.
+ * its turn). Each write is handed to a thread of libuv's pool and its end handed back: about 20 µs of CPU on the
+ * machine of docs/benchmarks.md, against 2 µs for the bytes themselves. Under load a write followed every turn (a
+ * few requests each on PostgreSQL), and the writes were a fifth of the service's busy time; now at most about a
+ * hundred a second, whatever the load.
  */
 const WRITE_INTERVAL_MS = 10
 

@@ -24,12 +24,10 @@ export async function findPetById(db: Reader, id: number): Promise<PetRow | unde
   return db.selectFrom('pets').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
 }
 
-/** The pets findPetById would give for each of `ids`, in one query (PostgreSQL: `= any($1)`, one statement text for any number of ids). */
-export async function findPetsByIds(db: Reader, ids: readonly number[]): Promise<PetRow[]> {
-  return petsByIdsQuery(db, ids).execute()
-}
-
-/** findPetsByIds's query unsent, for a store that sends it itself (PostgreSQL, with the data version). */
+/**
+ * The query of the pets findPetById would give for each of `ids`, in one statement (PostgreSQL: `= any($1)`, one
+ * text for any number of ids), unsent: the store sends it itself, with the data version (pet-reads.postgres.ts).
+ */
 export function petsByIdsQuery(db: Reader, ids: readonly number[]) {
   return db
     .selectFrom('pets')
