@@ -46,6 +46,15 @@ export function frameworkTargetsReport(
         `${fixed(row.p99, 1)} ms → ${verdict(ok)}`,
     )
   }
+  // The same reads of the earlier build (--before), measured in the same rounds on the same store.
+  for (const id of ['list', 'get']) {
+    const row = byId.get(id)
+    const before = byId.get(`${id}-before`)
+    if (!row || !before) continue
+    const times = fixed(row.requestsPerSecond / before.requestsPerSecond, 2)
+    const tails = `p99 ${fixed(row.p99, 1)} vs ${fixed(before.p99, 1)} ms`
+    lines.push(`${row.label} against the --before build: ${times} × its req/s${roundRange(row, before)}, ${tails}`)
+  }
   const create = byId.get('create')
   const wanted = CREATE_TARGETS[store]
   if (create && limit) {
@@ -57,7 +66,10 @@ export function frameworkTargetsReport(
         `L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}`,
     )
   }
-  const serviceRows = summaries.filter((summary) => !['baseline', 'framework'].includes(summary.id))
+  // The service's own rows: neither L, F nor the earlier build's (--before).
+  const serviceRows = summaries.filter(
+    (summary) => !['baseline', 'framework'].includes(summary.id) && !summary.id.endsWith('-before'),
+  )
   const peaks = serviceRows.map((summary) => summary.peakRssMiB).filter(Number.isFinite)
   if (peaks.length > 0) {
     const peak = Math.max(...peaks)

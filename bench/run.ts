@@ -50,8 +50,9 @@ const HELP = `Usage: npm run bench -- [options]
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
   --pg-options TEXT  more settings for the services' PostgreSQL sessions, e.g. '-c commit_delay=100'
   --before DIR       a built checkout of an earlier revision (its dist/bundle/cli.js): adds create-before, its
-                     durable create on a fresh store, in the same rounds (e.g. git archive REV | tar -x -C DIR,
-                     link node_modules, npm run build there)
+                     durable create on a fresh store, and list-before and get-before, its reads of the seeded
+                     store (if it knows the store's migrations), in the same rounds (e.g. git archive REV |
+                     tar -x -C DIR, link node_modules, npm run build there)
   --log-file PATH    append the service's logs to PATH instead of /dev/null (logging is on either way)
   --cpu-prof DIR     profile the service (node --cpu-prof) and print its top self-time functions
   --json PATH        also write all figures, every round included, as JSON
@@ -171,7 +172,9 @@ async function main(): Promise<void> {
       (scenario) =>
         (!scenario.store || scenario.store === storeKind) && (withNginx || !scenario.target.startsWith('nginx')),
     )
-    .filter((scenario) => options.before !== undefined || scenario.target !== 'createServiceBefore')
+    .filter(
+      (scenario) => options.before !== undefined || !['createServiceBefore', 'serviceBefore'].includes(scenario.target),
+    )
   // The service's default unless given, validated as the service validates it.
   const poolSize = loadConfig({ DATABASE_POOL_SIZE: options['pool-size'] }).databasePoolSize
   const serviceEnv: Record<string, string> = options['pool-size'] ? { DATABASE_POOL_SIZE: String(poolSize) } : {}
@@ -195,7 +198,7 @@ async function main(): Promise<void> {
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
     stores.push(store)
-    if (needed.has('service') || needed.has('referenceList')) {
+    if (needed.has('service') || needed.has('serviceBefore') || needed.has('referenceList')) {
       const { milliseconds } = await store.seedTo(settings.pets)
       log(
         `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ` +
@@ -293,6 +296,19 @@ async function main(): Promise<void> {
           databaseUrl: createBeforeTarget.databaseUrl,
           apiKey,
           logPath,
+          script: beforeCli,
+        }),
+      )
+    }
+    // The earlier build's reads, on the same seeded store: both services measured in the same rounds.
+    if (beforeCli) {
+      start('serviceBefore', () =>
+        startService({
+          name: 'service (before)',
+          databaseUrl: serviceUrl,
+          apiKey,
+          logPath,
+          env: serviceEnv,
           script: beforeCli,
         }),
       )

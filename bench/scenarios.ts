@@ -9,7 +9,8 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
  * The processes a run starts. `service` holds the seeded pets; `createService` a fresh store of its own;
  * `maintenanceService` a second seeded store, which the update and delete scenarios change;
  * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance;
- * `createServiceBefore` another build of the service (--before), on a fresh store of its own.
+ * `createServiceBefore` another build of the service (--before), on a fresh store of its own; `serviceBefore` that
+ * build on the seeded store of `service`, for its reads.
  */
 export type TargetName =
   | 'baseline'
@@ -17,6 +18,7 @@ export type TargetName =
   | 'service'
   | 'createService'
   | 'createServiceBefore'
+  | 'serviceBefore'
   | 'maintenanceService'
   | 'referenceList'
   | 'referenceCreate'
@@ -214,6 +216,20 @@ export const SCENARIOS: Scenario[] = [
     target: 'createServiceBefore',
     requests: () => [create],
     expect: { status: 201, body: isCreatedPet },
+  },
+  {
+    id: 'list-before',
+    label: 'list 20 (no filter), --before build',
+    target: 'serviceBefore',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'get-before',
+    label: 'get one (random id), --before build',
+    target: 'serviceBefore',
+    requests: (context) => [randomGet(context.pets)],
+    expect: { status: 200, body: samePet(petAt(1)) },
   },
   {
     id: 'ref-list',

@@ -20,7 +20,7 @@ import { ordersForPets } from './orders/orders-for-pets.js'
 import { createCategoryService, type CategoryService } from './categories/category.service.js'
 import type { PetStatus } from './pets/pet.repository.js'
 import { queryBuilderPetReads, type PetReads } from './pets/pet-reads.js'
-import { cachedPetReads } from './pets/pet-reads.cached.js'
+import { cachedPetReads, cachedPetReadsWithVersion } from './pets/pet-reads.cached.js'
 import { postgresPetReads } from './pets/pet-reads.postgres.js'
 import { sqlitePetReads } from './pets/pet-reads.sqlite.js'
 import { createPetService, type PetService } from './pets/pet.service.js'
@@ -67,16 +67,14 @@ export interface Services {
 }
 
 /**
- * With SQLite's read connection, pets are read as JSON SQLite makes itself; with pipelined reads (PostgreSQL),
- * the gets of one turn as one query. Both keep what they read while the store's data version holds
- * (PostgreSQL's is the data_version table, read once per turn).
+ * SQLite reads pets as JSON it makes itself, PostgreSQL gets by id in one query per turn; both keep what they
+ * read while the store's data version holds (PostgreSQL's is the data_version table, read once per turn for
+ * cached answers, and with each query, in the same round trip, for the others).
  */
 function petReadsFor(store: Store): PetReads {
-  const reads = store.sqliteReader
-    ? sqlitePetReads(store.sqliteReader)
-    : store.pipelinedReads
-      ? postgresPetReads(store.read)
-      : queryBuilderPetReads(store.read)
+  if (store.readWithVersion && store.readVersion)
+    return cachedPetReadsWithVersion(postgresPetReads(store.read, store.readWithVersion), store.readVersion)
+  const reads = store.sqliteReader ? sqlitePetReads(store.sqliteReader) : queryBuilderPetReads(store.read)
   return store.readVersion ? cachedPetReads(reads, store.readVersion) : reads
 }
 

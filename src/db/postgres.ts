@@ -8,7 +8,7 @@ import {
 } from 'kysely'
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
-import { readPostgresDataVersion } from './postgres-data-version.js'
+import { readPostgresDataVersion, readWithPostgresDataVersion } from './postgres-data-version.js'
 import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
@@ -172,7 +172,7 @@ class PipelineClient implements PostgresPoolClient {
 }
 
 /** What PostgreSQL adds to every store. */
-export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'pipelinedReads' | 'ping'>
+export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'ping'>
 
 /**
  * A pool of connections for transactions and a read pipeline, created on the first query. Every connection
@@ -216,6 +216,7 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
       }
     },
     readVersion: readPostgresDataVersion(async () => (await shared()).reads),
+    readWithVersion: readWithPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,
     async close() {

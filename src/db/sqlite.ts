@@ -39,7 +39,7 @@ function openHandle(path: string, mustExist: boolean): SqliteDatabase.Database {
 }
 
 /** What SQLite adds to every store: the writer for migrations, group-commit statistics, its read fast path. */
-export type SqliteStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'pipelinedReads' | 'ping'> & {
+export type SqliteStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'ping'> & {
   groupCommitStats: GroupCommitStats
 }
 
@@ -88,6 +88,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     read,
     groupCommitStats: groupCommit.stats,
     readVersion,
+    readWithVersion: undefined,
     sqliteReader: readerHandle,
     transaction,
     bookkeeping: { read, transaction },

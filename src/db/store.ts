@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { DataAccess, Database } from './database.js'
 import type { GroupCommitStats } from './group-commit.js'
+import type { ReadWithVersion } from './postgres-data-version.js'
 import type { Listen } from './postgres-listen.js'
 import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
@@ -33,10 +34,10 @@ export interface Store extends DataAccess {
    */
   eventsReadVersion: (() => Promise<number>) | undefined
   /**
-   * Reads outside transactions share connections in pipeline mode (PostgreSQL): the gets of one event-loop
-   * turn are then best sent as one query. False on SQLite.
+   * PostgreSQL only: a read together with the data version read just before it, in one round trip, so that a
+   * cache can keep its answer without first waiting for the version (VersionedCache.getFresh).
    */
-  pipelinedReads: boolean
+  readWithVersion: ReadWithVersion | undefined
   /**
    * SQLite only (a file, not :memory:): the read connection itself, for the hottest reads, which run as
    * prepared statements without the query builder (pets/pet-reads.sqlite.ts). It sees committed data only.
@@ -94,7 +95,6 @@ export function openStore(
     ...store,
     dialect: database.kind,
     eventsReadVersion: database.kind === 'sqlite' ? store.readVersion : undefined,
-    pipelinedReads: database.kind === 'postgres',
     ping: async () => {
       await sql`select 1`.execute(store.admin)
     },

@@ -1,3 +1,9 @@
+/** A loaded value and the data version read before the query that loaded it (see VersionedCache.getFresh). */
+export interface VersionedValue<V> {
+  value: V
+  version: number
+}
+
 /**
  * Results of reads, kept while the database is unchanged. `readVersion` must change whenever anyone (this
  * process or another) commits: SQLite's PRAGMA data_version on the read connection does exactly that, and
@@ -27,10 +33,46 @@ export class VersionedCache<V> {
     if (cached !== undefined) return cached
     const value = await load()
     // A commit during the load is caught by the next request's version check, which clears this entry.
-    if (value !== undefined && this.#version === version) {
-      if (this.#entries.size >= this.#maxEntries) this.#entries.clear()
-      this.#entries.set(key, value)
-    }
+    if (value !== undefined && this.#version === version) this.#keep(key, value)
     return value
+  }
+
+  /**
+   * The same for a store whose loads learn the version themselves (PostgreSQL: the version read is sent just
+   * before the query, on the same connection, in the same write: postgres-data-version.ts). Its versions must
+   * only grow. A key that is not cached needs no version to be answered, since a query sent after the caller
+   * asked is always fresh: it is loaded at once, one round trip instead of a version read and then the query.
+   * Only a cached key waits for the version, to learn whether its value still holds.
+   *
+   * Why a value may be kept under the version its load returned: that version was read before the query ran,
+   * so the rows are at least as new as it says. A later request that reads the same version knows nobody
+   * committed in between (every commit to the cached tables raises it), so the rows are what it would read; a
+   * request that reads another version drops them, or, reading an older one (its read overtaken by a newer
+   * answer), is served rows read after it asked, which is no older than it may expect.
+   */
+  async getFresh(key: string, load: () => Promise<VersionedValue<V>>): Promise<V> {
+    if (!this.#readVersion) return (await load()).value
+    if (this.#entries.has(key)) {
+      this.#advanceTo(await this.#readVersion())
+      const cached = this.#entries.get(key)
+      if (cached !== undefined) return cached
+    }
+    const { value, version } = await load()
+    if (value !== undefined && this.#advanceTo(version)) this.#keep(key, value)
+    return value
+  }
+
+  /** Moves to a newer version, dropping what was kept under the old one; false when `version` is older. */
+  #advanceTo(version: number): boolean {
+    if (version === this.#version) return true
+    if (version < this.#version) return false
+    this.#entries.clear()
+    this.#version = version
+    return true
+  }
+
+  #keep(key: string, value: V): void {
+    if (this.#entries.size >= this.#maxEntries) this.#entries.clear()
+    this.#entries.set(key, value)
   }
 }

@@ -2,7 +2,13 @@ import { VersionedCache } from '../db/versioned-cache.js'
 import type { Page } from '../http/pagination.js'
 import type { VersionedPet } from './pet.mapper.js'
 import type { PetReads } from './pet-reads.js'
+import type { PetReadsWithVersion } from './pet-reads.postgres.js'
+import type { PetPageQuery } from './pet.repository.js'
 import type { Pet } from './pet.schema.js'
+
+/** One cache entry per distinct page query. */
+const pageKey = (query: PetPageQuery) =>
+  `${query.status ?? ''} ${query.categoryId ?? ''} ${query.afterId ?? ''} ${query.limit}`
 
 /**
  * Pets and pages kept while nobody commits (see VersionedCache): repeated reads of an unchanged catalogue
@@ -16,8 +22,28 @@ export function cachedPetReads(reads: PetReads, readVersion: () => Promise<numbe
       return (await pets.get(String(id), async () => (await reads.pet(id)) ?? null)) ?? undefined
     },
     page(query) {
-      const key = `${query.status ?? ''} ${query.categoryId ?? ''} ${query.afterId ?? ''} ${query.limit}`
-      return pages.get(key, () => reads.page(query))
+      return pages.get(pageKey(query), () => reads.page(query))
+    },
+  }
+}
+
+/**
+ * The same for reads that bring their data version along (PostgreSQL): a pet or page not cached is read in one
+ * round trip, without a version read first (VersionedCache.getFresh).
+ */
+export function cachedPetReadsWithVersion(reads: PetReadsWithVersion, readVersion: () => Promise<number>): PetReads {
+  const pages = new VersionedCache<Page<Pet>>(readVersion)
+  const pets = new VersionedCache<VersionedPet | null>(readVersion)
+  return {
+    async pet(id) {
+      const found = await pets.getFresh(String(id), async () => {
+        const { value, version } = await reads.pet(id)
+        return { value: value ?? null, version }
+      })
+      return found ?? undefined
+    },
+    page(query) {
+      return pages.getFresh(pageKey(query), () => reads.page(query))
     },
   }
 }

@@ -1,21 +1,44 @@
 import { batchPerTurn } from '../db/batch-per-turn.js'
 import type { Reader } from '../db/database.js'
-import { findPetsByIds } from '../db/postgres/pets-by-ids.js'
-import { toVersionedPet, type VersionedPet } from './pet.mapper.js'
-import { queryBuilderPetReads, type PetReads } from './pet-reads.js'
+import type { ReadWithVersion } from '../db/postgres-data-version.js'
+import type { VersionedValue } from '../db/versioned-cache.js'
+import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
+import { toPet, toVersionedPet, type VersionedPet } from './pet.mapper.js'
+import { petPageQuery, petsByIdsQuery, type PetPageQuery } from './pet.repository.js'
+import type { Pet } from './pet.schema.js'
+
+/** Pet reads that also tell the data version read just before their query (VersionedCache.getFresh). */
+export interface PetReadsWithVersion {
+  pet(id: number): Promise<VersionedValue<VersionedPet | undefined>>
+  page(query: PetPageQuery): Promise<VersionedValue<Page<Pet>>>
+}
 
 /**
  * PostgreSQL's pet reads: the gets by id of one event-loop turn as one query (batch-per-turn.ts), pages
- * through the query builder (a page is read once and then cached, see pet-reads.cached.ts).
+ * through the query builder, each query sent with the data version in one round trip
+ * (postgres-data-version.ts), so that a cache needs no separate version read before a miss.
  *
- * The batch selects exactly the pets findPetById would, for many ids at once (findPetsByIds, in
- * db/postgres/pets-by-ids.ts; test/db/postgres-data-version.test.ts compares them).
+ * The batch selects exactly the pets findPetById would, for many ids at once (petsByIdsQuery, next to it in
+ * pet.repository.ts; test/db/postgres-data-version.test.ts compares them).
  */
-export function postgresPetReads(db: Reader): PetReads {
-  const { page } = queryBuilderPetReads(db)
+export function postgresPetReads(db: Reader, readWithVersion: ReadWithVersion): PetReadsWithVersion {
   const pet = batchPerTurn(async (ids: number[]) => {
-    const rows = await findPetsByIds(db, ids)
-    return new Map<number, VersionedPet>(rows.map((row) => [Number(row.id), toVersionedPet(row)]))
+    const { rows, version } = await readWithVersion(petsByIdsQuery(db, ids).compile())
+    const found = new Map(rows.map((row) => [Number(row.id), toVersionedPet(row)]))
+    // Every id asked for gets the version, a missing one too: that it is missing is worth keeping as well.
+    return new Map(ids.map((id) => [id, { value: found.get(id), version }]))
   })
-  return { pet, page }
+  return {
+    async pet(id) {
+      const loaded = await pet(id)
+      if (!loaded) throw new Error(`the batch of pets answered nothing for id ${id}`)
+      return loaded
+    },
+    async page(query) {
+      const { rows, version } = await readWithVersion(
+        petPageQuery(db, { ...query, limit: rowsToFetch(query.limit) }).compile(),
+      )
+      return { value: pageOf(rows, query.limit, toPet), version }
+    },
+  }
 }

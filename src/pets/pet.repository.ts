@@ -24,6 +24,18 @@ export async function findPetById(db: Reader, id: number): Promise<PetRow | unde
   return db.selectFrom('pets').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
 }
 
+/**
+ * The query of the pets findPetById would give for each of `ids`, in one statement (PostgreSQL: `= any($1)`, one
+ * text for any number of ids), unsent: the store sends it itself, with the data version (pet-reads.postgres.ts).
+ */
+export function petsByIdsQuery(db: Reader, ids: readonly number[]) {
+  return db
+    .selectFrom('pets')
+    .selectAll()
+    .where((eb) => eb('id', '=', eb.fn.any(eb.val([...ids]))))
+    .where('deleted_at', 'is', null)
+}
+
 export interface PetPageQuery {
   status: PetStatus | undefined
   categoryId?: number | undefined
@@ -37,11 +49,16 @@ export interface PetPageQuery {
  * or (category_id, status, id) index.
  */
 export async function listPets(db: Reader, query: PetPageQuery): Promise<PetRow[]> {
+  return petPageQuery(db, query).execute()
+}
+
+/** listPets's query unsent, for a store that sends it itself (PostgreSQL, with the data version). */
+export function petPageQuery(db: Reader, query: PetPageQuery) {
   let select = db.selectFrom('pets').selectAll().where('deleted_at', 'is', null).orderBy('id').limit(query.limit)
   if (query.status !== undefined) select = select.where('status', '=', query.status)
   if (query.categoryId !== undefined) select = select.where('category_id', '=', query.categoryId)
   if (query.afterId !== undefined) select = select.where('id', '>', query.afterId)
-  return select.execute()
+  return select
 }
 
 /**
