@@ -19,9 +19,9 @@ describe('isMain, which decides whether a gate script runs its check', () => {
   copyFileSync('scripts/is-main.ts', join(directory, 'is-main.ts'))
   writeFileSync(
     join(directory, 'gate.ts'),
-    "import { isMain } from '../is-main.ts'\nconsole.log(`main: ${isMain(import.meta.url)}`)\n",
+    "import { isMain } from './is-main.ts'\nconsole.log(`main: ${isMain(import.meta.url)}`)\n",
   )
-  writeFileSync(join(directory, 'importer.ts'), "import '../gate.ts'\n")
+  writeFileSync(join(directory, 'importer.ts'), "import './gate.ts'\n")
   symlinkSync(join(directory, 'gate.ts'), join(directory, 'linked gate.ts'))
 
   it('is true for the script run, from a path with a space', () => {
