@@ -49,43 +49,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
     try {
       return await migrateOnce(db)
     } catch (error) {
-      const raced = isOtherSchemaDropped(error) || isMigrationTableMissed(error)
-      if (attempt >= ATTEMPTS || !(isDatabaseUnavailable(error) || raced)) throw error
+      if (attempt >= ATTEMPTS || !isDatabaseUnavailable(error)) throw error
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
     }
-  }
-}
-
-/**
- * Kysely's migrator lists the tables of every schema it may use (pg_catalog, with has_schema_privilege per
- * schema): a schema that another client drops during that look fails it with 3F000, naming that schema. Nothing
- * of ours is wrong then, and the next look does not see the schema any more.
- */
-function isOtherSchemaDropped(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined
-  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== '3F000') return false
-  const dropped = /^schema "(.+)" does not exist$/.exec(cause.message)?.[1]
-  return dropped !== undefined && !(error as MigrationFailed).schema?.includes(dropped)
-}
-
-/**
- * The same look, racing another client's schema drop, can also miss our own migration table that it has just
- * made (42P01 on kysely_migration): the next look finds it. Retrying is safe: applied migrations are skipped.
- */
-function isMigrationTableMissed(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined
-  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== '42P01') return false
-  return /kysely_migration" does not exist$/.test(cause.message)
-}
-
-class MigrationFailed extends Error {
-  constructor(
-    message: string,
-    options: { cause: unknown },
-    /** The schema the migrations ran in (PostgreSQL). */
-    readonly schema: string | undefined,
-  ) {
-    super(message, options)
   }
 }
 
@@ -105,11 +71,7 @@ async function migrateOnce(db: Kysely<Database>): Promise<MigrationReport> {
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')
-    throw new MigrationFailed(
-      `migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`,
-      { cause: error },
-      schema,
-    )
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, { cause: error })
   }
   return { applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName) }
 }

@@ -1,8 +1,8 @@
-// The PostgreSQL dialect whose transactions are pipelined (postgres-transactions.ts): Kysely's own adapter,
-// compiler and introspector, with a driver that hands out one PipelinedConnection per pooled client.
+// The PostgreSQL dialect whose transactions are pipelined (postgres-transactions.ts): Kysely's own adapter and
+// compiler, an introspector of the working schema only (postgres-schema-introspector.ts), and a driver that
+// hands out one PipelinedConnection per pooled client.
 import {
   PostgresAdapter,
-  PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
   type Dialect,
@@ -11,6 +11,7 @@ import {
   type TransactionSettings,
 } from 'kysely'
 import type pg from 'pg'
+import { WorkingSchemaIntrospector } from './postgres-schema-introspector.js'
 import { PipelinedConnection } from './postgres-transactions.js'
 
 class PipelinedPostgresDriver implements Driver {
@@ -60,6 +61,6 @@ export function pipelinedPostgresDialect(pool: () => Promise<pg.Pool>): Dialect 
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new PipelinedPostgresDriver(pool),
     createQueryCompiler: () => new PostgresQueryCompiler(),
-    createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+    createIntrospector: (db: Kysely<unknown>) => new WorkingSchemaIntrospector(db),
   }
 }
