@@ -1,6 +1,6 @@
 // Appending an event to the log, in the transaction of its change (events/event-log.ts records through this).
-// SQLite gives the event its id at insert; PostgreSQL inserts it without one, for the numbering to give it
-// once it has committed (events/event.repository.ts says why).
+// SQLite gives the event its id at insert; PostgreSQL inserts it into event_inbox, without one, for the
+// numbering to give it once it has committed (events/event.repository.ts says why).
 import { CompiledQuery } from 'kysely'
 import type { EventType, Writer } from './database.js'
 import { onPostgres } from './dialect.js'
@@ -13,7 +13,7 @@ export interface NewEvent {
   data: string
 }
 
-/** Appends an event to the transaction's changes (on PostgreSQL without its id: numbering gives it one). */
+/** Appends an event to the transaction's changes (on PostgreSQL to the waiting ones: numbering gives its id). */
 export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
   // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
   // each time would cost more than the insert itself.
@@ -29,4 +29,4 @@ export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
 }
 
 const SQLITE_APPEND = 'insert into events (type, occurred_at, data) values (?, ?, ?)'
-const POSTGRES_APPEND = 'insert into events (type, occurred_at, data) values ($1, $2, $3)'
+const POSTGRES_APPEND = 'insert into event_inbox (type, occurred_at, data) values ($1, $2, $3)'

@@ -98,8 +98,7 @@ export interface CategoryIdCounterTable {
 export interface EventTable {
   /**
    * Consecutive, in the order readers may see events: assigned at insert (SQLite), or by the numbering once the
-   * event has committed (PostgreSQL: null until then; readers select numbered events only), see
-   * events/event.repository.ts.
+   * event has committed (PostgreSQL: the event waits in event_inbox until then), see events/event.repository.ts.
    */
   id: ColumnType<number, number | undefined, never>
   type: EventType

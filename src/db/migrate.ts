@@ -12,6 +12,7 @@ import * as webhooks from './migrations/0008_webhooks.js'
 import * as webhookFanOut from './migrations/0009_webhook_fan_out.js'
 import * as eventLog from './migrations/0010_event_log.js'
 import * as categories from './migrations/0011_categories.js'
+import * as eventInbox from './migrations/0012_event_inbox.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0009_webhook_fan_out': webhookFanOut,
   '0010_event_log': eventLog,
   '0011_categories': categories,
+  '0012_event_inbox': eventInbox,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -32,10 +32,10 @@ export interface MoveSession {
   /** Sets the counter behind `table`'s `column`: new ids continue above `counter` and above every row. */
   setCounter(table: string, column: string, counter: number): Promise<void>
   /**
-   * The rows of `table` still without their key, in `order` (PostgreSQL's events the numbering has not reached
-   * yet, which a page by key never reads); none on a store that keys every row at its insert.
+   * The rows waiting in `table` for their key, in `order` (PostgreSQL's events the numbering has not reached
+   * yet, in event_inbox); none on a store that keys every row at its insert.
    */
-  unkeyedRows(table: string, columns: readonly string[], key: string, order: string): Promise<Row[]>
+  waitingRows(table: string, columns: readonly string[], order: string): Promise<Row[]>
   close(): Promise<void>
 }
 

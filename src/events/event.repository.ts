@@ -5,12 +5,13 @@
 // (AUTOINCREMENT, taken back with a transaction that rolls back), so events commit in id order, without gaps.
 //
 // PostgreSQL commits concurrent transactions in any order, so ids taken at insert would commit out of order: id
-// 9 may commit after a reader went past 10. So a writer inserts its event without an id (seq, from a sequence,
-// keeps the insertion order; xact, the writing transaction), and numbering (numberCommittedEvents in
-// db/postgres/number-events.ts, run by event-numbering.ts) gives the committed events without an id the next
-// ids, a transaction's events one after another in the order it wrote them, one numbering at a time per
-// database (a transaction-scoped advisory lock), each starting after the largest id so far. Readers read numbered
-// events only: a transaction elsewhere on the server (another database, another table, idle in psql) delays
+// 9 may commit after a reader went past 10. So a writer inserts its event into a table of waiting events,
+// event_inbox, without an id (seq, from a sequence, keeps the insertion order; xact, the writing transaction),
+// and numbering (numberCommittedEvents in db/postgres/number-events.ts, run by event-numbering.ts) moves the
+// committed ones into `events` with the next ids, a transaction's events one after another in the order it
+// wrote them, one numbering at a time per database (a transaction-scoped advisory lock), each starting after
+// the largest id so far. `events` holds numbered events only, each written once, in id order, and readers read
+// it alone: a transaction elsewhere on the server (another database, another table, idle in psql) delays
 // nothing, and an event waits only for its own transaction and the next numbering. Ids are data: a dump
 // restored into another cluster keeps them, and new events continue after them.
 import type { Selectable } from 'kysely'

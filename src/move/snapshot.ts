@@ -47,9 +47,15 @@ export async function* tablePages(session: MoveSession, table: TableEntry, now: 
     after = rows.at(-1)
   }
   const [key] = table.key
-  if (table.unnumberedOrder && key !== undefined) {
-    const rows = await session.unkeyedRows(table.name, Object.keys(table.columns), key, table.unnumberedOrder)
-    if (rows.length > 0) yield inFileForm(session, table, rows)
+  if (table.waiting && key !== undefined) {
+    const columns = Object.keys(table.columns).filter((column) => column !== key)
+    const rows = await session.waitingRows(table.waiting.table, columns, table.waiting.order)
+    if (rows.length > 0)
+      yield inFileForm(
+        session,
+        table,
+        rows.map((row) => ({ ...row, [key]: null })),
+      )
   }
 }
 

@@ -15,11 +15,12 @@ export interface TableEntry {
   /** A column holding an RFC 3339 instant: rows whose instant has passed are of no use and stay behind. */
   expiresAt?: string
   /**
-   * PostgreSQL only: rows whose key is still null (events committed but not numbered yet) are written after the
-   * others, in this order, the order they will be numbered in. Loaded with a null key, they are numbered after
-   * the import commits (SQLite hands them the next ids as they are inserted), so none is left behind.
+   * PostgreSQL only: rows waiting in another table for their key (events committed but not numbered yet, in
+   * event_inbox) are written after the others with a null key, in `order`, the order they will be numbered in.
+   * Loaded with a null key, they wait again and are numbered after the import commits (SQLite hands them the
+   * next ids as they are inserted), so none is left behind.
    */
-  unnumberedOrder?: string
+  waiting?: { table: string; order: string }
 }
 
 const text = 'text'
@@ -81,7 +82,7 @@ export const TABLES: readonly TableEntry[] = [
     name: 'events',
     columns: { id: integer, type: text, occurred_at: text, data: text },
     key: ['id'],
-    unnumberedOrder: 'xact, seq',
+    waiting: { table: 'event_inbox', order: 'xact, seq' },
   },
   { name: 'event_retention', columns: { purged_through: integer }, key: [], replaced: true },
   {

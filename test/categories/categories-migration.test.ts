@@ -7,6 +7,7 @@ import { Migrator, PostgresAdapter, sql } from 'kysely'
 import { migrateToLatest, migrations } from '../../src/db/migrate.js'
 import type { Store } from '../../src/db/store.js'
 import { appendEvent, numberEventsCommittedSoFar } from '../../src/events/event.repository.js'
+import { appendEventAs0010, numberEventsAs0010 } from '../helpers/numbering.js'
 import { openTestStore } from '../helpers/opened-store.js'
 import { TEST_STORE } from '../helpers/store.js'
 
@@ -32,14 +33,17 @@ describe(`migration 0011 (categories) on ${TEST_STORE}`, () => {
       ...(schema ? { migrationTableSchema: schema } : {}),
     })
     assert.equal((await migrator.migrateToLatest()).error, undefined)
-    // Appended, then numbered as the service numbers them after commit (PostgreSQL; SQLite's have their ids).
-    const append = async (type: 'pet.created' | 'category.created', name: string) => {
-      await store.transaction((trx) =>
-        appendEvent(trx, { type, occurredAt: '2026-11-25T12:00:00.000Z', data: JSON.stringify({ name }) }),
-      )
-      await store.transaction((trx) => numberEventsCommittedSoFar(trx))
+    // Appended, then numbered as the service numbers them after commit (PostgreSQL; SQLite's have their ids):
+    // before the migration as the service did then, after it as it does now.
+    const event = (type: 'pet.created' | 'category.created', name: string) => ({
+      type,
+      occurredAt: '2026-11-25T12:00:00.000Z',
+      data: JSON.stringify({ name }),
+    })
+    for (const name of ['one', 'two', 'three']) {
+      await store.transaction((trx) => appendEventAs0010(trx, event('pet.created', name)))
+      await numberEventsAs0010(store)
     }
-    for (const name of ['one', 'two', 'three']) await append('pet.created', name)
     const events = () => db.selectFrom('events').select(['id', 'type', 'occurred_at', 'data']).orderBy('id').execute()
     const before = await events()
     assert.equal(before.length, 3)
@@ -52,7 +56,8 @@ describe(`migration 0011 (categories) on ${TEST_STORE}`, () => {
 
     assert.ok((await migrateToLatest(db)).applied.includes('0011_categories'))
     assert.deepEqual(await events(), before.slice(0, 2))
-    await append('category.created', 'four')
+    await store.transaction((trx) => appendEvent(trx, event('category.created', 'four')))
+    await store.transaction((trx) => numberEventsCommittedSoFar(trx))
     const [, , added] = await events()
     assert.equal(added?.type, 'category.created')
     assert.ok(Number(added?.id) > newest, `${added?.id} > ${newest}`)

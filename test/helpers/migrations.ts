@@ -16,3 +16,16 @@ export async function migrateUntil(db: Kysely<Database>, last: string): Promise<
     ...(schema ? { migrationTableSchema: schema } : {}),
   }).migrateToLatest()
 }
+
+/** Runs the service's migrations down (or up) to `name`, the last one left applied, in the store's schema. */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<MigrationResultSet> {
+  const schema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  }).migrateTo(name)
+}

@@ -19,7 +19,7 @@ function statementText(table: string, columns: readonly string[]): string {
     const event = columns.length + 1
     text = `with inserted as (
     insert into ${table} (${columns.join(', ')}) values (${values}) returning *
-  ), event as (insert into events (type, occurred_at, data)
+  ), event as (insert into event_inbox (type, occurred_at, data)
     select ${$(event)}, ${$(event + 1)}, ${$(event + 2)}::text || inserted.id::text || ${$(event + 3)}::text
     from inserted)
   select * from inserted`

@@ -46,9 +46,8 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
       )
     },
     // Few: the events of the last moments, which the numbering has not reached at the snapshot's instant.
-    async unkeyedRows(table, columns, key, order) {
-      const list = columns.map(quoted).join(', ')
-      return select(`select ${list} from ${quoted(table)} where ${quoted(key)} is null order by ${order}`, [])
+    async waitingRows(table, columns, order) {
+      return select(`select ${columns.map(quoted).join(', ')} from ${quoted(table)} order by ${order}`, [])
     },
     close: () => client.end(),
   }

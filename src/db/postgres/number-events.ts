@@ -1,5 +1,5 @@
-// PostgreSQL: numbering the committed events that have no id yet (events/event.repository.ts says why they
-// wait for it; events/event-numbering.ts runs it on every instance).
+// PostgreSQL: numbering the committed events waiting in event_inbox (events/event.repository.ts says why they
+// wait for their ids; events/event-numbering.ts runs it on every instance).
 import { CompiledQuery, sql } from 'kysely'
 import type { Writer } from '../database.js'
 import { deferUntilCommit } from '../postgres-transactions.js'
@@ -11,25 +11,31 @@ export const EVENTS_NUMBERED_CHANNEL = 'petstore_events_numbered'
 const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(current_schema()))`
 
 // A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
-// the numbering before it. The retention purge may have deleted every event: its bound counts as taken.
+// the numbering before it. The retention purge may have deleted every event: its bound counts as taken. The
+// waiting rows leave event_inbox and enter `events` with their ids in one statement, so every snapshot sees
+// each event once, in one table or the other; `events` receives them in id order, each row written once.
 const NUMBER_WAITING = `with head as (
     select greatest(
       (select coalesce(max(id), 0) from events),
       (select max(purged_through) from event_retention)
     ) as last
   ), waiting as (
-    select seq, row_number() over (order by xact, seq) as position from events where id is null
+    select seq, type, occurred_at, data, row_number() over (order by xact, seq) as position from event_inbox
       order by xact, seq limit $1
+  ), taken as (
+    delete from event_inbox where seq in (select seq from waiting)
   ), numbered as (
-    update events set id = head.last + waiting.position from head, waiting where events.seq = waiting.seq returning 1
+    insert into events (id, type, occurred_at, data)
+      select head.last + waiting.position, type, occurred_at, data from head, waiting order by waiting.position
+      returning 1
   )
   select count(*)::integer as count from numbered`
 
 /**
- * PostgreSQL: gives the committed events without an id (at most `limit`) the next ids, in insertion order, and
- * tells every instance at commit; returns how many. `trx` must be a durable transaction: a numbering is seen
- * only once it is durable, and one that is lost (a crash, a lost connection) is rolled back whole, leaving
- * neither a gap nor a duplicate.
+ * PostgreSQL: moves the committed waiting events (at most `limit`) into the log with the next ids, in
+ * insertion order, and tells every instance at commit; returns how many. `trx` must be a durable transaction:
+ * a numbering is seen only once it is durable, and one that is lost (a crash, a lost connection) is rolled back
+ * whole, leaving neither a gap nor a duplicate.
  */
 export async function numberCommittedEvents(trx: Writer, limit: number): Promise<number> {
   await NUMBERING_LOCK.execute(trx)

@@ -54,7 +54,7 @@ export function openSqliteMoveSession(path: string): MoveSession {
       ])
     },
     // Every row has its id from its insert.
-    unkeyedRows: async () => [],
+    waitingRows: async () => [],
     close: async () => {
       handle.close()
     },
