@@ -19,18 +19,24 @@ interface Node {
 const STEPS: Array<[string, RegExp]> = [
   [
     'first hook (Host, request id, security headers, shutdown, repeated headers)',
-    /dist\/http\/(first-hook|security-headers|request-id|duplicate-headers|shutdown-guard)\.js/,
+    /dist\/http\/request\/(first-hook|security-headers|request-id|duplicate-headers|shutdown-guard)\.js/,
   ],
-  ['CORS', /@fastify\/cors/],
-  ['authentication (key digest per connection, scopes)', /dist\/(http\/auth|keys\/)/],
-  ['rate limit (in-memory window counts)', /dist\/http\/(window-counts|rate-limit)\.js|@fastify\/rate-limit/],
-  ['validation (compiled schemas)', /\/ajv\/|dist\/http\/(validation|json-scan|json-body)/],
+  ['CORS', /@fastify\/cors|dist\/http\/request\/cors\.js/],
+  [
+    'authentication (key digest per connection, scopes)',
+    /dist\/(http\/auth\/(auth|auth\.plugin|authenticator|scopes|metrics-token)\.js|keys\/)/,
+  ],
+  [
+    'rate limit (in-memory window counts)',
+    /dist\/http\/auth\/(window-counts|rate-limit|spent-addresses)\.js|@fastify\/rate-limit/,
+  ],
+  ['validation (compiled schemas)', /\/ajv\/|dist\/http\/(validation\/|json\/(json-scan|json-body|utf8|media-type))/],
   [
     'database (cache, version, pg client and protocol)',
     /dist\/(db\/|pets\/pet-reads|pets\/pet\.repository)|\/pg\/|\/pg-protocol\/|\/pg-pool\/|\/kysely\//,
   ],
-  ['serialisation (pets to JSON text)', /fast-json-stringify|dist\/http\/prepared-json|dist\/pets\/pet\.mapper/],
-  ['metrics (counted per route)', /dist\/http\/(counted-metrics|metrics|requests-in-flight)\.js|prom-client/],
+  ['serialisation (pets to JSON text)', /fast-json-stringify|dist\/http\/json\/prepared-json|dist\/pets\/pet\.mapper/],
+  ['metrics (counted per route)', /dist\/http\/(metrics\/|request\/requests-in-flight\.js)|prom-client/],
   [
     'route and pagination (Link, cursor)',
     /dist\/(pets\/pet\.routes|pets\/pet\.service|http\/(pagination|cursor|response-headers|entity-tag))/,
@@ -38,7 +44,7 @@ const STEPS: Array<[string, RegExp]> = [
   ['Fastify (routing, hooks, reply)', /\/fastify\/|find-my-way|avvio/],
 ]
 const NODE = "Node's HTTP, streams and sockets (L pays these too)"
-const LOGGING = /\/pino\/|sonic-boom|dist\/(log-destination|http\/access-log|http\/log-url)\.js/
+const LOGGING = /\/pino\/|sonic-boom|dist\/(log-destination|http\/request\/access-log|http\/request\/log-url)\.js/
 
 function main(): void {
   const [file, requestsText, secondsText = '8', detail] = process.argv.slice(2)
