@@ -48,7 +48,7 @@ export interface EventPageRows {
  * `scanLimit` readable events are looked at, so that a rare type costs a bounded read, not the whole table.
  */
 export async function readEventPage(db: Reader, query: EventPageQuery): Promise<EventPageRows> {
-  // Events without an id (not numbered yet) are left out by the comparison.
+  // Only numbered events are in the table (PostgreSQL's waiting ones are in event_inbox).
   const readable = () => db.selectFrom('events').where('id', '>', query.after)
   const scan = () => readable().select('id').orderBy('id').limit(query.scanLimit).as('scan')
   const lastScanned = () => db.selectFrom(scan()).select((eb) => eb.fn.max('scan.id').as('last'))
@@ -116,7 +116,6 @@ export async function oldestEvents(trx: Writer, limit: number): Promise<Pick<Eve
   return trx
     .selectFrom('events')
     .select(['id', 'occurred_at'])
-    .where('id', 'is not', null)
     .orderBy('id')
     .limit(limit)
     .execute()
