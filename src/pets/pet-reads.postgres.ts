@@ -22,8 +22,11 @@ export interface PetReadsWithVersion {
  * pet.repository.ts; test/db/postgres-data-version.test.ts compares them).
  */
 export function postgresPetReads(db: Reader, readWithVersion: ReadWithVersion): PetReadsWithVersion {
+  // Built and compiled once: the ids are its one parameter (an array), so only that changes per batch.
+  const byIds = petsByIdsQuery(db, []).compile()
   const pet = batchPerTurn(async (ids: number[]) => {
-    const { rows, version } = await readWithVersion(petsByIdsQuery(db, ids).compile())
+    const query: typeof byIds = { ...byIds, parameters: [ids] }
+    const { rows, version } = await readWithVersion(query)
     const found = new Map(rows.map((row) => [Number(row.id), toVersionedPet(row)]))
     // Every id asked for gets the version, a missing one too: that it is missing is worth keeping as well.
     return new Map(ids.map((id) => [id, { value: found.get(id), version }]))

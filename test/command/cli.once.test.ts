@@ -151,6 +151,7 @@ second', async () => {
       { name: '0009_webhook_fan_out' },
       { name: '0010_event_log' },
       { name: '0011_categories' },
+      { name: '0012_event_inbox' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
