@@ -155,6 +155,7 @@ export async function createServices(
   const numbering = store.sequencing
     ? new EventNumbering({
         data: store.sequencing,
+        maintenance: store.admin,
         listen: store.listen,
         onNumbered: readable,
         sweepIntervalMs: EVENT_SWEEP_INTERVAL_MS,

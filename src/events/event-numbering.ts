@@ -5,22 +5,27 @@
 //    that PostgreSQL holds through its commit, so concurrent writers would commit one after another, each
 //    waiting for the disk in turn, instead of together;
 //  - on a periodic sweep, for events committed by an instance that died before it numbered them (kill -9), by
-//    a tool, or whose numbering failed (the database was away): they wait one sweep at most.
+//    a tool, or whose numbering failed (the database was away): they wait one sweep at most. A sweep after
+//    numberings also vacuums the inbox they moved events out of (vacuumEventInbox says why).
 // A numbering that numbered anything tells every instance (NOTIFY at its commit); each then wakes its readers
 // (long polls, streams, the webhook fan-out), as the instance that numbered does at once. Where notifications
 // do not arrive (a proxy that pools by transaction), the readers' own polls find the events, and the
 // guarantees are the same: only the wait is longer.
-import type { DataAccess } from '../db/database.js'
+import type { Kysely } from 'kysely'
+import type { DataAccess, Database } from '../db/database.js'
 import type { Listen } from '../db/postgres-listen.js'
 import {
   EVENTS_NUMBERED_CHANNEL,
   numberCommittedEvents,
   NUMBERING_BATCH as BATCH,
+  vacuumEventInbox,
 } from '../db/postgres/number-events.js'
 
 export interface EventNumberingSettings {
   /** Durable transactions on a connection of their own (Store.sequencing). */
   data: DataAccess
+  /** For statements outside any transaction (the inbox's vacuum). */
+  maintenance: Kysely<Database>
   /** Notifications from the other instances' numberings; undefined: none (readers poll). */
   listen: Listen | undefined
   /** Events were numbered, here or on another instance: readers may find new ones. */
@@ -35,6 +40,10 @@ export class EventNumbering {
   #again = false
   #failing = false
   #stopped = false
+  /** Events were moved out of the inbox since its last vacuum. */
+  #movedSinceVacuum = false
+  /** A sweep asked for the vacuum, which follows the numbering in progress. */
+  #vacuumDue = false
   #timer: NodeJS.Timeout | undefined
   #listening: { close(): Promise<void> } | undefined
 
@@ -50,7 +59,10 @@ export class EventNumbering {
       onConnected: onNumbered,
       onError,
     })
-    this.#timer = setInterval(() => this.committed(), sweepIntervalMs)
+    this.#timer = setInterval(() => {
+      this.#vacuumDue = true
+      this.committed()
+    }, sweepIntervalMs)
     this.#timer.unref()
     // Events left unnumbered by an instance that stopped are numbered now, not at the first sweep.
     this.committed()
@@ -80,8 +92,17 @@ export class EventNumbering {
       try {
         const numbered = await this.#settings.data.transaction((trx) => numberCommittedEvents(trx, BATCH))
         this.#failing = false
-        if (numbered > 0) this.#settings.onNumbered()
-        if (numbered === BATCH) this.#again = true
+        if (numbered > 0) {
+          this.#movedSinceVacuum = true
+          this.#settings.onNumbered()
+        }
+        const more = numbered === BATCH
+        if (more) this.#again = true
+        if (this.#vacuumDue && this.#movedSinceVacuum && !more) {
+          this.#vacuumDue = false
+          this.#movedSinceVacuum = false
+          await vacuumEventInbox(this.#settings.maintenance)
+        }
       } catch (error) {
         // Reported once per outage; the next commit or sweep tries again.
         if (!this.#failing) this.#settings.onError(error)

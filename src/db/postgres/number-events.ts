@@ -1,7 +1,7 @@
 // PostgreSQL: numbering the committed events waiting in event_inbox (events/event.repository.ts says why they
 // wait for their ids; events/event-numbering.ts runs it on every instance).
-import { CompiledQuery, sql } from 'kysely'
-import type { Writer } from '../database.js'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
+import type { Database, Writer } from '../database.js'
 import { deferUntilCommit } from '../postgres-transactions.js'
 
 /** The channel on which numbering tells every instance that events were numbered (the payload: the schema). */
@@ -48,3 +48,14 @@ export async function numberCommittedEvents(trx: Writer, limit: number): Promise
 
 /** Events numbered per transaction at most; more are numbered by the next one. */
 export const NUMBERING_BATCH = 10_000
+
+/**
+ * Reclaims the rows the numberings have moved out of event_inbox. A numbering reads the whole inbox, the rows
+ * it moved before included, until a vacuum has been through it, and autovacuum looks at a database once a
+ * minute at best: 120,000 moved rows (a minute of 2,000 creates a second) made the inbox 19 MB and each
+ * numbering 8.5 ms instead of a fraction of one. SKIP_LOCKED: another instance's vacuum at the same time does it.
+ * Outside any transaction, as VACUUM must be.
+ */
+export async function vacuumEventInbox(db: Kysely<Database>): Promise<void> {
+  await sql`vacuum (skip_locked) event_inbox`.execute(db)
+}
