@@ -113,12 +113,7 @@ export async function newestReadableEventId(db: Reader): Promise<number> {
 
 /** The oldest readable events, ascending: candidates for the retention purge. */
 export async function oldestEvents(trx: Writer, limit: number): Promise<Pick<EventRow, 'id' | 'occurred_at'>[]> {
-  return trx
-    .selectFrom('events')
-    .select(['id', 'occurred_at'])
-    .orderBy('id')
-    .limit(limit)
-    .execute()
+  return trx.selectFrom('events').select(['id', 'occurred_at']).orderBy('id').limit(limit).execute()
 }
 
 /** Deletes every event up to `id` and records that they are gone; returns how many were deleted. */
