@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import type { Store } from '../../src/db/store.js'
 import { appendEvent } from '../../src/events/event.repository.js'
 import { migrateTo, migrateUntil } from '../helpers/migrations.js'
-import { appendEventAs0010, numberEvents, numberEventsAs0010 } from '../helpers/numbering.js'
+import { appendEventAs0010, numberEvents, numberEventsAs0010, waitingEventNames } from '../helpers/numbering.js'
 import { openTestStore } from '../helpers/opened-store.js'
 
 describe('migration 0012 (events wait for their ids in event_inbox) on postgres', () => {
@@ -30,10 +30,7 @@ describe('migration 0012 (events wait for their ids in event_inbox) on postgres'
         store.admin,
       )
     ).rows.map((row) => [Number(row.id), JSON.parse(row.data).name])
-  const waiting = async () =>
-    (await sql<{ data: string }>`select data from event_inbox order by xact, seq`.execute(store.admin)).rows.map(
-      (row) => JSON.parse(row.data).name,
-    )
+  const waiting = () => waitingEventNames(store)
   const numberAsBefore = () => numberEventsAs0010(store)
   const insertAsBefore = (trx: Writer, name: string) =>
     appendEventAs0010(trx, {

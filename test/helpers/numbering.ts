@@ -19,7 +19,7 @@ export async function appendEventBefore0010(trx: Writer, event: NewEvent, ordina
   if (trx.getExecutor().adapter instanceof PostgresAdapter)
     await sql`insert into events (id, type, occurred_at, data)
       values (pg_current_xact_id()::text::bigint * 65536 + ${ordinal}, ${type}, ${occurredAt}, ${data})`.execute(trx)
-  else await sql`insert into events (type, occurred_at, data) values (${type}, ${occurredAt}, ${data})`.execute(trx)
+  else await appendEventAs0010(trx, event)
 }
 
 /**
@@ -48,4 +48,10 @@ const NUMBER_AS_0010 = sql<{ count: number }>`with head as (
 export async function numberEventsAs0010(store: Store): Promise<number> {
   const result = await store.sequencing?.transaction((trx) => NUMBER_AS_0010.execute(trx))
   return result?.rows[0]?.count ?? 0
+}
+
+/** The events waiting for their ids on PostgreSQL (event_inbox), by the name in their data, in numbering order. */
+export async function waitingEventNames(store: Store): Promise<string[]> {
+  const { rows } = await sql<{ data: string }>`select data from event_inbox order by xact, seq`.execute(store.admin)
+  return rows.map((row) => JSON.parse(row.data).name)
 }

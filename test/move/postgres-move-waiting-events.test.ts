@@ -10,7 +10,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { openStore, type Store } from '../../src/db/store.js'
 import { appendEvent } from '../../src/events/event.repository.js'
 import { petstore, shopRows } from '../helpers/move.js'
-import { numberEvents } from '../helpers/numbering.js'
+import { numberEvents, waitingEventNames } from '../helpers/numbering.js'
 import { makeTempDir } from '../helpers/temp.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
@@ -34,10 +34,7 @@ describe('a PostgreSQL export with an event still waiting for its id', () => {
     (await sql<{ id: string; data: string }>`select id, data from events order by id`.execute(store.admin)).rows.map(
       (row) => [Number(row.id), JSON.parse(row.data).name],
     )
-  const waiting = async (store: Store) =>
-    (await sql<{ data: string }>`select data from event_inbox order by xact, seq`.execute(store.admin)).rows.map(
-      (row) => JSON.parse(row.data).name,
-    )
+  const waiting = waitingEventNames
 
   let source: Awaited<ReturnType<typeof open>>
   before(async () => {
