@@ -3,9 +3,9 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import type { DataAccess, Database } from './database.js'
-import { readVersionPerTurn } from './read-version-per-turn.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import type { Store } from './store.js'
+import { readSnapshotPerTurn } from './sqlite/read-snapshot-per-turn.js'
 import { withStatementCache } from './statement-cache.js'
 
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
@@ -69,8 +69,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     readerHandle.pragma('query_only = ON')
     read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
     // Changes whenever another connection (our writer, or any other process) commits to the file.
-    const dataVersion = readerHandle.prepare('pragma data_version').pluck()
-    readVersion = readVersionPerTurn(() => dataVersion.get() as number)
+    readVersion = readSnapshotPerTurn(readerHandle)
   }
 
   const transaction: DataAccess['transaction'] = async (work) => {
