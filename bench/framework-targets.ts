@@ -18,6 +18,18 @@ const CREATE_TARGETS: Record<'sqlite' | 'postgres', { minimumTimesL: number; max
 const IDLE_RSS_MB = 80
 const PEAK_RSS_MB = 150
 
+/**
+ * The same comparison in CPU per request of each process (bench/cpu-time.ts): steadier than requests per second
+ * on a shared machine, and blind to what the service waits for (a disk, another process such as PostgreSQL).
+ */
+function cpuAgainst(row: ScenarioSummary, reference: ScenarioSummary, name: string): string {
+  const times = reference.cpuMicrosPerRequest / row.cpuMicrosPerRequest
+  return Number.isFinite(times)
+    ? ` (CPU per request: ${fixed(row.cpuMicrosPerRequest, 1)} µs against ${name}'s ` +
+        `${fixed(reference.cpuMicrosPerRequest, 1)}, ${fixed(times, 2)} × ${name} in CPU terms)`
+    : ''
+}
+
 export function frameworkTargetsReport(
   summaries: ScenarioSummary[],
   idle: IdleRss | undefined,
@@ -43,7 +55,7 @@ export function frameworkTargetsReport(
     const ok = times >= read.minimumTimesF && (read.maximumP99Ms === undefined || row.p99 <= read.maximumP99Ms)
     lines.push(
       `${name} ≥ ${read.minimumTimesF} × F${tail}: ${fixed(times, 2)} × F${roundRange(row, framework)}, p99 ` +
-        `${fixed(row.p99, 1)} ms → ${verdict(ok)}`,
+        `${fixed(row.p99, 1)} ms → ${verdict(ok)}${cpuAgainst(row, framework, 'F')}`,
     )
   }
   // The same reads of the earlier build (--before), measured in the same rounds on the same store.
@@ -63,7 +75,8 @@ export function frameworkTargetsReport(
     const ok = times >= wanted.minimumTimesL && (wanted.maximumP99Ms === undefined || create.p99 <= wanted.maximumP99Ms)
     lines.push(
       `create (durable) ≥ ${wanted.minimumTimesL} × L${tail}: ${fixed(times, 2)} × ` +
-        `L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}`,
+        `L${roundRange(create, limit)}, p99 ${fixed(create.p99, 1)} ms → ${verdict(ok)}` +
+        cpuAgainst(create, limit, 'L'),
     )
   }
   // The service's own rows: neither L, F nor the earlier build's (--before).

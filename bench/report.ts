@@ -4,6 +4,8 @@ import { median, type Measurement } from './load.js'
 
 export interface RoundResult extends Measurement {
   peakRssMiB: number
+  /** CPU time (user + system) of the server process per response, in µs. */
+  cpuMicrosPerRequest: number
 }
 
 export interface ScenarioSummary {
@@ -15,6 +17,8 @@ export interface ScenarioSummary {
   p50: number
   p99: number
   peakRssMiB: number
+  /** Median of the rounds: the server process's CPU per response, in µs. */
+  cpuMicrosPerRequest: number
   unexpected: Record<string, number>
   errors: number
   rounds: RoundResult[]
@@ -36,6 +40,7 @@ export function summarise(id: string, label: string, rounds: RoundResult[]): Sce
     p50: median(rounds.map((round) => round.p50)),
     p99: median(rounds.map((round) => round.p99)),
     peakRssMiB: Math.max(...rounds.map((round) => round.peakRssMiB).filter(Number.isFinite)),
+    cpuMicrosPerRequest: median(rounds.map((round) => round.cpuMicrosPerRequest)),
     unexpected,
     errors: rounds.reduce((sum, round) => sum + round.errors, 0),
     rounds,
@@ -63,8 +68,21 @@ export function markdownTable(header: string[], rows: string[][]): string {
 }
 
 export function resultsTable(summaries: ScenarioSummary[], limit: number, framework: number): string {
+  const frameworkCpu = summaries.find((summary) => summary.id === 'framework')?.cpuMicrosPerRequest ?? NaN
   return markdownTable(
-    ['scenario', 'req/s', '× L', '× F', '± %', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'non-2xx/errors'],
+    [
+      'scenario',
+      'req/s',
+      '× L',
+      '× F',
+      '± %',
+      'p50 ms',
+      'p99 ms',
+      'CPU µs/req',
+      'CPU × F',
+      'peak RSS MiB',
+      'non-2xx/errors',
+    ],
     summaries.map((summary) => [
       summary.label,
       thousands(summary.requestsPerSecond),
@@ -73,6 +91,9 @@ export function resultsTable(summaries: ScenarioSummary[], limit: number, framew
       fixed(summary.spreadPercent, 0),
       fixed(summary.p50, 2),
       fixed(summary.p99, 2),
+      fixed(summary.cpuMicrosPerRequest, 1),
+      // F's CPU per request over this row's: the share of F's rate this row would reach if CPU were all it took.
+      fixed(frameworkCpu / summary.cpuMicrosPerRequest, 2),
       fixed(summary.peakRssMiB, 0),
       problems(summary),
     ]),

@@ -6,6 +6,7 @@ import { join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { compileBenchServers } from './compile.js'
 import { summariseProfile } from './cpu-profile.js'
+import { processCpuSeconds } from './cpu-time.js'
 import { mintWindowedCursors } from './deep-cursor.js'
 import { runLoad } from './load.js'
 import { frameworkTargetsReport } from './framework-targets.js'
@@ -379,14 +380,17 @@ async function main(): Promise<void> {
       // Interleaved (every scenario once per round) so that a slow minute of a busy machine hurts all rows alike.
       for (const scenario of scenarios) {
         await sleep(500)
-        const sampler = samplePeakRss(server(scenario.target).pid)
+        const { pid } = server(scenario.target)
+        const sampler = samplePeakRss(pid)
+        const cpuBefore = processCpuSeconds(pid)
         const measurement = await load(scenario, settings.duration)
-        const result = { ...measurement, peakRssMiB: sampler.stop() }
+        const cpuMicrosPerRequest = ((processCpuSeconds(pid) - cpuBefore) * 1e6) / measurement.responses
+        const result = { ...measurement, peakRssMiB: sampler.stop(), cpuMicrosPerRequest }
         rounds.get(scenario.id)?.push(result)
         log(
           `round ${round}/${settings.rounds} ${scenario.label}: ${Math.round(result.requestsPerSecond)} req/s, ` +
             `p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
-            `RSS ${result.peakRssMiB.toFixed(0)} MiB` +
+            `RSS ${result.peakRssMiB.toFixed(0)} MiB, CPU ${result.cpuMicrosPerRequest.toFixed(1)} µs/req` +
             (Object.keys(result.unexpected).length + result.errors > 0
               ? `, UNEXPECTED ${JSON.stringify(result.unexpected)} errors ${result.errors}`
               : ''),
