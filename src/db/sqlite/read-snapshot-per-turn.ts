@@ -4,8 +4,9 @@ import { readVersionPerTurn } from '../read-version-per-turn.js'
 /**
  * SQLite's reader: the data version of a turn (read-version-per-turn.ts) and the reads that follow it in the
  * same turn, in one read transaction. Outside a transaction every statement is a read transaction of its own,
- * and in WAL mode beginning one takes and drops a read lock on the shared-memory index (fcntl calls): a third
- * of a lookup by primary key. Under load a turn answers many reads that missed the cache; they now share one.
+ * and in WAL mode beginning one takes and drops a read lock on the shared-memory index (fcntl calls): about
+ * half of a lookup by primary key (bench/sqlite-read-snapshot.ts). Under load a turn answers many reads that
+ * missed the cache; they now share one.
  *
  * The transaction begins where the version is read (in the check phase, after every request of the turn was
  * received; PRAGMA data_version then fixes the snapshot, so the rows read are exactly those of the version) and
