@@ -18,9 +18,9 @@ export function readSnapshotPerTurn(reader: SqliteDatabase.Database): () => Prom
   const begin = reader.prepare('begin')
   const commit = reader.prepare('commit')
   const dataVersion = reader.prepare<[], number>('pragma data_version').pluck()
+  // A connection closed meanwhile (the store was shut down) is no longer in a transaction: closing ended it.
   const end = () => {
-    // Closed meanwhile (the store was shut down): closing ended the transaction.
-    if (reader.open && reader.inTransaction) commit.run()
+    if (reader.inTransaction) commit.run()
   }
   return readVersionPerTurn(() => {
     // Someone else's transaction (none is expected on the reader): read the version in it, leave it alone.
