@@ -12,11 +12,12 @@ import {
 } from 'kysely'
 import type pg from 'pg'
 import { WorkingSchemaIntrospector } from './postgres-schema-introspector.js'
+import { StatementGroups } from './postgres/combined-statements.js'
 import { PipelinedConnection } from './postgres-transactions.js'
 
 class PipelinedPostgresDriver implements Driver {
   readonly #pool: () => Promise<pg.Pool>
-  #connections = new WeakMap<pg.PoolClient, PipelinedConnection>()
+  readonly #groups = new StatementGroups()
 
   constructor(pool: () => Promise<pg.Pool>) {
     this.#pool = pool
@@ -24,14 +25,9 @@ class PipelinedPostgresDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  /** The pool's client is checked out when the connection first sends (PipelinedConnection). */
   async acquireConnection(): Promise<DatabaseConnection> {
-    const client = await (await this.#pool()).connect()
-    let connection = this.#connections.get(client)
-    if (!connection) {
-      connection = new PipelinedConnection(client)
-      this.#connections.set(client, connection)
-    }
-    return connection
+    return new PipelinedConnection(async () => (await this.#pool()).connect(), this.#groups)
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -47,7 +43,7 @@ class PipelinedPostgresDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    ;(connection as PipelinedConnection).client.release()
+    ;(connection as PipelinedConnection).release()
   }
 
   async destroy(): Promise<void> {

@@ -7,6 +7,8 @@
 //  - A transaction that is a single statement (wholeChange: the unit of work says nothing follows the change,
 //    and the change is one statement) is sent as that statement alone, without BEGIN and COMMIT: PostgreSQL runs
 //    a statement outside a transaction block as a transaction of its own, atomic, and durable once answered.
+//  - Such single statements of many transactions in one turn, when the caller says how to combine them, are sent
+//    as one statement (postgres/combined-statements.ts): one round trip and one commit for all of them.
 // So a create is one round trip (two with an Idempotency-Key, whose stored response joins it). PostgreSQL runs
 // the statements in order, each with its own Sync, so nothing changes but the waiting: a statement that fails
 // aborts the transaction, every later statement fails, and the COMMIT behind a failed statement only rolls back
@@ -15,6 +17,7 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely'
 import type pg from 'pg'
 import type { Writer } from './database.js'
+import type { Combinable, StatementGroups } from './postgres/combined-statements.js'
 import { socketOf } from './postgres-pipeline.js'
 import { openTransactions } from './postgres-statements.js'
 import type { UnitOfWork } from './unit-of-work.js'
@@ -25,11 +28,14 @@ import type { UnitOfWork } from './unit-of-work.js'
  * on the statement itself, so the connection needs nothing beside it to know.
  */
 type Sending = 'held' | 'alone'
-type MarkedQuery = CompiledQuery & { readonly sending: Sending }
+type MarkedQuery = CompiledQuery & { readonly sending: Sending; readonly combinable?: Combinable }
 
-const marked = (query: CompiledQuery, sending: Sending): MarkedQuery => ({ ...query, sending })
-const sendingOf = (query: CompiledQuery): Sending | undefined =>
-  'sending' in query ? (query as MarkedQuery).sending : undefined
+const marked = (query: CompiledQuery, sending: Sending, combinable?: Combinable): MarkedQuery => ({
+  ...query,
+  sending,
+  ...(combinable ? { combinable } : {}),
+})
+const markOf = (query: CompiledQuery): Partial<MarkedQuery> => ('sending' in query ? (query as MarkedQuery) : {})
 
 /**
  * Runs `query` in `trx` as part of the transaction, without waiting for its answer on PostgreSQL: it is sent
@@ -43,21 +49,31 @@ export async function deferUntilCommit(trx: Writer, query: CompiledQuery): Promi
 /**
  * Runs `query`, the whole of a change, in the unit of work. When it is the transaction's first statement and
  * nothing follows the change (changeEndsTransaction), it is sent alone, without BEGIN and COMMIT: one round
- * trip. The caller must not fail after it then (nothing could take it back); mapping its rows is all that may
- * follow.
+ * trip; given `combinable`, combined with the same statements of other transactions made in the same turn. The
+ * caller must not fail after it then (nothing could take it back); mapping its rows is all that may follow.
  */
 export async function wholeChange<R>(
   { trx, changeEndsTransaction }: Pick<UnitOfWork, 'trx' | 'changeEndsTransaction'>,
   query: CompiledQuery,
+  combinable?: Combinable,
 ): Promise<QueryResult<R>> {
-  return trx.executeQuery<R>(changeEndsTransaction ? marked(query, 'alone') : query)
+  return trx.executeQuery<R>(changeEndsTransaction ? marked(query, 'alone', combinable) : query)
 }
 
 const NO_ROWS: QueryResult<never> = { rows: [] }
 
-/** One pooled connection, used for one transaction at a time. */
+/**
+ * One transaction's (or one statement's) connection. The pooled client is checked out when the first statement
+ * is sent, not when the transaction begins: a change combined with others (combined-statements.ts) is sent by
+ * another transaction's client and never takes one, so the pool bounds the statements in flight, not the
+ * changes waiting in a turn to be combined.
+ */
 export class PipelinedConnection implements DatabaseConnection {
-  readonly client: pg.PoolClient
+  readonly #checkOut: () => Promise<pg.PoolClient>
+  #client: pg.PoolClient | undefined
+  /** The check-out under way: statements of one transaction sent at the same time share it. */
+  #checkingOut: Promise<void> | undefined
+  readonly #groups: StatementGroups
   /** Sent, answer not awaited yet (BEGIN): their first failure is the transaction's. */
   #unanswered: Promise<unknown>[] = []
   /** Not sent yet (deferUntilCommit). */
@@ -67,13 +83,21 @@ export class PipelinedConnection implements DatabaseConnection {
   /** The transaction was one statement, sent alone: it committed (or failed) with it. */
   #sentAlone = false
 
-  constructor(client: pg.PoolClient) {
-    this.client = client
+  constructor(checkOut: () => Promise<pg.PoolClient>, groups: StatementGroups) {
+    this.#checkOut = checkOut
+    this.#groups = groups
+  }
+
+  /** Gives the client back to the pool, if one was checked out. */
+  release(): void {
+    this.#client?.release()
+    this.#client = undefined
+    this.#checkingOut = undefined
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.#sentAlone) throw new Error('a transaction sent as one statement ran another one')
-    const sending = sendingOf(query)
+    const { sending, combinable } = markOf(query)
     if (sending === 'held') {
       this.#held.push(query)
       return NO_ROWS
@@ -81,8 +105,10 @@ export class PipelinedConnection implements DatabaseConnection {
     if (this.#begin && this.#held.length === 0 && sending === 'alone') {
       this.#begin = undefined
       this.#sentAlone = true
-      return this.#send<R>(query)
+      if (combinable) return this.#groups.add<R>(query, combinable, (sent) => this.#sendWhenCheckedOut(sent))
+      return this.#sendWhenCheckedOut<R>(query)
     }
+    if (!this.#client) await this.#checkOutClient()
     this.#sendBegin()
     this.#sendHeld()
     return this.#answer(this.#send<R>(query))
@@ -95,7 +121,6 @@ export class PipelinedConnection implements DatabaseConnection {
 
   /** BEGIN, held until the transaction's first statement, with which it is sent in one write. */
   begin(settings: TransactionSettings): void {
-    openTransactions.add(this.client)
     this.#sentAlone = false
     let text = 'begin'
     if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`
@@ -110,6 +135,7 @@ export class PipelinedConnection implements DatabaseConnection {
       this.#end()
       return
     }
+    if (!this.#client) await this.#checkOutClient()
     this.#corkUntilNextTurn()
     this.#sendBegin()
     this.#sendHeld()
@@ -140,7 +166,19 @@ export class PipelinedConnection implements DatabaseConnection {
   #end(): void {
     this.#begin = undefined
     this.#sentAlone = false
-    openTransactions.delete(this.client)
+    if (this.#client) openTransactions.delete(this.#client)
+  }
+
+  #checkOutClient(): Promise<void> {
+    this.#checkingOut ??= this.#checkOut().then((client) => {
+      this.#client = client
+    })
+    return this.#checkingOut
+  }
+
+  async #sendWhenCheckedOut<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#client) await this.#checkOutClient()
+    return this.#send<R>(query)
   }
 
   /** The held BEGIN, corked with what follows it in this turn. */
@@ -148,18 +186,26 @@ export class PipelinedConnection implements DatabaseConnection {
     const begin = this.#begin
     if (!begin) return
     this.#begin = undefined
+    openTransactions.add(this.#checkedOut())
     this.#corkUntilNextTurn()
     this.#sendUnanswered(begin)
   }
 
+  #checkedOut(): pg.PoolClient {
+    if (!this.#client) throw new Error('a statement was sent before a client was checked out')
+    return this.#client
+  }
+
   #send<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.client.query(query.sql, [...query.parameters]).then(({ command, rowCount, rows }) => ({
-      numAffectedRows:
-        command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
-          ? BigInt(rowCount ?? 0)
-          : undefined,
-      rows: (rows ?? []) as R[],
-    }))
+    return this.#checkedOut()
+      .query(query.sql, [...query.parameters])
+      .then(({ command, rowCount, rows }) => ({
+        numAffectedRows:
+          command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+            ? BigInt(rowCount ?? 0)
+            : undefined,
+        rows: (rows ?? []) as R[],
+      }))
   }
 
   #sendUnanswered(query: CompiledQuery): void {
@@ -189,7 +235,7 @@ export class PipelinedConnection implements DatabaseConnection {
 
   /** What is sent in this turn leaves in one write (pg writes each message of each query on its own). */
   #corkUntilNextTurn(): void {
-    const socket = socketOf(this.client)
+    const socket = socketOf(this.#checkedOut())
     if (!socket) return
     socket.cork()
     process.nextTick(() => socket.uncork())

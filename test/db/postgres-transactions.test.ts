@@ -1,12 +1,14 @@
 // Write transactions on PostgreSQL send BEGIN with their first statement and hold statements nobody reads back
 // (deferUntilCommit: an event's insert) until the next statement or the COMMIT (src/db/postgres-transactions.ts).
 // What must not change with the waiting dropped: order, atomicity, and which error the caller sees. A change that
-// is one statement, with nothing after it (wholeChange), is sent alone, as a transaction of its own.
+// is one statement, with nothing after it (wholeChange), is sent alone, as a transaction of its own; such changes
+// of one turn that say how, as one statement for all of them (src/db/postgres/combined-statements.ts).
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout } from 'node:timers/promises'
 import { CompiledQuery, sql } from 'kysely'
 import type { Writer } from '../../src/db/database.js'
+import type { Combinable } from '../../src/db/postgres/combined-statements.js'
 import { deferUntilCommit, wholeChange } from '../../src/db/postgres-transactions.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
@@ -173,5 +175,65 @@ succeeded', async () => {
         await deferUntilCommit(trx, insert(id))
       })
     assert.equal((await stored()).length, 21)
+  })
+
+  describe('whole changes of one turn, combined', () => {
+    // The statements tell which way they were sent: each its own, or as the one statement for all of them.
+    const insertAlone = (id: number) =>
+      CompiledQuery.raw(`insert into scratch (id) values ($1) returning id, 'own' as sent`, [id])
+    const insertAll: Combinable = {
+      key: 'scratch',
+      combine: (parameters) =>
+        CompiledQuery.raw(
+          `with input as (select * from unnest($1::int[]) with ordinality as input(id, n)),
+            inserted as (insert into scratch (id) select id from input order by n returning id)
+          select id, 'combined' as sent from inserted join input using (id) order by n`,
+          [parameters.map(([id]) => id)],
+        ),
+    }
+    const create = async (id: number) =>
+      (
+        await transaction((trx) =>
+          wholeChange<{ id: number; sent: string }>({ trx, changeEndsTransaction: true }, insertAlone(id), insertAll),
+        )
+      ).rows
+
+    it('sends the changes of one turn as one statement, each caller getting its own row, more of them than \
+the pool has connections', async () => {
+      const ids = Array.from({ length: 25 }, (_, index) => index + 2)
+      const rows = await Promise.all(ids.map(create))
+      assert.deepEqual(
+        rows,
+        ids.map((id) => [{ id, sent: 'combined' }]),
+      )
+      assert.deepEqual(await stored(), [1, ...ids])
+    })
+
+    it('sends a change alone when it is the only one of its turn', async () => {
+      assert.deepEqual(await create(2), [{ id: 2, sent: 'own' }])
+      assert.deepEqual(await stored(), [1, 2])
+    })
+
+    it('sends each change alone when the combined statement fails: only the change that fails fails', async () => {
+      const outcomes = await Promise.allSettled([create(2), create(1), create(3)])
+      assert.deepEqual(outcomes[0], { status: 'fulfilled', value: [{ id: 2, sent: 'own' }] })
+      assert.equal(outcomes[1].status, 'rejected')
+      assert.equal((outcomes[1] as PromiseRejectedResult).reason.code, '23505')
+      assert.deepEqual(outcomes[2], { status: 'fulfilled', value: [{ id: 3, sent: 'own' }] })
+      assert.deepEqual(await stored(), [1, 2, 3])
+    })
+
+    it('does not combine a change that is not the whole transaction', async () => {
+      const rows = await Promise.all(
+        [2, 3].map((id) =>
+          transaction(
+            async (trx) =>
+              (await wholeChange<{ sent: string }>({ trx, changeEndsTransaction: false }, insertAlone(id), insertAll))
+                .rows,
+          ),
+        ),
+      )
+      assert.deepEqual(rows, [[{ id: 2, sent: 'own' }], [{ id: 3, sent: 'own' }]])
+    })
   })
 })

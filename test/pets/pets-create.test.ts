@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { PET_NAME_PATTERN } from '../../src/pets/pet.schema.js'
+import { barrier, eventsBefore, type FeedEvent } from '../helpers/events.js'
+import type { Pet } from '../helpers/orders.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
@@ -198,17 +200,39 @@ describe('POST /v1/pets (createPet)', () => {
     })
   })
 
-  it('assigns distinct ids to concurrent creates', async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, index) =>
-        server.request('/v1/pets', { json: { name: `concurrent-${index}`, categoryId: 3 } }),
-      ),
-    )
+  // On PostgreSQL the creates of one turn go to the database as one statement: each must still get its own
+  // values, id and event.
+  it('assigns distinct ids to concurrent creates, each with its own values and its own pet.created', async () => {
+    const get = (path: string, init?: RequestInit) => server.request(path, init)
+    const start = await barrier(get)
+    const statuses = ['available', 'pending', 'sold'] as const
+    const sent = Array.from({ length: 50 }, (_, index) => ({
+      name: `concurrent-${index}`,
+      categoryId: 3 + (index % 4),
+      status: statuses[index % 3],
+    }))
+    const responses = await Promise.all(sent.map((json) => server.request('/v1/pets', { json })))
     assert.deepEqual(
       responses.map((response) => response.status),
       Array(50).fill(201),
     )
-    const ids = await Promise.all(responses.map(async (response) => (await response.json()).id as number))
-    assert.equal(new Set(ids).size, 50)
+    const pets = (await Promise.all(responses.map((response) => response.json()))) as Pet[]
+    assert.deepEqual(
+      pets.map(({ name, categoryId, status }) => ({ name, categoryId, status })),
+      sent,
+    )
+    assert.equal(new Set(pets.map((pet) => pet.id)).size, 50)
+    for (const pet of pets) {
+      const stored = await server.request(`/v1/pets/${pet.id}`)
+      assert.deepEqual(await stored.json(), pet)
+    }
+    const petIdOf = (event: FeedEvent) => ('pet' in event.data ? event.data.pet.id : 0)
+    const created = (await eventsBefore(get, start))
+      .filter((event) => event.type === 'pet.created')
+      .sort((a, b) => petIdOf(a) - petIdOf(b))
+    assert.deepEqual(
+      created.map((event) => event.data),
+      [...pets].sort((a, b) => a.id - b.id).map((pet) => ({ pet })),
+    )
   })
 })
