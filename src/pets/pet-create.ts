@@ -4,14 +4,13 @@
 import { insertWithEvent } from '../db/insert-with-event.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
 import { toPet, toPetEventData, toPetEventDataAroundId } from './pet.mapper.js'
-import { insertPet, type NewPetRow, type PetRow } from './pet.repository.js'
+import type { NewPetRow, PetRow } from './pet.repository.js'
 
 /** Inserts a pet and records its pet.created in `uow`. */
 export function insertPetRecordingCreation(uow: UnitOfWork, row: NewPetRow): Promise<PetRow> {
   return insertWithEvent(uow, {
     table: 'pets',
     values: { name: row.name, category_id: row.category_id, status: row.status },
-    insert: (trx) => insertPet(trx, row),
     type: 'pet.created',
     data: (inserted) => toPetEventData(toPet(inserted)),
     dataAroundId: () => toPetEventDataAroundId(row),
