@@ -17,7 +17,7 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely'
 import type pg from 'pg'
 import type { Writer } from './database.js'
-import type { Combinable, StatementGroups } from './postgres/combined-statements.js'
+import { statementRefused, type Combinable, type StatementGroups } from './postgres/combined-statements.js'
 import { socketOf } from './postgres-pipeline.js'
 import { openTransactions } from './postgres-statements.js'
 import type { UnitOfWork } from './unit-of-work.js'
@@ -73,6 +73,10 @@ export class PipelinedConnection implements DatabaseConnection {
   #client: pg.PoolClient | undefined
   /** The check-out under way: statements of one transaction sent at the same time share it. */
   #checkingOut: Promise<void> | undefined
+  /** Released: a statement still waiting for its client (its work ended without awaiting it) sends nothing. */
+  #released = false
+  /** A statement failed otherwise than refused (the connection or session ended): the client is not given back. */
+  #broken = false
   readonly #groups: StatementGroups
   /** Sent, answer not awaited yet (BEGIN): their first failure is the transaction's. */
   #unanswered: Promise<unknown>[] = []
@@ -88,11 +92,12 @@ export class PipelinedConnection implements DatabaseConnection {
     this.#groups = groups
   }
 
-  /** Gives the client back to the pool, if one was checked out. */
+  /** Gives the client back to the pool, if one was checked out; one checked out later goes straight back. */
   release(): void {
-    this.#client?.release()
+    this.#released = true
+    // A broken client, given back as usable, could be handed out again before the pool notices it is closed.
+    this.#client?.release(this.#broken)
     this.#client = undefined
-    this.#checkingOut = undefined
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -171,6 +176,10 @@ export class PipelinedConnection implements DatabaseConnection {
 
   #checkOutClient(): Promise<void> {
     this.#checkingOut ??= this.#checkOut().then((client) => {
+      if (this.#released) {
+        client.release()
+        throw new Error('a statement was sent after its transaction had ended')
+      }
       this.#client = client
     })
     return this.#checkingOut
@@ -206,6 +215,10 @@ export class PipelinedConnection implements DatabaseConnection {
             : undefined,
         rows: (rows ?? []) as R[],
       }))
+      .catch((error: unknown) => {
+        if (!statementRefused(error)) this.#broken = true
+        throw error
+      })
   }
 
   #sendUnanswered(query: CompiledQuery): void {

@@ -160,6 +160,18 @@ succeeded', async () => {
     assert.deepEqual(await stored(), [1, 2])
   })
 
+  it('sends nothing for a statement its work did not wait for, once the transaction has ended, and gives its \
+client back', async () => {
+    let pending: Promise<unknown> | undefined
+    await transaction(async (trx) => {
+      pending = trx.executeQuery(insert(2))
+    })
+    await assert.rejects(pending ?? Promise.resolve(), /a statement was sent after its transaction had ended/)
+    // More transactions than the pool has connections: the client checked out too late was given back.
+    for (let id = 10; id < 30; id++) await transaction((trx) => trx.executeQuery(insert(id)))
+    assert.equal((await stored()).length, 21)
+  })
+
   it('drops what it held back when the work fails, and the connections stay usable', async () => {
     await assert.rejects(
       transaction(async (trx) => {
@@ -221,6 +233,33 @@ the pool has connections', async () => {
       assert.equal((outcomes[1] as PromiseRejectedResult).reason.code, '23505')
       assert.deepEqual(outcomes[2], { status: 'fulfilled', value: [{ id: 3, sent: 'own' }] })
       assert.deepEqual(await stored(), [1, 2, 3])
+    })
+
+    it('sends nothing again when the combined statement fails in a way that leaves unknown whether it \
+committed: every caller gets that failure', async () => {
+      // The session ends during the statement (FATAL, as when the server stops): its callers cannot know
+      // whether it committed, so none of them sends its change again.
+      const endingSession: Combinable = {
+        key: 'scratch, ending its session',
+        combine: (parameters) =>
+          CompiledQuery.raw(
+            `with inserted as (insert into scratch (id) select unnest($1::int[]) returning id)
+            select id, 'combined' as sent from inserted where pg_terminate_backend(pg_backend_pid())`,
+            [parameters.map(([id]) => id)],
+          ),
+      }
+      const outcomes = await Promise.allSettled(
+        [2, 3].map((id) =>
+          transaction((trx) => wholeChange({ trx, changeEndsTransaction: true }, insertAlone(id), endingSession)),
+        ),
+      )
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason.code),
+        ['57P01', '57P01'],
+      )
+      assert.deepEqual(await stored(), [1])
+      // The pool gave the broken client up: the next transactions run.
+      assert.deepEqual(await create(4), [{ id: 4, sent: 'own' }])
     })
 
     it('does not combine a change that is not the whole transaction', async () => {

@@ -3,8 +3,11 @@
 // them still cost a write to PostgreSQL, a wake-up and a read of the answer on both sides, and a commit with its
 // WAL flush. The creates that arrive in one event-loop turn are sent instead as one statement that inserts all
 // of their rows: one round trip and one commit for all of them. Each caller is answered once that statement
-// has committed; if it fails, each sends its own statement again, alone, and gets its own outcome.
+// has committed. If PostgreSQL answers it with an error, nothing of it committed, and each sends its own
+// statement again, alone, and gets its own outcome; any other failure (the connection lost, a time-out) leaves
+// unknown whether it committed, and every caller gets that failure, as a statement of its own would have.
 import type { CompiledQuery, QueryResult } from 'kysely'
+import pg from 'pg'
 
 /** A statement many transactions may each make (one row each) that can be made for all of them at once. */
 export interface Combinable {
@@ -57,16 +60,30 @@ async function sendGroup(members: Member[], combinable: Combinable): Promise<voi
   const [leader] = members
   if (!leader) return
   if (members.length === 1) return sendAlone(leader)
+  let rows: unknown[]
   try {
-    const { rows } = await leader.send(combinable.combine(members.map((member) => member.query.parameters)))
-    if (rows.length !== members.length)
-      throw new Error(`a combined statement returned ${rows.length} rows for ${members.length} members`)
-    members.forEach((member, index) => member.resolve({ rows: [rows[index]] }))
-  } catch {
-    // Whatever failed (a connection lost, a value one member brought), nothing of it committed: each member's
-    // own statement decides its outcome.
-    await Promise.all(members.map(sendAlone))
+    ;({ rows } = await leader.send(combinable.combine(members.map((member) => member.query.parameters))))
+  } catch (error) {
+    // Refused for a value one member brought, say: each member's own statement decides its outcome.
+    if (statementRefused(error)) await Promise.all(members.map(sendAlone))
+    else for (const member of members) member.reject(error)
+    return
   }
+  if (rows.length !== members.length) {
+    const error = new Error(`a combined statement returned ${rows.length} rows for ${members.length} members`)
+    for (const member of members) member.reject(error)
+    return
+  }
+  members.forEach((member, index) => member.resolve({ rows: [rows[index]] }))
+}
+
+/**
+ * PostgreSQL refused the statement (severity ERROR, not FATAL or PANIC): its transaction was rolled back, so
+ * nothing of it committed, and the session goes on. An error of the session (FATAL) or of the connection may
+ * come after the commit, and leaves the connection unusable.
+ */
+export function statementRefused(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.severity === 'ERROR'
 }
 
 function sendAlone(member: Member): Promise<void> {
