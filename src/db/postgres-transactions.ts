@@ -17,7 +17,8 @@
 import { CompiledQuery, type DatabaseConnection, type QueryResult, type TransactionSettings } from 'kysely'
 import type pg from 'pg'
 import type { Writer } from './database.js'
-import { statementRefused, type Combinable, type StatementGroups } from './postgres/combined-statements.js'
+import { ClientOnDemand } from './postgres/client-on-demand.js'
+import type { Combinable, StatementGroups } from './postgres/combined-statements.js'
 import { socketOf } from './postgres-pipeline.js'
 import { openTransactions } from './postgres-statements.js'
 import type { UnitOfWork } from './unit-of-work.js'
@@ -69,14 +70,7 @@ const NO_ROWS: QueryResult<never> = { rows: [] }
  * changes waiting in a turn to be combined.
  */
 export class PipelinedConnection implements DatabaseConnection {
-  readonly #checkOut: () => Promise<pg.PoolClient>
-  #client: pg.PoolClient | undefined
-  /** The check-out under way: statements of one transaction sent at the same time share it. */
-  #checkingOut: Promise<void> | undefined
-  /** Released: a statement still waiting for its client (its work ended without awaiting it) sends nothing. */
-  #released = false
-  /** A statement failed otherwise than refused (the connection or session ended): the client is not given back. */
-  #broken = false
+  readonly #client: ClientOnDemand
   readonly #groups: StatementGroups
   /** Sent, answer not awaited yet (BEGIN): their first failure is the transaction's. */
   #unanswered: Promise<unknown>[] = []
@@ -88,16 +82,13 @@ export class PipelinedConnection implements DatabaseConnection {
   #sentAlone = false
 
   constructor(checkOut: () => Promise<pg.PoolClient>, groups: StatementGroups) {
-    this.#checkOut = checkOut
+    this.#client = new ClientOnDemand(checkOut)
     this.#groups = groups
   }
 
-  /** Gives the client back to the pool, if one was checked out; one checked out later goes straight back. */
+  /** Gives the client back to the pool, if one was checked out. */
   release(): void {
-    this.#released = true
-    // A broken client, given back as usable, could be handed out again before the pool notices it is closed.
-    this.#client?.release(this.#broken)
-    this.#client = undefined
+    this.#client.release()
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -110,10 +101,10 @@ export class PipelinedConnection implements DatabaseConnection {
     if (this.#begin && this.#held.length === 0 && sending === 'alone') {
       this.#begin = undefined
       this.#sentAlone = true
-      if (combinable) return this.#groups.add<R>(query, combinable, (sent) => this.#sendWhenCheckedOut(sent))
-      return this.#sendWhenCheckedOut<R>(query)
+      if (combinable) return this.#groups.add<R>(query, combinable, (sent) => this.#sendWhenReady(sent))
+      return this.#sendWhenReady<R>(query)
     }
-    if (!this.#client) await this.#checkOutClient()
+    if (!this.#client.current) await this.#client.ready()
     this.#sendBegin()
     this.#sendHeld()
     return this.#answer(this.#send<R>(query))
@@ -140,7 +131,7 @@ export class PipelinedConnection implements DatabaseConnection {
       this.#end()
       return
     }
-    if (!this.#client) await this.#checkOutClient()
+    if (!this.#client.current) await this.#client.ready()
     this.#corkUntilNextTurn()
     this.#sendBegin()
     this.#sendHeld()
@@ -171,22 +162,12 @@ export class PipelinedConnection implements DatabaseConnection {
   #end(): void {
     this.#begin = undefined
     this.#sentAlone = false
-    if (this.#client) openTransactions.delete(this.#client)
+    const client = this.#client.current
+    if (client) openTransactions.delete(client)
   }
 
-  #checkOutClient(): Promise<void> {
-    this.#checkingOut ??= this.#checkOut().then((client) => {
-      if (this.#released) {
-        client.release()
-        throw new Error('a statement was sent after its transaction had ended')
-      }
-      this.#client = client
-    })
-    return this.#checkingOut
-  }
-
-  async #sendWhenCheckedOut<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.#client) await this.#checkOutClient()
+  async #sendWhenReady<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.#client.current) await this.#client.ready()
     return this.#send<R>(query)
   }
 
@@ -195,18 +176,13 @@ export class PipelinedConnection implements DatabaseConnection {
     const begin = this.#begin
     if (!begin) return
     this.#begin = undefined
-    openTransactions.add(this.#checkedOut())
+    openTransactions.add(this.#client.checkedOut)
     this.#corkUntilNextTurn()
     this.#sendUnanswered(begin)
   }
 
-  #checkedOut(): pg.PoolClient {
-    if (!this.#client) throw new Error('a statement was sent before a client was checked out')
-    return this.#client
-  }
-
   #send<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.#checkedOut()
+    return this.#client.checkedOut
       .query(query.sql, [...query.parameters])
       .then(({ command, rowCount, rows }) => ({
         numAffectedRows:
@@ -216,7 +192,7 @@ export class PipelinedConnection implements DatabaseConnection {
         rows: (rows ?? []) as R[],
       }))
       .catch((error: unknown) => {
-        if (!statementRefused(error)) this.#broken = true
+        this.#client.failed(error)
         throw error
       })
   }
@@ -248,7 +224,7 @@ export class PipelinedConnection implements DatabaseConnection {
 
   /** What is sent in this turn leaves in one write (pg writes each message of each query on its own). */
   #corkUntilNextTurn(): void {
-    const socket = socketOf(this.#checkedOut())
+    const socket = socketOf(this.#client.checkedOut)
     if (!socket) return
     socket.cork()
     process.nextTick(() => socket.uncork())
