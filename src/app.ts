@@ -57,6 +57,7 @@ export async function buildApp(
   const { limitPublicRoute } = guard.rateLimiter
   const metrics = createMetrics({
     groupCommit: store.groupCommitStats,
+    combined: store.combinedStatementStats,
     events: () => services.events.stats(),
     others: services.webhookMetrics,
   })

@@ -17,10 +17,11 @@ import { PipelinedConnection } from './postgres-transactions.js'
 
 class PipelinedPostgresDriver implements Driver {
   readonly #pool: () => Promise<pg.Pool>
-  readonly #groups = new StatementGroups()
+  readonly #groups: StatementGroups
 
-  constructor(pool: () => Promise<pg.Pool>) {
+  constructor(pool: () => Promise<pg.Pool>, groups: StatementGroups) {
     this.#pool = pool
+    this.#groups = groups
   }
 
   async init(): Promise<void> {}
@@ -51,11 +52,14 @@ class PipelinedPostgresDriver implements Driver {
   }
 }
 
-/** Kysely's PostgreSQL dialect with the driver above; `pool` gives the pool whose clients run in pipeline mode. */
-export function pipelinedPostgresDialect(pool: () => Promise<pg.Pool>): Dialect {
+/**
+ * Kysely's PostgreSQL dialect with the driver above; `pool` gives the pool whose clients run in pipeline mode,
+ * `groups` gathers the statements to combine (one per store).
+ */
+export function pipelinedPostgresDialect(pool: () => Promise<pg.Pool>, groups = new StatementGroups()): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PipelinedPostgresDriver(pool),
+    createDriver: () => new PipelinedPostgresDriver(pool, groups),
     createQueryCompiler: () => new PostgresQueryCompiler(),
     createIntrospector: (db: Kysely<unknown>) => new WorkingSchemaIntrospector(db),
   }

@@ -1,11 +1,4 @@
-import {
-  Kysely,
-  PostgresDialect,
-  type PostgresCursor,
-  type PostgresPool,
-  type PostgresPoolClient,
-  type PostgresQueryResult,
-} from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
 import { readPostgresDataVersion, readWithPostgresDataVersion } from './postgres-data-version.js'
@@ -13,6 +6,8 @@ import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
 import { pipelinedPostgresDialect } from './postgres-pipelined-dialect.js'
+import { StatementGroups } from './postgres/combined-statements.js'
+import { pipelineAsPool } from './postgres/pipeline-as-pool.js'
 import type { Store } from './store.js'
 
 export interface PostgresOptions {
@@ -140,37 +135,6 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
   return { pool, bookkeeping, reads, sequencing, newClient }
 }
 
-/** The read pipeline as the pool Kysely's pg driver expects: every checkout is the pipeline itself. */
-function pipelineAsPool(reads: ReadPipeline): PostgresPool {
-  const client = new PipelineClient(reads)
-  return { connect: async () => client, end: () => reads.end() }
-}
-
-/** Each query of a checkout runs on the pipeline; nothing is held, so there is nothing to release. */
-class PipelineClient implements PostgresPoolClient {
-  readonly #reads: ReadPipeline
-
-  constructor(reads: ReadPipeline) {
-    this.#reads = reads
-  }
-
-  query<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>
-  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
-  query<R>(
-    text: string | PostgresCursor<R>,
-    values: ReadonlyArray<unknown> = [],
-  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
-    // Kysely asks for a cursor only to stream a query, which the service never does.
-    if (typeof text !== 'string') throw new Error('Streaming queries are not supported on the read pipeline.')
-    // pg types `command` as any string; for the statements Kysely sends it is one of the tags Kysely names.
-    return this.#reads.run(
-      (connection) => connection.query<R & pg.QueryResultRow>(text, [...values]) as Promise<PostgresQueryResult<R>>,
-    )
-  }
-
-  release(): void {}
-}
-
 /** What PostgreSQL adds to every store. */
 export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'ping'>
 
@@ -182,7 +146,10 @@ export type PostgresStore = Omit<Store, 'dialect' | 'eventsReadVersion' | 'ping'
 export function openPostgres(options: PostgresOptions): PostgresStore {
   let connections: Promise<Connections> | undefined
   const shared = () => (connections ??= openConnections(options))
-  const db = new Kysely<Database>({ dialect: pipelinedPostgresDialect(async () => (await shared()).pool) })
+  const groups = new StatementGroups()
+  const db = new Kysely<Database>({
+    dialect: pipelinedPostgresDialect(async () => (await shared()).pool, groups),
+  })
   const bookkeeping = new Kysely<Database>({
     dialect: pipelinedPostgresDialect(async () => (await shared()).bookkeeping),
   })
@@ -219,6 +186,7 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
     readWithVersion: readWithPostgresDataVersion(async () => (await shared()).reads),
     sqliteReader: undefined,
     groupCommitStats: undefined,
+    combinedStatementStats: groups.stats,
     async close() {
       await read.destroy()
       await bookkeeping.destroy()

@@ -86,6 +86,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
     admin: db,
     read,
     groupCommitStats: groupCommit.stats,
+    combinedStatementStats: undefined,
     readVersion,
     readWithVersion: undefined,
     sqliteReader: readerHandle,

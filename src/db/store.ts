@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { DataAccess, Database } from './database.js'
 import type { GroupCommitStats } from './group-commit.js'
+import type { CombinedStatementStats } from './postgres/combined-statements.js'
 import type { ReadWithVersion } from './postgres-data-version.js'
 import type { Listen } from './postgres-listen.js'
 import { openPostgres } from './postgres.js'
@@ -62,6 +63,8 @@ export interface Store extends DataAccess {
   listen: Listen | undefined
   /** SQLite only: transactions and the COMMITs (fsyncs) that made them durable, counted since start. */
   groupCommitStats: GroupCommitStats | undefined
+  /** PostgreSQL only: changes of many transactions sent as one statement, counted since start. */
+  combinedStatementStats: CombinedStatementStats | undefined
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>
   /** Closes every connection. Closing twice is harmless. */

@@ -212,6 +212,7 @@ client back', async () => {
 
     it('sends the changes of one turn as one statement, each caller getting its own row, more of them than \
 the pool has connections', async () => {
+      const counted = { ...server.store.combinedStatementStats }
       const ids = Array.from({ length: 25 }, (_, index) => index + 2)
       const rows = await Promise.all(ids.map(create))
       assert.deepEqual(
@@ -219,6 +220,11 @@ the pool has connections', async () => {
         ids.map((id) => [{ id, sent: 'combined' }]),
       )
       assert.deepEqual(await stored(), [1, ...ids])
+      // What /metrics reports (petstore_postgres_combined_statements_total, …_changes_total).
+      assert.deepEqual(server.store.combinedStatementStats, {
+        statements: (counted.statements ?? 0) + 1,
+        changes: (counted.changes ?? 0) + 25,
+      })
     })
 
     it('sends a change alone when it is the only one of its turn', async () => {

@@ -234,5 +234,15 @@ describe('POST /v1/pets (createPet)', () => {
       created.map((event) => event.data),
       [...pets].sort((a, b) => a.id - b.id).map((pet) => ({ pet })),
     )
+    // How many were combined depends on how the requests fell into turns; every combined statement carries two
+    // or more. SQLite has no such statements, and no such metrics.
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text()
+    const counter = (name: string) => new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1]
+    const statements = counter('petstore_postgres_combined_statements_total')
+    const changes = counter('petstore_postgres_combined_changes_total')
+    if (server.config.database.kind === 'postgres') {
+      assert.ok(statements !== undefined && changes !== undefined, metrics)
+      assert.ok(Number(changes) >= 2 * Number(statements), `${changes} changes in ${statements} statements`)
+    } else assert.deepEqual([statements, changes], [undefined, undefined])
   })
 })

@@ -29,9 +29,16 @@ interface Member {
   reject(error: unknown): void
 }
 
+/** Counts since start: combined statements sent, and the changes they carried. */
+export interface CombinedStatementStats {
+  statements: number
+  changes: number
+}
+
 /** The statements waiting to be combined, per key; one per store (its driver), never shared between stores. */
 export class StatementGroups {
   readonly #open = new Map<string, Member[]>()
+  readonly stats: CombinedStatementStats = { statements: 0, changes: 0 }
 
   /**
    * Sends `query` (marked `combinable`) with the others of this turn that have the same key, over `send` (a
@@ -46,7 +53,7 @@ export class StatementGroups {
       // In the check phase: every request read in this turn has made its statement by then.
       setImmediate(() => {
         this.#open.delete(combinable.key)
-        void sendGroup(group, combinable)
+        void sendGroup(group, combinable, this.stats)
       })
     }
     const group = members
@@ -56,7 +63,7 @@ export class StatementGroups {
   }
 }
 
-async function sendGroup(members: Member[], combinable: Combinable): Promise<void> {
+async function sendGroup(members: Member[], combinable: Combinable, stats: CombinedStatementStats): Promise<void> {
   const [leader] = members
   if (!leader) return
   if (members.length === 1) return sendAlone(leader)
@@ -74,6 +81,8 @@ async function sendGroup(members: Member[], combinable: Combinable): Promise<voi
     for (const member of members) member.reject(error)
     return
   }
+  stats.statements++
+  stats.changes += members.length
   members.forEach((member, index) => member.resolve({ rows: [rows[index]] }))
 }
 

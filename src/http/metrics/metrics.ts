@@ -2,6 +2,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import type { GroupCommitStats } from '../../db/group-commit.js'
+import type { CombinedStatementStats } from '../../db/postgres/combined-statements.js'
 import { CountedLater, ObservedLater } from './counted-metrics.js'
 import { requireMetricsToken } from '../auth/metrics-token.js'
 
@@ -51,6 +52,8 @@ export interface FeedCounts {
 export interface MetricSources {
   /** SQLite's group commit, where the store has one. */
   groupCommit?: GroupCommitStats | undefined
+  /** PostgreSQL's combined statements, where the store has them. */
+  combined?: CombinedStatementStats | undefined
   /** The event feed's counts. */
   events?: () => FeedCounts
   /** Metrics made elsewhere, unregistered (the webhook deliverer's). */
@@ -90,26 +93,42 @@ function eventMetrics(registry: Registry, read: () => FeedCounts): void {
   })
 }
 
-export function createMetrics({ groupCommit, events, others = [] }: MetricSources = {}): Metrics {
+type Counted = readonly [name: string, help: string, read: () => number]
+
+const sqliteBatching = (stats: GroupCommitStats): Counted[] => [
+  ['petstore_sqlite_commits_total', 'SQLite COMMITs (each one fsync) made by group commit.', () => stats.commits],
+  [
+    'petstore_sqlite_committed_transactions_total',
+    'Transactions made durable by those COMMITs; divided by the commits, the mean batch size.',
+    () => stats.transactions,
+  ],
+]
+
+const postgresBatching = (stats: CombinedStatementStats): Counted[] => [
+  [
+    'petstore_postgres_combined_statements_total',
+    'Statements that carried the changes of several transactions (the creates of one event-loop turn).',
+    () => stats.statements,
+  ],
+  [
+    'petstore_postgres_combined_changes_total',
+    'Changes sent in those statements; divided by the statements, the mean number combined.',
+    () => stats.changes,
+  ],
+]
+
+export function createMetrics({ groupCommit, combined, events, others = [] }: MetricSources = {}): Metrics {
   const processRegistry = new Registry()
   collectDefaultMetrics({ register: processRegistry })
   const registry = new Registry()
   for (const metric of others) registry.registerMetric(metric)
   if (events) eventMetrics(registry, events)
-  if (groupCommit) {
-    countedElsewhere(
-      registry,
-      'petstore_sqlite_commits_total',
-      'SQLite COMMITs (each one fsync) made by group commit.',
-      () => groupCommit.commits,
-    )
-    countedElsewhere(
-      registry,
-      'petstore_sqlite_committed_transactions_total',
-      'Transactions made durable by those COMMITs; divided by the commits, the mean batch size.',
-      () => groupCommit.transactions,
-    )
-  }
+  // The store's write batching: the batches, and what they carried (divided, the mean batch).
+  const batching = [
+    ...(groupCommit ? sqliteBatching(groupCommit) : []),
+    ...(combined ? postgresBatching(combined) : []),
+  ]
+  for (const [name, help, read] of batching) countedElsewhere(registry, name, help, read)
   const deprecatedCalls = new CountedLater(registry, {
     name: 'petstore_deprecated_operation_calls_total',
     help: 'Authenticated calls to deprecated operations, by operationId and API key id.',
