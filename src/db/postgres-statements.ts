@@ -48,17 +48,31 @@ export function isStalePreparedStatement(error: unknown): boolean {
 }
 
 /**
- * Makes `client` send every query that has parameters (what the query builder sends: text and values, no
- * callback) under a name from `names`. Parameterless ones (begin, commit) keep the simple protocol, one
- * message. A statement found stale outside a transaction is retried once under its new name; inside one, the
- * transaction is already aborted, and the store runs it again (postgres.ts).
+ * PostgreSQL refused the statement (severity ERROR, not FATAL or PANIC): its transaction was rolled back, so
+ * nothing of it committed, and the session goes on. An error of the session (FATAL) or of the connection may
+ * come after the commit, and leaves the connection unusable.
  */
+export function statementRefused(error: unknown): boolean {
+  // By its fields, as pg's DatabaseError carries them: importing pg here would load it for SQLite too.
+  return (
+    error instanceof Error &&
+    (error as { severity?: unknown }).severity === 'ERROR' &&
+    typeof (error as { code?: unknown }).code === 'string'
+  )
+}
+
 /**
  * Clients with a transaction open (postgres-transactions.ts). In pipeline mode a client's transaction status is
  * that of the last answer received, which may predate a BEGIN already sent, so it is not enough on its own.
  */
 export const openTransactions = new WeakSet<pg.Client>()
 
+/**
+ * Makes `client` send every query that has parameters (what the query builder sends: text and values, no
+ * callback) under a name from `names`. Parameterless ones (begin, commit) keep the simple protocol, one
+ * message. A statement found stale outside a transaction is retried once under its new name; inside one, the
+ * transaction is already aborted, and the store runs it again (postgres.ts).
+ */
 export function nameStatements(client: pg.Client, names: StatementNames): void {
   const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown
   const named = async (text: string, values: unknown[]): Promise<pg.QueryResult> => {

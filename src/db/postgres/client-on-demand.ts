@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { statementRefused } from './combined-statements.js'
+import { statementRefused } from '../postgres-statements.js'
 
 /**
  * A transaction's pooled client, checked out when it is first needed rather than when the transaction begins

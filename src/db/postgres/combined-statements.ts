@@ -7,7 +7,7 @@
 // statement again, alone, and gets its own outcome; any other failure (the connection lost, a time-out) leaves
 // unknown whether it committed, and every caller gets that failure, as a statement of its own would have.
 import type { CompiledQuery, QueryResult } from 'kysely'
-import pg from 'pg'
+import { statementRefused } from '../postgres-statements.js'
 
 /** A statement many transactions may each make (one row each) that can be made for all of them at once. */
 export interface Combinable {
@@ -84,15 +84,6 @@ async function sendGroup(members: Member[], combinable: Combinable, stats: Combi
   stats.statements++
   stats.changes += members.length
   members.forEach((member, index) => member.resolve({ rows: [rows[index]] }))
-}
-
-/**
- * PostgreSQL refused the statement (severity ERROR, not FATAL or PANIC): its transaction was rolled back, so
- * nothing of it committed, and the session goes on. An error of the session (FATAL) or of the connection may
- * come after the commit, and leaves the connection unusable.
- */
-export function statementRefused(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && error.severity === 'ERROR'
 }
 
 function sendAlone(member: Member): Promise<void> {
