@@ -22,7 +22,18 @@ export class SqliteDatabaseMissingError extends Error {
   }
 }
 
-function openHandle(path: string, mustExist: boolean): SqliteDatabase.Database {
+/**
+ * Page caches, in KiB. The writer keeps SQLite's own default (2 MiB, not the 16 MiB better-sqlite3 compiles
+ * in): it mostly touches the pages at the end of the tables, where new rows go. The reader, which serves every
+ * read, keeps 16 MiB: a page beyond the cache comes from the operating system's file cache, which costs a read
+ * call and a 4 KiB copy, and on a catalogue whose pages fit (about 150,000 pets) a random get by id then costs
+ * about 10 % less CPU. The cache fills only as pages are read, so the memory after start is the same.
+ * Memory-mapped I/O stays off: mapped pages would count against the process's memory, up to the whole file.
+ */
+const WRITER_CACHE_KIB = 2000
+const READER_CACHE_KIB = 16_000
+
+function openHandle(path: string, mustExist: boolean, cacheKiB: number): SqliteDatabase.Database {
   const handle = new SqliteDatabase(path, { fileMustExist: mustExist })
   // WAL lets readers run beside the writer (and beside other processes); synchronous=FULL makes every
   // commit durable before it is acknowledged, so an acknowledged write survives a power cut.
@@ -30,11 +41,7 @@ function openHandle(path: string, mustExist: boolean): SqliteDatabase.Database {
   handle.pragma('synchronous = FULL')
   handle.pragma('foreign_keys = ON')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  // SQLite's own default page cache (2 MiB) rather than the 16 MiB better-sqlite3 compiles in: with two
-  // connections that is 28 MiB less memory on a large catalogue, and pages beyond it come from the operating
-  // system's file cache, which costs a read call, not a disk access. Memory-mapped I/O stays off: mapped pages
-  // would count against the process's memory all the same.
-  handle.pragma('cache_size = -2000')
+  handle.pragma(`cache_size = -${cacheKiB}`)
   return handle
 }
 
@@ -54,7 +61,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   // A command run from the wrong directory would otherwise work on a new, empty database without a word.
   if (mustExist && !inMemory && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
   if (!inMemory && !mustExist) mkdirSync(dirname(path), { recursive: true })
-  const writerHandle = openHandle(path, mustExist && !inMemory)
+  const writerHandle = openHandle(path, mustExist && !inMemory, WRITER_CACHE_KIB)
   const groupCommit = new GroupCommit(writerHandle)
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit),
@@ -65,7 +72,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   let readVersion: (() => Promise<number>) | undefined
   let readerHandle: SqliteDatabase.Database | undefined
   if (!inMemory) {
-    readerHandle = openHandle(path, true)
+    readerHandle = openHandle(path, true, READER_CACHE_KIB)
     readerHandle.pragma('query_only = ON')
     read = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(readerHandle) }) })
     // Changes whenever another connection (our writer, or any other process) commits to the file.
