@@ -26,8 +26,8 @@ export class SqliteDatabaseMissingError extends Error {
  * Page caches, in KiB. The writer keeps SQLite's own default (2 MiB, not the 16 MiB better-sqlite3 compiles
  * in): it mostly touches the pages at the end of the tables, where new rows go. The reader, which serves every
  * read, keeps 16 MiB: a page beyond the cache comes from the operating system's file cache, which costs a read
- * call and a 4 KiB copy, and on a catalogue whose pages fit (about 150,000 pets) a random get by id then costs
- * about 10 % less CPU. The cache fills only as pages are read, so the memory after start is the same.
+ * call and a 4 KiB copy, about half of a lookup by a random id while the pets' pages fit (100,000 pets do).
+ * The cache fills only as pages are read, so the memory after start is the same.
  * Memory-mapped I/O stays off: mapped pages would count against the process's memory, up to the whole file.
  */
 const WRITER_CACHE_KIB = 2000
