@@ -9,7 +9,7 @@ import { readSnapshotPerTurn } from './sqlite/read-snapshot-per-turn.js'
 import { withStatementCache } from './statement-cache.js'
 
 /** How long a writer waits for another process's write lock before SQLite gives up with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000
+export const BUSY_TIMEOUT_MS = 5000
 
 /** Thrown when a command that must not create a database finds none at its path. */
 export class SqliteDatabaseMissingError extends Error {

@@ -2,9 +2,7 @@
 import { existsSync } from 'node:fs'
 import SqliteDatabase from 'better-sqlite3'
 import { quoted, type MoveSession, type Row } from '../move-session.js'
-import { SqliteDatabaseMissingError } from '../sqlite.js'
-
-const BUSY_TIMEOUT_MS = 5000
+import { BUSY_TIMEOUT_MS, SqliteDatabaseMissingError } from '../sqlite.js'
 
 export function openSqliteMoveSession(path: string): MoveSession {
   if (!existsSync(path)) throw new SqliteDatabaseMissingError(path)
