@@ -3,13 +3,22 @@
 // not permitted, from samples every 50 ms.
 import { readFileSync, writeFileSync } from 'node:fs'
 
-function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+function statusField(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssFile'): number | undefined {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return match ? Number(match[1]) / 1024 : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * The file-backed part of the resident set in MiB (pages of the node executable and its libraries, which the
+ * kernel maps around each page touched, shares with every process running them and drops under pressure), or NaN.
+ * How much of the executable it maps depends on the kernel: this part is what differs between machines.
+ */
+export function fileBackedMiB(pid: number): number {
+  return statusField(pid, 'RssFile') ?? NaN
 }
 
 /** Current resident set size in MiB, or NaN when unknown (not Linux, process gone). */

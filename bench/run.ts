@@ -31,7 +31,7 @@ import {
   type RoundResult,
   type ScenarioSummary,
 } from './report.js'
-import { heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
+import { fileBackedMiB, heapBreakdown, samplePeakRss, rssMiB } from './rss.js'
 import { shippedCommand } from './shipped-command.js'
 import { DEEP_OFFSET, SCENARIOS, type Scenario, type ScenarioContext, type TargetName } from './scenarios.js'
 import { createStore, type BenchStore } from './seed.js'
@@ -361,6 +361,7 @@ async function main(): Promise<void> {
     log(`bench: ${IDLE_SETTLE_SECONDS} s idle for the memory readings`)
     await sleep(IDLE_SETTLE_SECONDS * 1000)
     const idleAfterStartSettled = rssMiB(server('service').pid)
+    const fileBackedAfterStart = fileBackedMiB(server('service').pid)
     const headers = { authorization: `Bearer ${apiKey}` }
     const load = (scenario: Scenario, seconds: number) =>
       runLoad({
@@ -426,7 +427,8 @@ async function main(): Promise<void> {
     console.log(resultsTable(summaries, limit, framework))
     console.log(
       `\nservice idle after start: RSS ${idle.afterStartMiB.toFixed(0)} MiB; ${heapAfterStart}; ` +
-        `${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB`,
+        `${IDLE_SETTLE_SECONDS} s later: RSS ${idle.afterStartSettledMiB.toFixed(0)} MiB, of which file-backed ` +
+        `${fileBackedAfterStart.toFixed(0)} MiB (the node executable's pages: see bench/rss.ts)`,
     )
     console.log(`service idle after the load: RSS ${idle.afterLoadMiB.toFixed(0)} MiB; ${heapAfterLoad}`)
     console.log(
