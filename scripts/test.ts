@@ -161,7 +161,15 @@ if (bundleFiles.length > 0) {
   results.push(
     built === 0
       ? await runPass('sqlite', bundleFiles, 2, BUNDLE_CLI)
-      : { pass: 'build', passed: 0, failed: 1, skipped: [], code: built, duration: 0, log: '(npm run build)' },
+      : {
+          ...emptyTally(),
+          pass: 'build',
+          failed: 1,
+          failures: [{ name: 'npm run build', location: '' }],
+          code: built,
+          duration: 0,
+          log: '(npm run build)',
+        },
   )
 }
 
@@ -187,6 +195,11 @@ for (const result of results)
   )
 if (!postgres) process.stdout.write(`  postgres pass: ${postgresNotRun}\n`)
 process.stdout.write(`total: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
-// Every skip, with its reason, where it cannot be missed: the last lines of the output.
+// Every failure and every skip, with its reason, where they cannot be missed: the last lines of the output.
+for (const result of results)
+  for (const failure of result.failures)
+    process.stdout.write(
+      `failed (${result.pass}): ${failure.name}${failure.location ? ` (${failure.location})` : ''}\n`,
+    )
 for (const skip of skipped)
   process.stdout.write(`skipped (${skip.pass}): ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}\n`)

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { describe, it } from 'node:test'
 import { emptyTally, tallyText } from '../../scripts/tap-tally.js'
 import { makeTempDir } from '../helpers/temp.js'
@@ -62,6 +62,7 @@ describe('the TAP tally of npm test', () => {
         { name: 'GET /docs in a browser', reason: '/usr/bin/chromium not found' },
         { name: 'inner # 2', reason: '' },
       ],
+      failures: [],
     })
   })
 
@@ -70,6 +71,7 @@ describe('the TAP tally of npm test', () => {
       passed: 3,
       failed: 3,
       skipped: [],
+      failures: [],
     })
   })
 
@@ -93,6 +95,36 @@ describe('the TAP tally of npm test', () => {
         { name: 'is skipped', reason: 'not today' },
         { name: 'skips itself', reason: 'decided at run time' },
       ],
+      failures: [],
+    })
+  })
+
+  it('names each failed test and hook with where it is declared, not the failures that echo them', async () => {
+    const directory = makeTempDir()
+    const file = join(directory, 'fails.test.mjs')
+    writeFileSync(
+      file,
+      [
+        "import assert from 'node:assert/strict'",
+        "import { before, describe, it } from 'node:test'",
+        "describe('mixed', () => {",
+        "  it('passes', () => {})",
+        "  it('fails \\u0023 with a hash', () => assert.equal('shown', 'expected'))",
+        '})',
+        "describe('hooked', () => { before(() => { throw new Error('no server') }); it('a', () => {}) })",
+      ].join('\n'),
+    )
+    const { code, stdout } = await runNode(['--test', '--test-reporter=tap', file], {})
+    assert.equal(code, 1, stdout)
+    const where = relative(process.cwd(), file)
+    assert.deepEqual(tallyText(emptyTally(), stdout), {
+      passed: 1,
+      failed: 2,
+      skipped: [],
+      failures: [
+        { name: 'fails # with a hash', location: `${where}:5:3` },
+        { name: 'hooked', location: `${where}:7:1` },
+      ],
     })
   })
 
@@ -111,6 +143,7 @@ describe('the TAP tally of npm test', () => {
           reason: `${missing} not found: the /docs browser test needs Debian's Chromium (apt-get install chromium)`,
         },
       ],
+      failures: [],
     })
   })
 })
