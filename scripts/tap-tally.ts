@@ -40,7 +40,8 @@ export function emptyTally(): TapTally {
 // after the first unescaped ` # `, is SKIP.
 const SKIPPED_POINT = /^\s*ok \d+ - ((?:[^\\#]|\\.)*?) # SKIP(?:\s+(.*))?$/i
 const SUMMARY = /^# (pass|fail|cancelled) (\d+)$/
-const FAILED_POINT = /^\s*not ok \d+ - ((?:[^\\#]|\\.)*?)(?: # .*)?$/
+// A failing test marked todo (`not ok 4 - name # TODO reason`) does not fail the run, and is not a failure here.
+const FAILED_POINT = /^\s*not ok \d+ - ((?:[^\\#]|\\.)*?)(?: # (?!TODO\b).*)?$/i
 const LOCATION = /^\s+location: '(.*)'$/
 const FAILURE_TYPE = /^\s+failureType: '(.*)'$/
 const END_OF_BLOCK = /^\s+\.\.\.$/

@@ -99,7 +99,7 @@ describe('the TAP tally of npm test', () => {
     })
   })
 
-  it('names each failed test and hook with where it is declared, not the failures that echo them', async () => {
+  it('names each failed test and hook with where it is declared, not the echoes of them nor a todo', async () => {
     const directory = makeTempDir()
     const file = join(directory, 'fails.test.mjs')
     writeFileSync(
@@ -112,6 +112,7 @@ describe('the TAP tally of npm test', () => {
         "  it('fails \\u0023 with a hash', () => assert.equal('shown', 'expected'))",
         '})',
         "describe('hooked', () => { before(() => { throw new Error('no server') }); it('a', () => {}) })",
+        "it('to do', { todo: 'not yet' }, () => { throw new Error('a todo may fail') })",
       ].join('\n'),
     )
     const { code, stdout } = await runNode(['--test', '--test-reporter=tap', file], {})
