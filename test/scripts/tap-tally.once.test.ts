@@ -1,5 +1,6 @@
 // npm test's summary (scripts/test.ts) counts every skipped test and suite, with its reason: a file skipped
-// as a whole (no Chromium, no nginx) used to be summarised as `0 skipped`, its message lost in the output.
+// as a whole (no Chromium, no nginx) used to be summarised as `0 skipped`, its message lost in the output. It
+// also names every failed test, so that a log that keeps only the end of the output still says what failed.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
