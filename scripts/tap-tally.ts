@@ -28,9 +28,13 @@ export interface TapTally {
   skipped: Skip[]
   /** Every failure that is not an echo of another (a suite whose tests failed, a test whose hook failed). */
   failures: Failure[]
-  /** The failed test point whose YAML block is being read: its location and failure type follow it. */
-  open?: { failure: Failure; type: string }
 }
+
+/**
+ * Per tally, the failed test point whose YAML block is being read (its location and failure type follow it):
+ * reading state, kept out of the tally that npm test reports.
+ */
+const openFailures = new WeakMap<TapTally, { failure: Failure; type: string }>()
 
 export function emptyTally(): TapTally {
   return { passed: 0, failed: 0, skipped: [], failures: [] }
@@ -67,10 +71,10 @@ export function tallyLine(tally: TapTally, line: string): void {
 function readFailure(tally: TapTally, line: string): void {
   const failed = FAILED_POINT.exec(line)
   if (failed) {
-    tally.open = { failure: { name: unescape(failed[1] ?? ''), location: '' }, type: '' }
+    openFailures.set(tally, { failure: { name: unescape(failed[1] ?? ''), location: '' }, type: '' })
     return
   }
-  const open = tally.open
+  const open = openFailures.get(tally)
   if (!open) return
   const location = LOCATION.exec(line)
   if (location) open.failure.location = relative(process.cwd(), location[1] ?? '')
@@ -78,7 +82,7 @@ function readFailure(tally: TapTally, line: string): void {
   if (type) open.type = type[1] ?? ''
   if (END_OF_BLOCK.test(line)) {
     if (!ECHOES.has(open.type)) tally.failures.push(open.failure)
-    delete tally.open
+    openFailures.delete(tally)
   }
 }
 
