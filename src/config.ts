@@ -104,7 +104,7 @@ const variables = {
     'databasePoolSize',
     integer(10, 1, 1000),
     'every command',
-    'PostgreSQL connections per instance',
+    'PostgreSQL connections for transactions, per process (serve opens six more)',
   ),
   DATABASE_STATEMENT_TIMEOUT_MS: variable(
     'databaseStatementTimeoutMs',

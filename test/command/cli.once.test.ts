@@ -680,7 +680,7 @@ webhooks:manage
 Environment variables (the others are checked too):
   DATABASE_URL                   file:PATH or sqlite:PATH (SQLite), postgres://… (PostgreSQL); default SQLite in \
 data/petstore.db under the current directory
-  DATABASE_POOL_SIZE             PostgreSQL connections per instance; default 10
+  DATABASE_POOL_SIZE             PostgreSQL connections for transactions, per process (serve opens six more); default 10
   DATABASE_STATEMENT_TIMEOUT_MS  PostgreSQL statement time-out in milliseconds; default 1500
 `,
     })

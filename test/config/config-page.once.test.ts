@@ -10,7 +10,10 @@ import { CONFIGURATION_PAGE, generateConfigurationPage } from '../../scripts/wri
 
 describe('help lines', () => {
   it('say what a variable sets and its default, when it has one', () => {
-    assert.equal(variableHelp('DATABASE_POOL_SIZE'), 'PostgreSQL connections per instance; default 10')
+    assert.equal(
+      variableHelp('DATABASE_POOL_SIZE'),
+      'PostgreSQL connections for transactions, per process (serve opens six more); default 10',
+    )
     assert.equal(
       variableHelp('METRICS_TOKEN'),
       'when set, GET /metrics requires Authorization: Bearer <token> (set it in production)',
