@@ -1,7 +1,8 @@
 // The body of an event stream: Server-Sent Events (HTML Living Standard, section 9.2), written as the
 // subscription yields events, with a comment line whenever it has been quiet for the heartbeat interval. It
 // respects backpressure (a slow client is not buffered for), and ends (a complete response, never an aborted
-// one) when the subscription ends: the client went away, or the service shuts down.
+// one) when the subscription ends (the client went away, or the service shuts down) or when its key no longer
+// holds: revoked or expired keys get nothing more, as they would on a new request.
 import { Readable } from 'node:stream'
 import type { FeedEvent } from './event.mapper.js'
 import type { EventSubscription } from './event.service.js'
@@ -10,6 +11,8 @@ export interface EventStreamOptions {
   /** Where the stream starts, named in its first line. */
   after: number
   heartbeatMs: number
+  /** Asked before each write: false ends the stream (its key was revoked or has expired since it opened). */
+  stillAuthorized: () => Promise<boolean>
   onError: (error: unknown) => void
 }
 
@@ -19,6 +22,8 @@ export function serverSentEvent(event: FeedEvent): string {
 }
 
 export const HEARTBEAT = ': heartbeat\n\n'
+/** The last line of a stream whose key no longer holds; a client that reconnects is then answered 401 or 403. */
+export const KEY_NO_LONGER_VALID = ': the API key is no longer valid for this stream\n\n'
 
 function delay(milliseconds: number): { elapsed: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined
@@ -28,7 +33,7 @@ function delay(milliseconds: number): { elapsed: Promise<void>; cancel: () => vo
 
 export function eventStreamBody(
   subscription: EventSubscription,
-  { after, heartbeatMs, onError }: EventStreamOptions,
+  { after, heartbeatMs, stillAuthorized, onError }: EventStreamOptions,
 ): Readable {
   let drained: (() => void) | undefined
   const body = new Readable({
@@ -55,6 +60,10 @@ export function eventStreamBody(
       const events = await subscription.next(quiet.elapsed)
       quiet.cancel()
       if (subscription.ended) break
+      if (!(await stillAuthorized())) {
+        await write(KEY_NO_LONGER_VALID)
+        break
+      }
       await write(events.length > 0 ? events.map(serverSentEvent).join('') : HEARTBEAT)
     }
   }

@@ -145,7 +145,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
           `as soon as it is committed. ${FEED_GUARANTEE} Resumes after \`Last-Event-ID\` (sent by an ` +
           `\`EventSource\` when it reconnects) or \`after\`; ` +
           `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open. The ` +
-          `stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). ` +
+          `stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). Its key is ` +
+          'checked again before each event and heartbeat: once it is revoked or has expired (or lost `events:read`), ' +
+          'the stream ends with the comment `: the API key is no longer valid for this stream`, and reconnecting ' +
+          'is refused like any request with that key. ' +
           "A browser's `EventSource` cannot send `Authorization`: it may pass the key as `access_token` instead. " +
           "Each open stream counts against the key's open streams and long polls (429 beyond them).",
         ...BETA,
@@ -185,6 +188,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       const body = eventStreamBody(subscription, {
         after,
         heartbeatMs,
+        stillAuthorized: () => app.stillAuthorized(request),
         onError: (error) => request.log.warn({ err: error }, 'event stream ended by an error'),
       })
       // The documented body is text; it is sent as a stream of that text.

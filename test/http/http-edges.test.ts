@@ -1,6 +1,6 @@
-// Small holes found from outside: links for HTTP/1.0 requests without Host, authentication
-// before a path the router cannot decode, 405 for every method the router knows, a trailing slash that is not
-// a pet id, and a Retry-After on /readyz when the database is down.
+// Small holes found from outside: links for HTTP/1.0 requests without Host, authentication before a path the
+// router cannot decode, 405 for every method the router knows (on the public routes too), a trailing slash that is
+// not a pet id, and a Retry-After on /readyz when the database is down.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { assertError, assertRawError } from '../helpers/error-assert.js'
@@ -133,6 +133,33 @@ describe('HTTP edges', () => {
         },
         { allow: 'GET, POST, HEAD' },
       )
+    })
+
+    it('is 405 on the public routes too, without a key: the document, the docs page, health, metrics', async () => {
+      const cases: [string, string][] = [
+        ['POST', '/v1/openapi.json'],
+        ['POST', '/docs'],
+        ['DELETE', '/docs/json'],
+        ['PUT', '/docs/static/index.html'],
+        ['POST', '/healthz'],
+        ['DELETE', '/readyz'],
+        ['PUT', '/metrics'],
+        ['POST', '/'],
+      ]
+      for (const [method, path] of cases) {
+        await assertError(
+          await server.request(path, { method, auth: false }),
+          {
+            status: 405,
+            code: 'method_not_allowed',
+            message: `${method} is not allowed on this resource; allowed: GET, HEAD.`,
+          },
+          { allow: 'GET, HEAD' },
+        )
+      }
+      // The routes themselves still answer.
+      for (const path of ['/v1/openapi.json', '/docs/json', '/healthz', '/readyz', '/metrics', '/'])
+        assert.equal((await server.request(path, { auth: false })).status, 200, path)
     })
 
     it('TRACE without a key is 401', async () => {

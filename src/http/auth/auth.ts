@@ -12,6 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | undefined
   }
+  interface FastifyInstance {
+    /** In the API's scope: see keyStillAuthorized. */
+    stillAuthorized(request: FastifyRequest): Promise<boolean>
+  }
   interface FastifyContextConfig {
     /** The scope a key needs for this route; checked once the key is authenticated and counted. */
     scope?: Scope
@@ -134,8 +138,25 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply, guard
     .then((principal) => countAndConclude(request, reply, guard, identify(request, presented, principal)))
 }
 
+/**
+ * Whether the key a request was let in with still holds for its route: not revoked, not expired, its scope still
+ * granted. For a response that outlives the check at its start (an event stream), which asks again before each
+ * thing it sends, so that revoking a key also ends what it already has open. A stored key is read again only
+ * when the database changed since its last reading (the authenticator's cache).
+ */
+async function keyStillAuthorized(request: FastifyRequest, authenticator: Authenticator): Promise<boolean> {
+  const presented = presentedKey(request)
+  if (typeof presented !== 'string' || presented === '') return false
+  const connection = request.raw.socket
+  const principal =
+    authenticator.staticKey(presented, connection) ?? (await authenticator.authenticate(presented, connection))
+  const scope = request.routeOptions.config.scope
+  return principal !== undefined && (scope === undefined || principal.scopes.includes(scope))
+}
+
 /** Adds authentication, rate limiting and scope checks to every route of the scope it is called in. */
 export function guardApi(app: FastifyInstance, guard: ApiGuard): void {
+  app.decorate('stillAuthorized', (request: FastifyRequest) => keyStillAuthorized(request, guard.authenticator))
   // Callback style, so that a request that needs no waiting goes on without a promise.
   app.addHook('onRequest', (request, reply, done) => {
     let pending: Promise<void> | undefined

@@ -1,4 +1,4 @@
-import type { FastifyInstance, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestAsyncHookHandler } from 'fastify'
 import { ApiError } from './errors.js'
 import { MESSAGES } from './error-messages.js'
 
@@ -7,10 +7,19 @@ const ANSWERED_ELSEWHERE = new Set(['HEAD', 'OPTIONS'])
 
 /**
  * Answers 405 with an Allow header for the methods a path does not support (instead of a misleading 404):
- * every method the router knows (TRACE and QUERY included), not only the common ones.
+ * every method the router knows (TRACE and QUERY included), not only the common ones. `limit`, for a public
+ * route outside the API's guard, counts the refusal against the client address like the route's own requests.
  */
-export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: HTTPMethods[]): void {
+export function rejectOtherMethods(
+  app: FastifyInstance,
+  url: string,
+  allowed: HTTPMethods[],
+  limit?: onRequestAsyncHookHandler,
+): void {
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')
+  const refuse = (request: FastifyRequest, _reply: FastifyReply, done: (error: Error) => void) => {
+    done(new ApiError('method_not_allowed', MESSAGES.methodNotAllowed(request.method, allow), { headers: { allow } }))
+  }
   app.route({
     method: app.supportedMethods.filter(
       (method) => !ANSWERED_ELSEWHERE.has(method) && !allowed.includes(method as HTTPMethods),
@@ -18,13 +27,7 @@ export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: H
     url,
     schema: { hide: true },
     // Refused before the body is read: for a method that carries one (PUT, QUERY) its type and size do not matter.
-    onRequest: (request, _reply, done) => {
-      done(
-        new ApiError('method_not_allowed', MESSAGES.methodNotAllowed(request.method, allow), {
-          headers: { allow },
-        }),
-      )
-    },
+    onRequest: limit ? [limit, refuse] : refuse,
     handler: async () => undefined,
   })
 }

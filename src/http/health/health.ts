@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Store } from '../../db/store.js'
 import { ApiError } from '../errors/errors.js'
+import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 
 const READINESS_TIMEOUT_MS = 2000
 const READINESS_RETRY_AFTER_SECONDS = 5
@@ -8,6 +9,8 @@ const READINESS_RETRY_AFTER_SECONDS = 5
 /** /healthz: the process answers. /readyz: the database answers too, within two seconds. */
 export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'ping'>): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  rejectOtherMethods(app, '/healthz', ['GET'])
+  rejectOtherMethods(app, '/readyz', ['GET'])
 
   app.get('/readyz', { schema: { hide: true } }, async (request) => {
     let timer: NodeJS.Timeout | undefined

@@ -5,6 +5,7 @@ import type { GroupCommitStats } from '../../db/group-commit.js'
 import type { CombinedStatementStats } from '../../db/postgres/combined-statements.js'
 import { CountedLater, ObservedLater } from './counted-metrics.js'
 import { requireMetricsToken } from '../auth/metrics-token.js'
+import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 
 export interface Metrics {
   /** The service's own counters, read fresh on every scrape. */
@@ -195,6 +196,7 @@ export function registerMetrics(
   let processText = ''
   let processTextAt = Number.NEGATIVE_INFINITY
   const onRequest = token === undefined ? [limitPublicRoute] : [limitPublicRoute, requireMetricsToken(token)]
+  rejectOtherMethods(app, '/metrics', ['GET'], limitPublicRoute)
   app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
     if (Date.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
       processText = await metrics.processRegistry.metrics()

@@ -9,6 +9,7 @@ import { markNames, useComponents } from './openapi-components.js'
 import { configuredServers, openapiBase, type ApiServers, type DocumentWebhooks } from './openapi-info.js'
 import { API_PREFIX } from '../paths.js'
 import { exampleBody } from '../errors/error-examples.js'
+import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './prepared-documents.js'
 import { publicOrigin } from '../request/public-origin.js'
 import { AllowHeader, EVERY_RESPONSE_HEADERS } from './response-headers.js'
@@ -176,6 +177,9 @@ export async function registerDocs(
     reply.type(CONTENT_TYPES[format]).send(documents.bytes(format, publicOrigin(request, publicBaseUrl)))
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, onRequest: limitPublicRoute }, send('json'))
+  // The page and every file under it (the reference's own routes are all GET).
+  for (const url of [`${API_PREFIX}/openapi.json`, '/docs', '/docs/*'])
+    rejectOtherMethods(app, url, ['GET'], limitPublicRoute)
 
   const csp = contentSecurityPolicy(publicBaseUrl, servers)
   await app.register(async (docs) => {

@@ -3,6 +3,7 @@
 // servers, which end in /v1).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
 import { API_INFO } from './openapi-info.js'
+import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 import { noRouteError } from '../errors/no-route.js'
 import { API_PREFIX, requestPath } from '../paths.js'
 
@@ -18,4 +19,5 @@ export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequ
     if (requestPath(request) !== '/') throw noRouteError(request)
     return reply.type('application/json; charset=utf-8').send(body)
   })
+  rejectOtherMethods(app, '/', ['GET'], limitPublicRoute)
 }

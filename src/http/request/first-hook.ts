@@ -1,6 +1,6 @@
 // What every request meets first, in this order: the Host check, its request id and security headers, the
-// refusal while shutting down, and the refusal of repeated Host or Authorization headers (before anything,
-// authentication included, reads them). One synchronous hook instead of five: each hook is a step of
+// refusal while shutting down, and the refusal of repeated Host, Authorization or Content-Type headers (before
+// anything, authentication included, reads them). One synchronous hook instead of five: each hook is a step of
 // Fastify's hook runner on every request, and none of these needs to wait for anything.
 import type { FastifyInstance } from 'fastify'
 import { missingHostError } from '../errors/client-errors.js'

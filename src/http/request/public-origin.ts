@@ -1,9 +1,15 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 
-// A Host header that is a plain host name or IP literal with an optional port; anything else could inject
-// text into the absolute URLs of Location and Link.
-const SAFE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/
+// A Host header that is a plain host name or IP literal with an optional port (at most 65535); anything else could
+// inject text into the absolute URLs of Location and Link, or make them unusable.
+const SAFE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?$/
+const MAX_PORT = 65535
+
+function isSafeHost(host: string): boolean {
+  const port = SAFE_HOST.exec(host)
+  return port !== null && (port[1] === undefined || Number(port[1]) <= MAX_PORT)
+}
 
 /**
  * The origin absolute URLs are built on: PUBLIC_BASE_URL when configured, else the request's own. An HTTP/1.0
@@ -14,7 +20,7 @@ export function publicOrigin(request: FastifyRequest, configured: string | undef
   if (configured) return configured
   const host = request.host
   if (!host) return `${request.protocol}://${listeningAddress(request)}`
-  if (!SAFE_HOST.test(host)) {
+  if (!isSafeHost(host)) {
     throw new ApiError('invalid_request', 'The Host header is not a valid host name.', {
       details: [{ path: 'header/host', message: 'is not a host name' }],
     })

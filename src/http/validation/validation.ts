@@ -21,7 +21,7 @@ export function createAjv(): Ajv {
   })
   ajv.addFormat('int32', {
     type: 'number',
-    validate: (value: number) => !Number.isInteger(value) || Math.abs(value) <= 2 ** 31,
+    validate: (value: number) => !Number.isInteger(value) || (value >= -(2 ** 31) && value <= 2 ** 31 - 1),
   })
   // RFC 3339, strictly: a real date (no 2026-02-30) and time with an explicit offset, at most milliseconds.
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime })

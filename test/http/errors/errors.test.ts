@@ -243,13 +243,19 @@ describe('error responses', () => {
 
     it('refuses a Host header unfit for the absolute URLs it would go into (Link, Location) with 400', async () => {
       const body = JSON.stringify({ name: 'Rex', categoryId: 1 })
-      for (const request of [
-        'GET /v1/pets/1 HTTP/1.1\r\n',
-        `POST /v1/pets HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
-      ]) {
+      for (const [request, host] of [
+        ['GET /v1/pets/1 HTTP/1.1\r\n', 'evil.example/"><x'],
+        [
+          `POST /v1/pets HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
+          'evil.example/"><x',
+        ],
+        // A port no URL can carry.
+        ['GET /v1/pets/1 HTTP/1.1\r\n', 'a.example:65536'],
+        ['GET /v1/pets/1 HTTP/1.1\r\n', '[::1]:99999'],
+      ] as const) {
         const response = await rawExchange(
           server.baseUrl,
-          `${request}Host: evil.example/"><x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: ` +
+          `${request}Host: ${host}\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: ` +
             `close\r\n\r\n${request.startsWith('POST') ? body : ''}`,
         )
         assertRawError(
@@ -263,6 +269,13 @@ describe('error responses', () => {
           { 'cache-control': 'no-store' },
         )
       }
+      const highestPort = await rawExchange(
+        server.baseUrl,
+        `GET /v1/pets/999999 HTTP/1.1\r\nHost: a.example:65535\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+          'Connection: close\r\n\r\n',
+      )
+      assert.equal(highestPort.status, 404)
+      assert.equal(highestPort.headers.link, '<http://a.example:65535/v1/pets>; rel="successor-version"')
     })
 
     it("serves a request whose Expect is not 100-continue as if the expectation were absent, not with \

@@ -1,5 +1,5 @@
-// A request with two Host headers (RFC 9112 section 3.2) or two Authorization headers is refused with 400,
-// before authentication: Node would silently keep the first while a proxy in front may have read the last.
+// A request with two Host headers (RFC 9112 section 3.2), two Authorization or two Content-Type headers is refused
+// with 400, before authentication: Node would silently keep the first while a proxy in front may have read the last.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { assertRawError } from '../../helpers/error-assert.js'
@@ -8,7 +8,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/se
 
 const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
 
-describe('repeated Host and Authorization headers', () => {
+describe('repeated Host, Authorization and Content-Type headers', () => {
   let server: TestServer
   before(async () => {
     server = await startTestServer()
@@ -28,6 +28,12 @@ describe('repeated Host and Authorization headers', () => {
     code: 'invalid_request',
     message: 'The Authorization header must be sent only once.',
     details: [{ path: 'header/authorization', message: 'must be sent only once' }],
+  }
+  const twoContentTypes = {
+    status: 400,
+    code: 'invalid_request',
+    message: 'The Content-Type header must be sent only once.',
+    details: [{ path: 'header/content-type', message: 'must be sent only once' }],
   }
 
   it('refuses two Host headers, equal or not, with a valid key', async () => {
@@ -50,6 +56,25 @@ describe('repeated Host and Authorization headers', () => {
       twoAuthorizations,
     )
     assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${AUTH.toLowerCase()}`), twoAuthorizations)
+  })
+
+  it('refuses two Content-Type headers, whichever comes first, and creates nothing', async () => {
+    const body = '{"name":"Twice","categoryId":1}'
+    const post = (first: string, second: string) =>
+      rawExchange(
+        server.baseUrl,
+        `POST /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: ${first}\r\ncontent-type: ${second}\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    assertRawError(await post('application/json', 'text/plain'), twoContentTypes)
+    assertRawError(await post('text/plain', 'application/json'), twoContentTypes)
+    assertRawError(await post('application/json', 'application/json; charset=latin1'), twoContentTypes)
+    // Without a key too: refused before authentication.
+    assertRawError(
+      await send('POST /v1/pets HTTP/1.1\r\nHost: a\r\nContent-Type: a/b\r\nContent-Type: c/d\r\n'),
+      twoContentTypes,
+    )
+    assert.equal((await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}`)).body, '[]')
   })
 
   it('refuses them also on a path the router cannot decode', async () => {
