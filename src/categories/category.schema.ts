@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox'
 import { IfMatchHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
-import { Int64Id, VISIBLE_NAME_PATTERN } from '../http/openapi/schema-primitives.js'
+import { Int64Id, VISIBLE_NAME_PATTERN, VISIBLE_NAME_RULE } from '../http/openapi/schema-primitives.js'
+import { withPatternRule } from '../http/validation/validation-details.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schema.js'
 
 export const MAX_CATEGORY_NAME_LENGTH = 100
@@ -15,13 +16,16 @@ const NAME_RULE =
   "animal's name). Unique among categories ignoring case: `Dogs` and `DOGS` cannot both exist."
 
 const CategoryName = documentedAs(
-  Type.String({
-    minLength: 1,
-    maxLength: MAX_CATEGORY_NAME_LENGTH,
-    pattern: VISIBLE_NAME_PATTERN,
-    description: NAME_RULE,
-    examples: ['Dogs'],
-  }),
+  withPatternRule(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_CATEGORY_NAME_LENGTH,
+      pattern: VISIBLE_NAME_PATTERN,
+      description: NAME_RULE,
+      examples: ['Dogs'],
+    }),
+    VISIBLE_NAME_RULE,
+  ),
   {
     type: 'string',
     minLength: 1,

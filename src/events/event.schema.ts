@@ -5,6 +5,7 @@ import { Type, type TObject, type TUnion } from 'typebox'
 import type { EventType } from '../db/database.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
 import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
+import { withPatternRule } from '../http/validation/validation-details.js'
 
 export type { EventType }
 
@@ -128,12 +129,15 @@ const After = Type.Integer({
 // One type, escaped for a regular expression; the list is one or more of them, comma-separated.
 const TYPE_PATTERN = `(?:${EVENT_TYPES.map((type) => type.replace('.', '\\.')).join('|')})`
 
-const Types = Type.String({
-  maxLength: 256,
-  pattern: `^${TYPE_PATTERN}(?:,${TYPE_PATTERN})*$`,
-  description: `Only events of these types: a comma-separated list of ${TYPE_LIST}. An unknown type is 400.`,
-  examples: ['pet.created,order.placed'],
-})
+const Types = withPatternRule(
+  Type.String({
+    maxLength: 256,
+    pattern: `^${TYPE_PATTERN}(?:,${TYPE_PATTERN})*$`,
+    description: `Only events of these types: a comma-separated list of ${TYPE_LIST}. An unknown type is 400.`,
+    examples: ['pet.created,order.placed'],
+  }),
+  `must be a comma-separated list of event types, without spaces: ${EVENT_TYPES.join(', ')}`,
+)
 
 export const ListEventsQuery = Type.Object(
   {
@@ -190,13 +194,16 @@ export const StreamEventsQuery = Type.Object(
 
 export const LAST_EVENT_ID_HEADER = 'last-event-id'
 
-const LastEventId = Type.String({
-  pattern: '^(0|[1-9][0-9]{0,15})$',
-  description:
-    'Sent by an `EventSource` when it reconnects: the id of the last event it received. The stream resumes after ' +
-    'it; it takes precedence over `after`.',
-  examples: ['4711'],
-})
+const LastEventId = withPatternRule(
+  Type.String({
+    pattern: '^(0|[1-9][0-9]{0,15})$',
+    description:
+      'Sent by an `EventSource` when it reconnects: the id of the last event it received. The stream resumes ' +
+      'after it; it takes precedence over `after`.',
+    examples: ['4711'],
+  }),
+  'must be an event id: 0 or a decimal integer without leading zeros, at most 16 digits',
+)
 
 export const StreamEventsHeaders = Type.Object({
   // The pattern bounds the length; the document says so outright too.

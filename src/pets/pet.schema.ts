@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
-import { Int64Id, VISIBLE_NAME_PATTERN } from '../http/openapi/schema-primitives.js'
+import { Int64Id, VISIBLE_NAME_PATTERN, VISIBLE_NAME_RULE } from '../http/openapi/schema-primitives.js'
+import { withPatternRule } from '../http/validation/validation-details.js'
 
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export const DEFAULT_PET_STATUS = 'available'
@@ -32,7 +33,10 @@ const NAME_RULE =
 // document states the rule in words, with the pattern (ECMAScript, `u` flag) as `x-unicode-pattern` for tools
 // that read it. The service enforces it all the same.
 const PetName = documentedAs(
-  Type.String({ minLength: 1, maxLength: 200, pattern: PET_NAME_PATTERN, description: NAME_RULE, examples: ['Rex'] }),
+  withPatternRule(
+    Type.String({ minLength: 1, maxLength: 200, pattern: PET_NAME_PATTERN, description: NAME_RULE, examples: ['Rex'] }),
+    VISIBLE_NAME_RULE,
+  ),
   {
     type: 'string',
     minLength: 1,

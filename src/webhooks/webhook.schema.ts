@@ -5,6 +5,7 @@ import { EVENT_TYPES, EventTypeSchema } from '../events/event.schema.js'
 import { named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { Int64Id } from '../http/openapi/schema-primitives.js'
+import { withPatternRule } from '../http/validation/validation-details.js'
 import { MAX_URL_LENGTH } from './destination.js'
 import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schema-parts.js'
 
@@ -37,10 +38,13 @@ const TYPES_EXAMPLE = ['pet.created', 'order.placed']
 // Printable text: control characters would garble the CLI's tab-separated listing and operators' terminals.
 // No control characters (Unicode Cc: U+0000–U+001F, U+007F–U+009F) and no unpaired surrogates (Cs), written as
 // code point ranges rather than `\p{Cc}\p{Cs}` (the same set with the `u` flag), which not every dialect reads.
-const Description = Type.String({
-  maxLength: MAX_DESCRIPTION_LENGTH,
-  pattern: '^[^\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF]*$',
-})
+const Description = withPatternRule(
+  Type.String({
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    pattern: '^[^\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF]*$',
+  }),
+  'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates',
+)
 const DESCRIPTION_EXAMPLE = 'Stock sync (warehouse team)'
 
 export const WebhookStatusSchema = named(

@@ -13,7 +13,7 @@ import {
 import { assertError } from '../helpers/error-assert.js'
 import { collectPages, nextLink } from '../helpers/link.js'
 import { addPet } from '../helpers/orders.js'
-import { deletePet } from '../helpers/pets.js'
+import { deletePet, VISIBLE_NAME_RULE } from '../helpers/pets.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const invalid = (message: string, details: { path: string; message: string }[]) => ({
@@ -207,6 +207,18 @@ If-Match', async () => {
         { json: { name: 'x'.repeat(101) } },
         invalid('Invalid request: body/name must NOT have more than 100 characters', [
           { path: 'body/name', message: 'must NOT have more than 100 characters' },
+        ]),
+      ],
+      [
+        '/v1/categories',
+        { json: { name: ' \u200b ' } },
+        invalid(`Invalid request: body/name ${VISIBLE_NAME_RULE}`, [{ path: 'body/name', message: VISIBLE_NAME_RULE }]),
+      ],
+      [
+        '/v1/categories/5',
+        { method: 'PUT', json: { name: 'Conditional' }, headers: { 'if-none-match': '"5.1"' } },
+        invalid('Invalid request: header/if-none-match must be "*"', [
+          { path: 'header/if-none-match', message: 'must be "*"' },
         ]),
       ],
       [

@@ -24,11 +24,10 @@ import { addPet, finishOrder, placeOrder, type Pet } from '../helpers/orders.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
 
-/** What `types` must match: a comma-separated list of event types. */
-const ONE_TYPE =
-  '(?:pet\\.created|pet\\.updated|pet\\.deleted|order\\.placed|order\\.cancelled|order\\.completed|' +
-  'category\\.created|category\\.updated|category\\.deleted)'
-const TYPES_PATTERN = `^${ONE_TYPE}(?:,${ONE_TYPE})*$`
+/** What a refused `types` is told: a comma-separated list of event types. */
+const TYPES_RULE =
+  'must be a comma-separated list of event types, without spaces: pet.created, pet.updated, pet.deleted, ' +
+  'order.placed, order.cancelled, order.completed, category.created, category.updated, category.deleted'
 
 describe(`the event log on ${TEST_STORE}`, () => {
   let server: TestServer
@@ -297,11 +296,8 @@ what was looked at', async () => {
     await assertError(await server.request('/v1/events?after=9007199254740992'), {
       status: 400,
       code: 'invalid_request',
-      message: 'Invalid request: query/after must be <= 9007199254740991; query/after must match format "int64"',
-      details: [
-        { path: 'query/after', message: 'must be <= 9007199254740991' },
-        { path: 'query/after', message: 'must match format "int64"' },
-      ],
+      message: 'Invalid request: query/after must be <= 9007199254740991',
+      details: [{ path: 'query/after', message: 'must be <= 9007199254740991' }],
     })
     for (const types of [
       '',
@@ -313,7 +309,7 @@ what was looked at', async () => {
     ]) {
       await assertError(
         await server.request(`/v1/events?types=${encodeURIComponent(types)}`),
-        invalid('query/types', `must match pattern "${TYPES_PATTERN}"`),
+        invalid('query/types', TYPES_RULE),
       )
     }
     assert.equal((await server.request('/v1/events?after=9007199254740991')).status, 200)

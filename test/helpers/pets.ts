@@ -3,6 +3,11 @@ import type { TestServer } from './server.js'
 
 export const MERGE_PATCH = 'application/merge-patch+json'
 
+/** What a refused name (an animal's or a category's) is told: the rule in words, not the pattern behind it. */
+export const VISIBLE_NAME_RULE =
+  'must contain a visible character, and no control characters, unpaired surrogates or bidirectional override ' +
+  'and isolate characters (U+202A–U+202E, U+2066–U+2069)'
+
 /** PATCH /v1/pets/{id} with a merge patch (the body sent as given when it is a string). */
 export function patchPet(
   server: TestServer,

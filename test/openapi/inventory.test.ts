@@ -32,6 +32,12 @@ const OPERATIONAL_ROUTES = [
   'OPTIONS *',
 ]
 
+/** Every other method of the public paths answers 405 with Allow: GET, HEAD (`/docs/*`: every file under /docs). */
+const PUBLIC_REFUSALS = ['/', '/healthz', '/readyz', '/metrics', '/v1/openapi.json', '/docs', '/docs/*'].flatMap(
+  (path) =>
+    API_PATH_METHODS.filter((method) => method !== 'GET' && method !== 'HEAD').map((method) => `${method} ${path}`),
+)
+
 /**
  * Reads Fastify's radix tree (`printRoutes()`) into `METHOD path` entries: a route's path is the concatenation of
  * the node labels down to it. (The `commonPrefix: false` rendering regroups labels and is not exact.)
@@ -103,6 +109,7 @@ endpoints', () => {
     const expected = [
       ...apiPaths().flatMap((path) => API_PATH_METHODS.map((method) => `${method} ${path}`)),
       ...OPERATIONAL_ROUTES,
+      ...PUBLIC_REFUSALS,
     ].sort()
     assert.deepEqual(routes, expected)
   })

@@ -60,10 +60,7 @@ describe('order validation', () => {
       [
         'quantity 2^53-1',
         () => ({ petId: pet.id, quantity: Number.MAX_SAFE_INTEGER }),
-        [
-          { path: 'body/quantity', message: 'must be <= 100' },
-          { path: 'body/quantity', message: 'must match format "int32"' },
-        ],
+        [{ path: 'body/quantity', message: 'must be <= 100' }],
       ],
       [
         'quantity null',
@@ -181,6 +178,7 @@ query parameter', async () => {
           message:
             `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and ` +
             'lie between -9007199254740991 and 9007199254740991.',
+          details: [{ path: 'body/petId', message: 'is a number that cannot be read exactly' }],
         })
       }
       await assertError(await post(`{"petId":${pet.id},`), {
@@ -237,7 +235,7 @@ query parameter', async () => {
           ['1.5', ['must be integer']],
           ['01', ['must be integer']],
           ['1e3', ['must be integer']],
-          ['9007199254740992', ['must be <= 9007199254740991', 'must match format "int64"']],
+          ['9007199254740992', ['must be <= 9007199254740991']],
         ]
         for (const [id, messages] of badIds) {
           const details = messages.map((message) => ({ path: 'path/orderId', message }))

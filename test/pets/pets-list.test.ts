@@ -126,13 +126,7 @@ describe('GET /v1/pets (listPets)', () => {
     ['limit=%205', [{ path: 'query/limit', message: 'must be integer' }]],
     ['limit=', [{ path: 'query/limit', message: 'must be integer' }]],
     ['limit=abc', [{ path: 'query/limit', message: 'must be integer' }]],
-    [
-      'limit=99999999999999999999',
-      [
-        { path: 'query/limit', message: 'must be <= 100' },
-        { path: 'query/limit', message: 'must match format "int32"' },
-      ],
-    ],
+    ['limit=99999999999999999999', [{ path: 'query/limit', message: 'must be <= 100' }]],
     ['limit=5&limit=6', [{ path: 'query/limit', message: 'must be given at most once' }]],
     ['status=lost', [{ path: 'query/status', message: 'must be one of "available", "pending", "sold"' }]],
     ['status=Available', [{ path: 'query/status', message: 'must be one of "available", "pending", "sold"' }]],

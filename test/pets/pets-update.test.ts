@@ -2,10 +2,9 @@
 // placed order, Idempotency-Key, and every refusal with the pet as stored asserted unchanged after it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { PET_NAME_PATTERN } from '../../src/pets/pet.schema.js'
 import { assertError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
 import { addPet, finishOrder, placeOrder, readPet } from '../helpers/orders.js'
-import { etagOf, MERGE_PATCH, patchPet, storedPet } from '../helpers/pets.js'
+import { etagOf, MERGE_PATCH, patchPet, storedPet, VISIBLE_NAME_RULE as NAME_RULE } from '../helpers/pets.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const invalid = (path: string, message: string) => ({
@@ -16,7 +15,6 @@ const invalid = (path: string, message: string) => ({
 })
 const ENTITY_TAG_LIST =
   'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it (e.g. "12.3")'
-const NAME_PATTERN = `must match pattern "${PET_NAME_PATTERN}"`
 
 describe('PATCH /v1/pets/{petId} (updatePet)', () => {
   let server: TestServer
@@ -142,7 +140,7 @@ change', async () => {
       {
         title: 'a blank name',
         send: () => patchPet(server, pet.id, { name: '  ' }),
-        expected: invalid('body/name', NAME_PATTERN),
+        expected: invalid('body/name', NAME_RULE),
       },
       {
         title: 'a name over 200 characters',
@@ -173,6 +171,7 @@ change', async () => {
           message:
             'The number 9007199254740993 cannot be read exactly: integers are written without fraction or ' +
             'exponent and lie between -9007199254740991 and 9007199254740991.',
+          details: [{ path: 'body/categoryId', message: 'is a number that cannot be read exactly' }],
         },
       },
       {
@@ -255,11 +254,8 @@ change', async () => {
         expected: {
           status: 400,
           code: 'invalid_request',
-          message: 'Invalid request: path/petId must be <= 9007199254740991; path/petId must match format "int64"',
-          details: [
-            { path: 'path/petId', message: 'must be <= 9007199254740991' },
-            { path: 'path/petId', message: 'must match format "int64"' },
-          ],
+          message: 'Invalid request: path/petId must be <= 9007199254740991',
+          details: [{ path: 'path/petId', message: 'must be <= 9007199254740991' }],
         },
       },
       {

@@ -185,6 +185,14 @@ Webhooks form', async () => {
         {},
         { message: 'Invalid request: body/url is required', details: [{ path: 'body/url', message: 'is required' }] },
       )
+      const printable = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates'
+      await refused(
+        { url: 'https://example.com/', description: 'line\nbreak' },
+        {
+          message: `Invalid request: body/description ${printable}`,
+          details: [{ path: 'body/description', message: printable }],
+        },
+      )
       await refused(
         { url: 'https://example.com/', types: [] },
         {

@@ -9,12 +9,16 @@ import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 import { MESSAGES } from '../errors/error-messages.js'
+import { MAX_DETAIL_PATH_LENGTH } from '../validation/validation-details.js'
 
 const SHOWN_LENGTH = 40
 
-function shorten(text: string): string {
-  return text.length > SHOWN_LENGTH ? `${text.slice(0, SHOWN_LENGTH)}…` : text
+function shorten(text: string, length = SHOWN_LENGTH): string {
+  return text.length > length ? `${text.slice(0, length)}…` : text
 }
+
+/** A `details` path into the body, bounded as validation's are (a key may be kilobytes long). */
+const bodyPath = (pointer: string) => shorten(`body${pointer}`, MAX_DETAIL_PATH_LENGTH)
 
 /** Says why a body Fastify's parser refused is not acceptable: broken JSON, or a prototype-poisoning key. */
 function unreadableBody(body: string): ApiError {
@@ -35,13 +39,14 @@ function refusal(problem: JsonProblem): ApiError {
       'invalid_request',
       `The number ${shorten(problem.literal)} cannot be read exactly: integers are written without fraction or ` +
         'exponent and lie between -9007199254740991 and 9007199254740991.',
+      { details: [{ path: bodyPath(problem.pointer), message: 'is a number that cannot be read exactly' }] },
     )
   }
   return new ApiError(
     'invalid_request',
     `The request body gives the key ${shorten(JSON.stringify(problem.key))} twice in the same object (at ` +
       `${shorten(problem.pointer)}); each key may appear once.`,
-    { details: [{ path: `body${problem.pointer}`, message: 'is a duplicate key' }] },
+    { details: [{ path: bodyPath(problem.pointer), message: 'is a duplicate key' }] },
   )
 }
 

@@ -7,8 +7,9 @@
 //   their escapes are decoded (`"n\u0061me"` is `"name"`).
 // The pass replaces the regular-expression scan for numbers it grew from: bench/json-parse.ts measures both.
 
+/** `pointer`: where in the document, as a JSON pointer (RFC 6901): the number's own place, or the repeated key's. */
 export type JsonProblem =
-  { kind: 'inexact-number'; literal: string } | { kind: 'duplicate-key'; key: string; pointer: string }
+  { kind: 'inexact-number'; literal: string; pointer: string } | { kind: 'duplicate-key'; key: string; pointer: string }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -45,12 +46,15 @@ function isInexact(literal: string): boolean {
   return Number.isInteger(value) && !(PLAIN_INTEGER.test(literal) && Number.isSafeInteger(value))
 }
 
-/** The JSON pointer of a key of the innermost object. RFC 6901: `~` and `/` are written `~0` and `~1`. */
-function pointerOf(frames: Frame[], key: string): string {
-  // frames[0] is the top level; the last frame is the object holding the key.
-  const tokens = frames.slice(1, -1).map((frame) => String(frame.at))
-  return [...tokens, key].map((token) => `/${token.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
-}
+/** RFC 6901: `~` and `/` are written `~0` and `~1`. */
+const pointer = (tokens: (string | number)[]) =>
+  tokens.map((token) => `/${String(token).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+
+// frames[0] is the top level; the last frame is the object or array being read.
+/** The JSON pointer of a key of the innermost object. */
+const keyPointer = (frames: Frame[], key: string) => pointer([...frames.slice(1, -1).map((frame) => frame.at), key])
+/** The JSON pointer of the value being read. */
+const valuePointer = (frames: Frame[]) => pointer(frames.slice(1).map((frame) => frame.at))
 
 /** Records a key of the innermost object; false when the object already has it. */
 function addKey(frame: Frame, key: string): boolean {
@@ -92,7 +96,7 @@ export function findJsonProblem(json: string): JsonProblem | undefined {
       }
       if (expectingKey) {
         const key = escaped ? (JSON.parse(json.slice(index, end + 1)) as string) : json.slice(index + 1, end)
-        if (!addKey(frame, key)) return { kind: 'duplicate-key', key, pointer: pointerOf(frames, key) }
+        if (!addKey(frame, key)) return { kind: 'duplicate-key', key, pointer: keyPointer(frames, key) }
         expectingKey = false
       }
       index = end + 1
@@ -110,7 +114,7 @@ export function findJsonProblem(json: string): JsonProblem | undefined {
       }
       if (!(plainDigits && end - index <= SURELY_SAFE_DIGITS)) {
         const literal = json.slice(index, end)
-        if (isInexact(literal)) return { kind: 'inexact-number', literal }
+        if (isInexact(literal)) return { kind: 'inexact-number', literal, pointer: valuePointer(frames) }
       }
       index = end
     } else {

@@ -28,3 +28,7 @@ const INVISIBLE = '\\p{White_Space}\\p{Cf}\\p{Default_Ignorable_Code_Point}'
 export const VISIBLE_NAME_PATTERN =
   `^(?:(?![\\p{Cc}${BIDI_CONTROLS}])[${INVISIBLE}])*` +
   `[^\\p{Cc}\\p{Cs}${INVISIBLE}][^\\p{Cc}\\p{Cs}${BIDI_CONTROLS}]*$`
+/** The pattern's refusal in words (validation-details.ts). */
+export const VISIBLE_NAME_RULE =
+  'must contain a visible character, and no control characters, unpaired surrogates or bidirectional override ' +
+  'and isolate characters (U+202A–U+202E, U+2066–U+2069)'

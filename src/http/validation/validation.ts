@@ -12,7 +12,15 @@ interface ObjectSchema {
 }
 
 export function createAjv(): Ajv {
-  const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: true })
+  // `verbose` gives each problem its schema, where a pattern's rule in words is kept (validation-details.ts).
+  const ajv = new Ajv({
+    coerceTypes: false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: true,
+    verbose: true,
+  })
   // OpenAPI's integer formats. A fraction is already reported by `type: integer`, and the schema's minimum
   // and maximum carry the documented range, so the formats only add what JSON numbers cannot hold exactly.
   ajv.addFormat('int64', {

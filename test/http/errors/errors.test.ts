@@ -133,6 +133,7 @@ describe('error responses', () => {
         message:
           `The number ${literal} cannot be read exactly: integers are written without fraction or exponent and lie ` +
           'between -9007199254740991 and 9007199254740991.',
+        details: [{ path: 'body/categoryId', message: 'is a number that cannot be read exactly' }],
       })
     }
     // Every request of this suite failed, so the store must still be empty.
@@ -164,11 +165,8 @@ describe('error responses', () => {
       {
         status: 400,
         code: 'invalid_request',
-        message: 'Invalid request: path/petId must be <= 9007199254740991; path/petId must match format "int64"',
-        details: [
-          { path: 'path/petId', message: 'must be <= 9007199254740991' },
-          { path: 'path/petId', message: 'must match format "int64"' },
-        ],
+        message: 'Invalid request: path/petId must be <= 9007199254740991',
+        details: [{ path: 'path/petId', message: 'must be <= 9007199254740991' }],
       },
       { deprecation: '@1767225600' },
     )

@@ -125,6 +125,24 @@ describe('findJsonProblem', () => {
     })
   })
 
+  it("points at an inexact number's place, escaping / and ~ in keys", () => {
+    assert.deepEqual(findJsonProblem('{"a":[{"b":1.0}]}'), {
+      kind: 'inexact-number',
+      literal: '1.0',
+      pointer: '/a/0/b',
+    })
+    assert.deepEqual(findJsonProblem('{"a/b~":[0,1e400]}'), {
+      kind: 'inexact-number',
+      literal: '1e400',
+      pointer: '/a~1b~0/1',
+    })
+    assert.deepEqual(findJsonProblem('9007199254740993'), {
+      kind: 'inexact-number',
+      literal: '9007199254740993',
+      pointer: '',
+    })
+  })
+
   it('reports the same number literals as the scan it replaced', () => {
     const literal = fc.oneof(
       fc.constantFrom(...ODD_NUMBERS),
@@ -136,9 +154,12 @@ describe('findJsonProblem', () => {
         const text = `{"s":"1e0 9007199254740993","values":[${literals.join(',')}],"x":{"n":${literals[0]}}}`
         JSON.parse(text)
         const expected = oldInexactNumber(text)
+        // The first inexact literal is read in `values` (the string's text is not a number).
         assert.deepEqual(
           findJsonProblem(text),
-          expected === undefined ? undefined : { kind: 'inexact-number', literal: expected },
+          expected === undefined
+            ? undefined
+            : { kind: 'inexact-number', literal: expected, pointer: `/values/${literals.indexOf(expected)}` },
         )
       }),
       { numRuns: 2000 },
