@@ -23,7 +23,7 @@ describe('category ids once the largest has been used', () => {
   })
   after(() => server.close())
 
-  it('refuses createCategory with 409 after an animal carried the largest categoryId, even once it is gone', async () => {
+  it('refuses createCategory with 409 once an animal carried the largest categoryId, even gone', async () => {
     const response = await server.request('/v1/pets', { json: { name: 'Last group', categoryId: LARGEST } })
     assert.equal(response.status, 201)
     const pet = (await response.json()) as { id: number }
