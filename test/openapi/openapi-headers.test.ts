@@ -196,6 +196,12 @@ describe('every response header is declared in the OpenAPI document', () => {
       ),
     )
     check('deletePet', await read(await server.request(`/v1/pets/${pet.id}`, { method: 'DELETE' })))
+    // A refusal of the change itself (404, 409, 412) is stored under its key and replayed with Idempotent-Replayed.
+    const gone = { method: 'DELETE', headers: { 'idempotency-key': 'headers-gone' } }
+    check('deletePet', await read(await server.request(`/v1/pets/${pet.id}`, gone)))
+    const replayed = check('deletePet', await read(await server.request(`/v1/pets/${pet.id}`, gone)))
+    assert.equal(replayed.status, 404)
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true')
     // 405: another method on a documented path.
     check('listPets', await read(await server.request('/v1/pets', { method: 'PUT' })))
   })

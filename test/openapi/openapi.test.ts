@@ -660,8 +660,29 @@ visibly in their summary too', () => {
       'Idempotent-Replayed',
       ...EVERY_RESPONSE,
     ])
-    for (const name of ['updatePet', 'deletePet'] as const)
-      assert.deepEqual(Object.keys(operation(name).responses['412']?.headers ?? {}), ['ETag', ...EVERY_RESPONSE], name)
+    // A change's own refusals are stored under its Idempotency-Key and replayed with Idempotent-Replayed.
+    for (const name of ['updatePet', 'deletePet'] as const) {
+      assert.deepEqual(
+        Object.keys(operation(name).responses['412']?.headers ?? {}),
+        ['ETag', 'Idempotent-Replayed', ...EVERY_RESPONSE],
+        name,
+      )
+      for (const status of ['400', '404'])
+        assert.deepEqual(
+          Object.keys(operation(name).responses[status]?.headers ?? {}),
+          ['Idempotent-Replayed', ...EVERY_RESPONSE],
+          `${name} ${status}`,
+        )
+      // 409 is also idempotency_key_in_flight, with its Retry-After.
+      assert.deepEqual(
+        Object.keys(operation(name).responses['409']?.headers ?? {}),
+        ['Retry-After', 'Idempotent-Replayed', ...EVERY_RESPONSE],
+        `${name} 409`,
+      )
+    }
+    // Reads never replay: their refusals do not declare it.
+    for (const status of ['400', '404'])
+      assert.deepEqual(Object.keys(operation('getOrder').responses[status]?.headers ?? {}), EVERY_RESPONSE, status)
     assert.deepEqual(Object.keys(operation('listPets').responses['200']?.headers ?? {}), ['Link', ...EVERY_RESPONSE])
 
     const order = withoutDescription(responseSchema('getOrder', '200'))

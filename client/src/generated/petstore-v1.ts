@@ -1279,6 +1279,7 @@ export interface components {
         ConflictOrIdempotencyKeyInFlight: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -1476,6 +1477,7 @@ export interface components {
         IdempotencyKeyInFlightOrConflict: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -1563,6 +1565,34 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request is malformed (code `invalid_request`). */
+        InvalidRequestReplayable: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "invalid_request",
+                 *       "message": "Invalid request: body/categoryId must be integer",
+                 *       "status": 400,
+                 *       "details": [
+                 *         {
+                 *           "path": "body/categoryId",
+                 *           "message": "must be integer"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The path exists but does not support this method (code `method_not_allowed`); `Allow` lists the methods it does support. Any method not documented for a path gets it. */
         MethodNotAllowed: {
             headers: {
@@ -1606,6 +1636,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Not found (code `not_found`). */
+        NotFoundReplayable: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "not_found",
+                 *       "message": "No pet has id 12.",
+                 *       "status": 404
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The body is larger than 16 KiB (code `payload_too_large`). */
         PayloadTooLarge: {
             headers: {
@@ -1628,9 +1680,10 @@ export interface components {
             };
         };
         /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
-        PreconditionFailed: {
+        PreconditionFailedReplayable: {
             headers: {
                 ETag: components["headers"]["ETag"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -1991,7 +2044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
             405: components["responses"]["MethodNotAllowed"];
@@ -2172,14 +2225,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
-            412: components["responses"]["PreconditionFailed"];
+            412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2257,14 +2310,14 @@ export interface operations {
                     "application/json": components["schemas"]["Pet"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
-            412: components["responses"]["PreconditionFailed"];
+            412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2393,10 +2446,10 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrdersWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
@@ -2506,10 +2559,10 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrdersWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
@@ -2568,10 +2621,10 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenOrdersWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
@@ -2690,7 +2743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
             405: components["responses"]["MethodNotAllowed"];
@@ -2858,13 +2911,13 @@ export interface operations {
                     "application/json": components["schemas"]["Category"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
-            412: components["responses"]["PreconditionFailed"];
+            412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2913,14 +2966,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenPetsWrite"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
-            412: components["responses"]["PreconditionFailed"];
+            412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -3222,7 +3275,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWebhooksManage"];
             405: components["responses"]["MethodNotAllowed"];
@@ -3327,10 +3380,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWebhooksManage"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
@@ -3412,10 +3465,10 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWebhooksManage"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
@@ -3480,10 +3533,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWebhooksManage"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
@@ -3679,10 +3732,10 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            400: components["responses"]["InvalidRequestReplayable"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWebhooksManage"];
-            404: components["responses"]["NotFound"];
+            404: components["responses"]["NotFoundReplayable"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];

@@ -1,7 +1,13 @@
 // The Error body every error response has, and the documented error responses of the operations.
 import { Type, type TSchema } from 'typebox'
 import { named, namedResponse, RESPONSE_NAME } from '../openapi/openapi-names.js'
-import { AllowHeader, ETagHeader, RetryAfterHeader, WwwAuthenticateHeader } from '../openapi/response-headers.js'
+import {
+  AllowHeader,
+  ETagHeader,
+  IdempotentReplayedHeader,
+  RetryAfterHeader,
+  WwwAuthenticateHeader,
+} from '../openapi/response-headers.js'
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { MAX_DETAIL_PATH_LENGTH, MAX_LISTED_PROBLEMS } from '../validation/validation-details.js'
 import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
@@ -108,11 +114,16 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
 
+// A change's own refusal (400, 404, 409 or 412 from the effect) is stored under its Idempotency-Key and replayed
+// like a success, with Idempotent-Replayed: declared on those responses of the operations that take the header.
+const REPLAYED_CODES = new Set<ErrorCode>(['invalid_request', 'not_found', 'conflict', 'precondition_failed'])
+const REPLAYED_HEADERS = { 'Idempotent-Replayed': IdempotentReplayedHeader }
+
 const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
+  precondition_failed: { ETag: ETagHeader },
   method_not_allowed: { Allow: AllowHeader },
   unauthorized: { 'WWW-Authenticate': WwwAuthenticateHeader },
   forbidden: { 'WWW-Authenticate': WwwAuthenticateHeader },
-  precondition_failed: { ETag: ETagHeader },
   idempotency_key_in_flight: { 'Retry-After': RetryAfterHeader },
   rate_limited: { 'Retry-After': RetryAfterHeader },
   unavailable: { 'Retry-After': RetryAfterHeader },
@@ -164,10 +175,19 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of codes)
     byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code])
+  // An operation that takes an Idempotency-Key lists its refusals (IDEMPOTENCY_ERRORS).
+  const idempotent = codes.includes('idempotency_key_reused')
   const responses: Record<number, TSchema> = {}
   for (const [status, sharing] of byStatus) {
-    const headers = Object.assign({}, ...sharing.map((code) => headersFor[code] ?? {})) as Record<string, TSchema>
-    responses[status] = namedResponse(responseName(sharing), {
+    const replayed = idempotent && sharing.some((code) => REPLAYED_CODES.has(code))
+    const headers = Object.assign(
+      {},
+      ...sharing.map((code) => headersFor[code] ?? {}),
+      replayed ? REPLAYED_HEADERS : {},
+    ) as Record<string, TSchema>
+    // 409 with idempotency_key_in_flight is an idempotent operation's already; the others get a name of their own.
+    const name = `${responseName(sharing)}${replayed && !sharing.includes('idempotency_key_in_flight') ? 'Replayable' : ''}`
+    responses[status] = namedResponse(name, {
       ...ErrorSchema,
       description: sharing.map((code) => whenFor[code] ?? ERROR_CODES[code].meaning).join(' '),
       examples: [exampleBody(sharing[0] as ErrorCode)],
