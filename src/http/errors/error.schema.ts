@@ -186,7 +186,8 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
       replayed ? REPLAYED_HEADERS : {},
     ) as Record<string, TSchema>
     // 409 with idempotency_key_in_flight is an idempotent operation's already; the others get a name of their own.
-    const name = `${responseName(sharing)}${replayed && !sharing.includes('idempotency_key_in_flight') ? 'Replayable' : ''}`
+    const ownName = replayed && !sharing.includes('idempotency_key_in_flight')
+    const name = `${responseName(sharing)}${ownName ? 'Replayable' : ''}`
     responses[status] = namedResponse(name, {
       ...ErrorSchema,
       description: sharing.map((code) => whenFor[code] ?? ERROR_CODES[code].meaning).join(' '),
