@@ -46,6 +46,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
     events: services.events,
     eventsSchema: EventsSchema,
     heartbeatMs: tuning.eventHeartbeatSeconds * 1000,
+    keyRecheckMs: tuning.eventStreamKeyRecheckMs,
     publicBaseUrl,
   })
   await api.register(webhookRoutes, {

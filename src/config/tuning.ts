@@ -16,6 +16,12 @@ export interface Tuning {
   eventWaitMaxSeconds: number
   /** Between the comments that keep an idle event stream open through proxies that drop silent connections. */
   eventHeartbeatSeconds: number
+  /**
+   * An open event stream asks again whether its key still holds (revoked, expired) before it writes, at most this
+   * often: every commit invalidates the keys' cache, so asking before every batch would cost each stream a key
+   * lookup per commit. A revoked key's stream ends within this time, or at its next heartbeat.
+   */
+  eventStreamKeyRecheckMs: number
   /** How often waiting readers look for events committed by other instances (this one's own wake them at once). */
   eventPollIntervalMs: number
   /** One delivery attempt: a 2xx must have arrived (and up to 4 KiB of its body been read) within this time. */
@@ -50,6 +56,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   idempotencyLeaseSeconds: 10,
   eventWaitMaxSeconds: 30,
   eventHeartbeatSeconds: 15,
+  eventStreamKeyRecheckMs: 1000,
   eventPollIntervalMs: 25,
   webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
   webhookLeaseMs: ATTEMPT_TIMEOUT_MS * LEASE_PER_ATTEMPT,

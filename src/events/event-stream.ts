@@ -11,9 +11,15 @@ export interface EventStreamOptions {
   /** Where the stream starts, named in its first line. */
   after: number
   heartbeatMs: number
-  /** Asked before each write: false ends the stream (its key was revoked or has expired since it opened). */
+  /**
+   * Whether the stream's key still holds (not revoked, not expired): asked before a heartbeat, and before events
+   * when it was last asked `keyRecheckMs` ago or more. False ends the stream. A check that fails (the database
+   * unreachable) decides nothing: the stream goes on, as it does through an outage, and asks again next time.
+   */
   stillAuthorized: () => Promise<boolean>
+  keyRecheckMs: number
   onError: (error: unknown) => void
+  onCheckFailed: (error: unknown) => void
 }
 
 /** One event: its id (what an EventSource sends back as Last-Event-ID), its type, and its JSON on one line. */
@@ -33,7 +39,7 @@ function delay(milliseconds: number): { elapsed: Promise<void>; cancel: () => vo
 
 export function eventStreamBody(
   subscription: EventSubscription,
-  { after, heartbeatMs, stillAuthorized, onError }: EventStreamOptions,
+  { after, heartbeatMs, stillAuthorized, keyRecheckMs, onError, onCheckFailed }: EventStreamOptions,
 ): Readable {
   let drained: (() => void) | undefined
   const body = new Readable({
@@ -49,7 +55,23 @@ export function eventStreamBody(
   })
 
   const write = async (text: string) => {
+    // A client gone while the stream waited: nothing can drain a destroyed body.
+    if (body.destroyed) return
     if (!body.push(text)) await new Promise<void>((resolve) => (drained = resolve))
+  }
+
+  let checkedAt = performance.now()
+  /** False once the key no longer holds; true when it holds, was checked lately, or could not be checked. */
+  const keyHolds = async (heartbeat: boolean): Promise<boolean> => {
+    if (!heartbeat && performance.now() - checkedAt < keyRecheckMs) return true
+    try {
+      const holds = await stillAuthorized()
+      checkedAt = performance.now()
+      return holds
+    } catch (error) {
+      onCheckFailed(error)
+      return true
+    }
   }
 
   const pump = async () => {
@@ -60,7 +82,9 @@ export function eventStreamBody(
       const events = await subscription.next(quiet.elapsed)
       quiet.cancel()
       if (subscription.ended) break
-      if (!(await stillAuthorized())) {
+      const holds = await keyHolds(events.length === 0)
+      if (subscription.ended || body.destroyed) break
+      if (!holds) {
         await write(KEY_NO_LONGER_VALID)
         break
       }

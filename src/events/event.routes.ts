@@ -29,6 +29,8 @@ export interface EventRoutesOptions {
   /** The Events schema, its data composed of the features' (eventSchemas): the answer of a page. */
   eventsSchema: ReturnType<typeof eventSchemas>['EventsSchema']
   heartbeatMs: number
+  /** An open stream asks whether its key still holds at most this often (Tuning.eventStreamKeyRecheckMs). */
+  keyRecheckMs: number
   publicBaseUrl: string | undefined
 }
 
@@ -83,7 +85,7 @@ function sendStream(reply: FastifyReply, body: Readable): FastifyReply {
 
 export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async (
   app,
-  { events, eventsSchema, heartbeatMs, publicBaseUrl },
+  { events, eventsSchema, heartbeatMs, keyRecheckMs, publicBaseUrl },
 ) => {
   app.get(
     '/events',
@@ -146,9 +148,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
           `\`EventSource\` when it reconnects) or \`after\`; ` +
           `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open. The ` +
           `stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). Its key is ` +
-          'checked again before each event and heartbeat: once it is revoked or has expired (or lost `events:read`), ' +
-          'the stream ends with the comment `: the API key is no longer valid for this stream`, and reconnecting ' +
-          'is refused like any request with that key. ' +
+          `checked again before events are sent (at most every ${keyRecheckMs / 1000} s) and before each heartbeat: ` +
+          'once it is revoked or has expired, the stream ends with the comment `: the API key is no longer valid ' +
+          'for this stream`, and reconnecting is refused like any request with that key. ' +
           "A browser's `EventSource` cannot send `Authorization`: it may pass the key as `access_token` instead. " +
           "Each open stream counts against the key's open streams and long polls (429 beyond them).",
         ...BETA,
@@ -188,8 +190,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       const body = eventStreamBody(subscription, {
         after,
         heartbeatMs,
+        keyRecheckMs,
         stillAuthorized: () => app.stillAuthorized(request),
         onError: (error) => request.log.warn({ err: error }, 'event stream ended by an error'),
+        onCheckFailed: (error) => request.log.warn({ err: error }, "event stream's key could not be checked"),
       })
       // The documented body is text; it is sent as a stream of that text.
       return sendStream(reply, body)

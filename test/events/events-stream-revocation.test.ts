@@ -1,6 +1,6 @@
 // An open event stream holds its key to the same rule as a new request: revoked or expired, the key gets nothing
-// more. The stream asks before each write (an event or a heartbeat), says why in a last comment line and ends;
-// the client's reconnection is then refused like any request with that key.
+// more. The stream asks before it writes (here before every write; at most once a second by default), says why in
+// a last comment line and ends; the client's reconnection is then refused like any request with that key.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { KEY_NO_LONGER_VALID } from '../../src/events/event-stream.js'
@@ -35,7 +35,8 @@ describe(`an open event stream whose key stops being valid, on ${TEST_STORE}`, (
   let server: TestServer
 
   before(async () => {
-    server = await startTestServer({ tuning: { eventHeartbeatSeconds: 1 } })
+    // Asked before every write, so that the event right after a revocation is the one that must not be sent.
+    server = await startTestServer({ tuning: { eventHeartbeatSeconds: 1, eventStreamKeyRecheckMs: 0 } })
   })
   after(() => server.close())
 

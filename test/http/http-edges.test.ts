@@ -157,6 +157,13 @@ describe('HTTP edges', () => {
           { allow: 'GET, HEAD' },
         )
       }
+      // The asterisk-form target names no resource: 404 for every method, as for GET.
+      for (const method of ['GET', 'POST'])
+        assertRawError(await send(`${method} * HTTP/1.1\r\nHost: a\r\nConnection: close\r\n`), {
+          status: 404,
+          code: 'not_found',
+          message: `No route ${method} *.`,
+        })
       // The routes themselves still answer.
       for (const path of ['/v1/openapi.json', '/docs/json', '/healthz', '/readyz', '/metrics', '/'])
         assert.equal((await server.request(path, { auth: false })).status, 200, path)

@@ -19,5 +19,9 @@ export function registerRootIndex(app: FastifyInstance, limitPublicRoute: onRequ
     if (requestPath(request) !== '/') throw noRouteError(request)
     return reply.type('application/json; charset=utf-8').send(body)
   })
-  rejectOtherMethods(app, '/', ['GET'], limitPublicRoute)
+  // The asterisk-form target names no resource, whatever the method: 404 there too, not 405.
+  rejectOtherMethods(app, '/', ['GET'], async function limitAndRefuseAsterisk(request, reply) {
+    await limitPublicRoute.call(this, request, reply)
+    if (requestPath(request) !== '/') throw noRouteError(request)
+  })
 }

@@ -1,0 +1,79 @@
+// The stream body's key checks, driven by a scripted subscription: when it asks (before a heartbeat always, before
+// events at most every keyRecheckMs), that a false answer ends it after one last comment, and that a check that
+// fails (the database unreachable) decides nothing: the stream goes on and asks again at the next heartbeat.
+import assert from 'node:assert/strict'
+import type { Readable } from 'node:stream'
+import { describe, it } from 'node:test'
+import { eventStreamBody, HEARTBEAT, KEY_NO_LONGER_VALID } from '../../src/events/event-stream.js'
+import type { FeedEvent } from '../../src/events/event.mapper.js'
+import type { EventSubscription } from '../../src/events/event.service.js'
+
+const event = (id: number): FeedEvent => ({ id, type: 'pet.created', json: `{"id":${id}}` })
+const frame = (id: number) => `id: ${id}\nevent: pet.created\ndata: {"id":${id}}\n\n`
+
+/** Answers each `next` with the following batch ([] is a quiet heartbeat interval), then ends. */
+function scripted(batches: FeedEvent[][]): EventSubscription {
+  let ended = false
+  return {
+    initial: [],
+    get ended() {
+      return ended
+    },
+    async next() {
+      const batch = batches.shift()
+      if (batch === undefined) ended = true
+      return batch ?? []
+    },
+    close() {
+      ended = true
+    },
+  }
+}
+
+async function text(body: Readable): Promise<string> {
+  let all = ''
+  for await (const chunk of body) all += String(chunk)
+  return all
+}
+
+function stream(batches: FeedEvent[][], answers: (boolean | Error)[], keyRecheckMs: number) {
+  const asked: number[] = []
+  const failures: unknown[] = []
+  const body = eventStreamBody(scripted(batches), {
+    after: 0,
+    heartbeatMs: 60_000,
+    keyRecheckMs,
+    stillAuthorized: async () => {
+      asked.push(asked.length)
+      const answer = answers.shift() ?? true
+      if (answer instanceof Error) throw answer
+      return answer
+    },
+    onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
+    onCheckFailed: (error) => failures.push(error),
+  })
+  return { body, asked, failures }
+}
+
+describe('an event stream asking whether its key still holds', () => {
+  it('asks before every write when the interval is 0, and ends on the first no', async () => {
+    const { body, asked } = stream([[event(1)], [event(2)], [event(3)]], [true, false], 0)
+    assert.equal(await text(body), `: events after 0\n\n${frame(1)}${KEY_NO_LONGER_VALID}`)
+    assert.equal(asked.length, 2)
+  })
+
+  it('does not ask again before events within the interval, but always before a heartbeat', async () => {
+    const { body, asked } = stream([[event(1)], [event(2)], [], [event(3)]], [false], 60_000)
+    // Events 1 and 2 come within the interval of the stream's opening; the heartbeat asks, and the answer ends it.
+    assert.equal(await text(body), `: events after 0\n\n${frame(1)}${frame(2)}${KEY_NO_LONGER_VALID}`)
+    assert.equal(asked.length, 1)
+  })
+
+  it('goes on when a check fails, and asks again next time', async () => {
+    const { body, asked, failures } = stream([[], [event(1)], []], [new Error('database unreachable'), true, false], 0)
+    assert.equal(await text(body), `: events after 0\n\n${HEARTBEAT}${frame(1)}${KEY_NO_LONGER_VALID}`)
+    assert.equal(asked.length, 3)
+    assert.equal(failures.length, 1)
+    assert.equal((failures[0] as Error).message, 'database unreachable')
+  })
+})
