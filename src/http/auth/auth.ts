@@ -140,9 +140,9 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply, guard
 
 /**
  * Whether the key a request was let in with still holds for its route: not revoked, not expired, its scope still
- * granted. For a response that outlives the check at its start (an event stream), which asks again before each
- * thing it sends, so that revoking a key also ends what it already has open. A stored key is read again only
- * when the database changed since its last reading (the authenticator's cache).
+ * granted. For a response that outlives the check at its start (an event stream, which asks again before it
+ * sends: event-stream.ts), so that revoking a key also ends what it already has open. A stored key is read again
+ * only when the database changed since its last reading (the authenticator's cache).
  */
 async function keyStillAuthorized(request: FastifyRequest, authenticator: Authenticator): Promise<boolean> {
   const presented = presentedKey(request)
