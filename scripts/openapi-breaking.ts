@@ -73,26 +73,34 @@ export function dereference(document: Json): Json {
  */
 export function breakingChanges(before: Json, after: Json, accepted: Acceptance[] = []): BreakingChange[] {
   const [resolvedBefore, resolvedAfter] = [dereference(before), dereference(after)]
-  const { diffs } = apiCompare(resolvedBefore, resolvedAfter)
+  // The diff tool rewrites what it is given (it normalises schemas in place): our rules read the documents as they are.
+  const { diffs } = apiCompare(structuredClone(resolvedBefore), structuredClone(resolvedAfter))
   const found = diffs
     .filter((diff) => diff.type === 'breaking')
     .map((diff) => ({ action: diff.action, path: diff.path.join('/'), description: diff.description ?? '' }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
   for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
     if (!seen.has(`${change.action} ${change.path}`)) found.push(change)
-  const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^${acceptance.path}$`) }))
+  // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
+  const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))
   return found.filter(
     (change) => !patterns.some((pattern) => pattern.action === change.action && pattern.regex.test(change.path)),
   )
 }
 
-/** Release versions in ascending order (1.2.0 before 1.10.0). */
-function byVersion(a: string, b: string): number {
-  const parts = (version: string) => version.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0)
-  const [x, y] = [parts(a), parts(b)]
-  for (let index = 0; index < Math.max(x.length, y.length); index++)
-    if ((x[index] ?? 0) !== (y[index] ?? 0)) return (x[index] ?? 0) - (y[index] ?? 0)
-  return 0
+/** Release versions in ascending order (1.2.0 before 1.10.0, a pre-release such as 1.1.0-rc.1 before 1.1.0). */
+export function byVersion(a: string, b: string): number {
+  const split = (version: string) => {
+    const [release = '', preRelease] = version.split(/-(.*)/s)
+    return { numbers: release.split('.').map((part) => Number.parseInt(part, 10) || 0), preRelease }
+  }
+  const [x, y] = [split(a), split(b)]
+  for (let index = 0; index < Math.max(x.numbers.length, y.numbers.length); index++)
+    if ((x.numbers[index] ?? 0) !== (y.numbers[index] ?? 0)) return (x.numbers[index] ?? 0) - (y.numbers[index] ?? 0)
+  if (x.preRelease === y.preRelease) return 0
+  if (x.preRelease === undefined) return 1
+  if (y.preRelease === undefined) return -1
+  return x.preRelease.localeCompare(y.preRelease, 'en', { numeric: true })
 }
 
 /** The snapshot of the last release: the newest openapi/releases/<version>.json. */

@@ -94,9 +94,12 @@ class Walk {
         if (!was.includes(value))
           this.report('add', [...path, 'enum'], `the service may now send ${value}, which clients do not know`)
     }
-    if (direction === 'reads' && was !== undefined && is !== undefined) {
-      for (const value of was)
-        if (!is.includes(value)) this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`)
+    if (direction === 'reads' && is !== undefined) {
+      if (was === undefined)
+        this.report('add', [...path, 'enum'], `the service now accepts only ${is.map(String).join(', ')}`)
+      else
+        for (const value of was)
+          if (!is.includes(value)) this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`)
     }
   }
 

@@ -20,11 +20,16 @@ export type RetryPolicy = Required<RetryOptions>
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 250, maxDelayMs: 8_000, maxTotalMs: 30_000 }
 
+/** The longest a timer waits (2^31 - 1 ms, about 24.8 days): a longer delay would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export function retryPolicy(options: RetryOptions | undefined): RetryPolicy {
   const policy = { ...DEFAULT_RETRY, ...options }
   for (const [name, value] of Object.entries(policy)) {
     if (!Number.isFinite(value) || value < 0)
       throw new RangeError(`retry.${name} must be a finite number >= 0, not ${String(value)}`)
+    if (name.endsWith('Ms') && value > MAX_TIMER_MS)
+      throw new RangeError(`retry.${name} must be at most ${MAX_TIMER_MS} ms (a timer's limit), not ${value}`)
   }
   if (!Number.isInteger(policy.attempts) || policy.attempts < 1)
     throw new RangeError(`retry.attempts must be an integer >= 1, not ${policy.attempts}`)

@@ -220,6 +220,14 @@ describe('@petstore/client: what is never retried, and the bounds', () => {
     )
   })
 
+  it('refuses a time no timer can wait (beyond 2^31 - 1 ms), which would otherwise fire at once', () => {
+    assert.throws(() => retryPolicy({ maxTotalMs: 2 ** 31 }), {
+      name: 'RangeError',
+      message: "retry.maxTotalMs must be at most 2147483647 ms (a timer's limit), not 2147483648",
+    })
+    assert.equal(retryPolicy({ maxTotalMs: 2 ** 31 - 1 }).maxTotalMs, 2 ** 31 - 1)
+  })
+
   it('the total time bounds the retries', async () => {
     const url = `http://127.0.0.1:${closedPort}/v1/pets`
     assert.equal(

@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { BASELINE, CURRENT, breakingChanges, lastRelease, readAcceptances } from '../../scripts/openapi-breaking.js'
+import {
+  BASELINE,
+  CURRENT,
+  breakingChanges,
+  byVersion,
+  lastRelease,
+  readAcceptances,
+} from '../../scripts/openapi-breaking.js'
 import { generateDocument } from '../../scripts/write-openapi.js'
 import { OrderSchema } from '../../src/orders/order.schema.js'
 
@@ -25,6 +32,7 @@ function judged(edit: (document: Json) => void): { baseline: string[]; release: 
 }
 
 const ORDER_200 = 'paths//store/orders/{orderId}/get/responses/200/content/application/json/schema'
+const EVENT_DATA = 'paths//events/get/responses/200/content/application/json/schema/items/properties/data'
 const schemas = (document: Json): Json => document.components.schemas
 
 /** Each break: what it does, and a change the gate must report for it against the baseline and the release. */
@@ -89,6 +97,26 @@ const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string;
     edit: (document) => schemas(document).OrderStatus.enum.push('shipped'),
     baseline: `add ${ORDER_200}/properties/status/enum`,
     release: `add ${ORDER_200}/properties/status/enum`,
+  },
+  {
+    // Event types are open by a recorded decision; a new value inside an event's data is not.
+    name: "an event's data gains an enum value (the pet's status in PetEventData only)",
+    edit: (document) => {
+      const { Pet, PetStatus, PetEventData } = schemas(document)
+      const status = { type: 'string', enum: [...PetStatus.enum, 'reserved'] }
+      PetEventData.properties.pet = {
+        ...structuredClone(Pet),
+        properties: { ...structuredClone(Pet.properties), status },
+      }
+    },
+    baseline: `add ${EVENT_DATA}/anyOf/0/properties/pet/properties/status/enum`,
+    release: `add ${EVENT_DATA}/anyOf/0/properties/pet/properties/status/enum`,
+  },
+  {
+    name: 'a request field that took any value gains an enum (NewPet.name)',
+    edit: (document) => (schemas(document).NewPet.properties.name.enum = ['Rex']),
+    baseline: 'add paths//pets/post/requestBody/content/application/json/schema/properties/name/enum',
+    release: 'add paths//pets/post/requestBody/content/application/json/schema/properties/name/enum',
   },
   {
     name: 'a request enum loses a value (PetStatus in NewPet)',
@@ -229,5 +257,16 @@ release)', () => {
     assert.equal(generated.components.schemas.Order.properties.complete.type, 'string')
     const changes = breakingChanges(references.release, generated, accepted).map((c) => `${c.action} ${c.path}`)
     assert.ok(changes.includes(`replace ${ORDER_200}/properties/complete/type`), JSON.stringify(changes.slice(0, 5)))
+  })
+
+  it('takes the newest release as the last one, a pre-release before its release', () => {
+    assert.deepEqual(['1.1.0', '1.0.0', '1.1.0-rc.10', '1.10.0', '1.1.0-rc.2', '1.2.0'].sort(byVersion), [
+      '1.0.0',
+      '1.1.0-rc.2',
+      '1.1.0-rc.10',
+      '1.1.0',
+      '1.2.0',
+      '1.10.0',
+    ])
   })
 })
