@@ -36,6 +36,11 @@ export interface MoveSession {
    * yet, in event_inbox); none on a store that keys every row at its insert.
    */
   waitingRows(table: string, columns: readonly string[], order: string): Promise<Row[]>
+  /**
+   * New event ids continue above the retention mark (`event_retention.purged_through`), even when no event is left
+   * to continue from: a follower's `after` may be the mark, and an id at or below it would never be seen.
+   */
+  continueEventIdsAfterRetentionMark(): Promise<void>
   close(): Promise<void>
 }
 

@@ -1,7 +1,7 @@
 // petstore export: one consistent snapshot of the whole shop, table after table, as a shop file (format.ts).
 import type { DatabaseConfig } from '../config.js'
 import { FORMAT_NAME, FORMAT_VERSION, SCHEMA_VERSION, type Closing, type Header } from './format.js'
-import { openMoveSession } from '../db/move-session.js'
+import { openMoveSession, type MoveSession } from '../db/move-session.js'
 import { beginSnapshot, readCounter, tablePages } from './snapshot.js'
 import { TABLES } from './tables.js'
 import { shopFileWriter } from './writer.js'
@@ -10,6 +10,24 @@ export interface MoveProgress {
   /** Rows done so far, in `table`. */
   rows(table: string, count: number): void
   done(): void
+}
+
+/**
+ * The snapshot's schema must be this petstore's: the file says which schema its rows follow, and a newer database
+ * has columns and tables this version would leave out without a word.
+ */
+async function refuseOtherSchema(session: MoveSession): Promise<void> {
+  const [row] = await session.select('select max(name) as name from kysely_migration', [])
+  const schema = typeof row?.name === 'string' ? row.name : '(none)'
+  if (schema > SCHEMA_VERSION)
+    throw new Error(
+      `the database's schema ${schema} is newer than this petstore's (${SCHEMA_VERSION}): export with the ` +
+        'petstore that migrated it',
+    )
+  if (schema < SCHEMA_VERSION)
+    throw new Error(
+      `the database's schema ${schema} is older than this petstore's (${SCHEMA_VERSION}): run petstore migrate first`,
+    )
 }
 
 export async function exportShop(
@@ -21,6 +39,7 @@ export async function exportShop(
   const writer = shopFileWriter(target)
   try {
     await beginSnapshot(session)
+    await refuseOtherSchema(session)
     const exportedAt = new Date().toISOString()
     const header: Header = {
       format: FORMAT_NAME,

@@ -55,6 +55,7 @@ async function load(
         if ((counts[name] ?? 0) !== count)
           throw new DamagedFileError(`the file is damaged: ${name} has not the rows its count says`)
       for (const [table, counter] of counters) await setCounter(session, table, counter)
+      await session.continueEventIdsAfterRetentionMark()
       return counts
     }
     const record = next.value
@@ -73,6 +74,7 @@ async function load(
     }
     if (table.name === 'service_secrets') secrets.serviceSecret(record.row)
     if (table.name === 'webhook_endpoints') secrets.endpoint(record.row)
+    if (table.name === 'idempotency_keys') secrets.storedResponse(record.row)
     await loader.add(record.row)
     if (loader.count % 10_000 === 0) progress.rows(table.name, loader.count)
   }

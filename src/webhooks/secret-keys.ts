@@ -28,6 +28,11 @@ export function signingSecretBox(key: Buffer, older: readonly Buffer[]): SecretB
   return createSecretBox(key, 'petstore webhook signing secret', older)
 }
 
+/** The box of stored idempotent responses that show a signing secret (registration, rotation). */
+export function storedResponseBox(key: Buffer, older: readonly Buffer[]): SecretBox {
+  return createSecretBox(key, 'petstore stored response', older)
+}
+
 export function webhookKeyRing(
   data: DataAccess,
   configured: Buffer | undefined,
@@ -50,7 +55,7 @@ export function webhookKeyRing(
     }
     return {
       signingSecrets: signingSecretBox(key, older),
-      storedResponses: createSecretBox(key, 'petstore stored response', older),
+      storedResponses: storedResponseBox(key, older),
     }
   }
   let loading: Promise<WebhookSecretBoxes> | undefined

@@ -3,9 +3,12 @@
 // typed: `petstore export - | petstore import -`, the target then holding what the source held.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { copyFileSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import SqliteDatabase from 'better-sqlite3'
+import { SCHEMA_VERSION } from '../../src/move/format.js'
 import { CLI } from '../helpers/cli-path.js'
 import { petstore, shopContents } from '../helpers/move.js'
 import { makeTempDir, startTestServer } from '../helpers/server.js'
@@ -53,6 +56,23 @@ describe('a shop file on disk, and a move through a pipe', () => {
     assert.equal(result.code, 0, result.stderr)
     assert.equal(statSync(file).mode & 0o777, 0o600)
     assert.match(result.stderr, /0600/)
+  })
+
+  it('refuses to export a database a newer petstore migrated, writing no file', async () => {
+    const newer = join(directory, 'newer.db')
+    copyFileSync(fileURLToPath(source.url.replace(/^file:/, 'file://')), newer)
+    const handle = new SqliteDatabase(newer)
+    handle.prepare("insert into kysely_migration (name, timestamp) values ('9999_future', '2027-01-01')").run()
+    handle.close()
+    const file = join(directory, 'newer.jsonl')
+    const result = await petstore(['export', file], { DATABASE_URL: `file:${newer}` })
+    assert.equal(result.code, 1)
+    assert.equal(
+      result.stderr.split('\n').slice(1).join('\n'),
+      `petstore: the database's schema 9999_future is newer than this petstore's (${SCHEMA_VERSION}): export with ` +
+        'the petstore that migrated it\n',
+    )
+    assert.equal(existsSync(file), false)
   })
 
   it('moves the whole shop from export - to import -', async () => {

@@ -49,6 +49,8 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     async waitingRows(table, columns, order) {
       return select(`select ${columns.map(quoted).join(', ')} from ${quoted(table)} order by ${order}`, [])
     },
+    // The numbering already starts above max(id) and the mark (db/postgres/number-events.ts).
+    continueEventIdsAfterRetentionMark: async () => undefined,
     close: () => client.end(),
   }
 }

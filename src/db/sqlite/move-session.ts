@@ -28,6 +28,14 @@ export function openSqliteMoveSession(path: string): MoveSession {
     if (statement.reader) statement.all(...parameters)
     else statement.run(...parameters)
   }
+  async function setCounter(table: string, column: string, counter: number): Promise<void> {
+    await run('delete from sqlite_sequence where name = ?', [table])
+    const largest = `coalesce(max(${quoted(column)}), 0)`
+    await run(`insert into sqlite_sequence (name, seq) select ?, max(?, ${largest}) from ${quoted(table)}`, [
+      table,
+      counter,
+    ])
+  }
   return {
     name: 'sqlite',
     placeholder: () => '?',
@@ -43,16 +51,14 @@ export function openSqliteMoveSession(path: string): MoveSession {
       const [row] = await select('select seq as value from sqlite_sequence where name = ?', [table])
       return typeof row?.value === 'number' ? row.value : 0
     },
-    async setCounter(table, column, counter) {
-      await run('delete from sqlite_sequence where name = ?', [table])
-      const largest = `coalesce(max(${quoted(column)}), 0)`
-      await run(`insert into sqlite_sequence (name, seq) select ?, max(?, ${largest}) from ${quoted(table)}`, [
-        table,
-        counter,
-      ])
-    },
+    setCounter,
     // Every row has its id from its insert.
     waitingRows: async () => [],
+    // Events take their ids from AUTOINCREMENT, whose counter only knows the rows inserted.
+    async continueEventIdsAfterRetentionMark() {
+      const [mark] = await select('select coalesce(max(purged_through), 0) as value from event_retention', [])
+      await setCounter('events', 'id', typeof mark?.value === 'number' ? mark.value : 0)
+    },
     close: async () => {
       handle.close()
     },
