@@ -8,7 +8,7 @@ import { DamagedFileError } from './columns.js'
 import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
-import { SecretCheck } from './secret-check.js'
+import { ForeignSecretError, SecretCheck } from './secret-check.js'
 import { filesAnImportCreates, openMoveSession, quoted, type MoveSession } from '../db/move-session.js'
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
@@ -34,18 +34,29 @@ async function refuseHeldShop(session: MoveSession): Promise<void> {
   }
 }
 
-async function load(
-  session: MoveSession,
-  source: Awaited<ReturnType<typeof openShopFile>>,
-  config: Config,
-  progress: MoveProgress,
-) {
+type Records = ReturnType<Awaited<ReturnType<typeof openShopFile>>['records']>
+
+/**
+ * A row the database refuses (a reference to a row not loaded yet) comes of a file whose lines were moved or
+ * edited, more often than not: the rest of the file is read to its checksum first, so that such a file is refused
+ * as damaged, and the database's own reason is given only for a file that is what it says.
+ */
+async function load(session: MoveSession, records: Records, config: Config, progress: MoveProgress) {
+  try {
+    return await loadRecords(session, records, config, progress)
+  } catch (error) {
+    if (error instanceof DamagedFileError || error instanceof ForeignSecretError) throw error
+    for (let next = await records.next(); next.done !== true; next = await records.next());
+    throw error
+  }
+}
+
+async function loadRecords(session: MoveSession, records: Records, config: Config, progress: MoveProgress) {
   const secrets = new SecretCheck(config.webhookSecretKey)
   for (const table of TABLES) if (table.replaced) await session.run(`delete from ${quoted(table.name)}`, [])
   const loaders = new Map<string, TableLoader>()
   // Set once the whole file is checked: PostgreSQL's sequences do not roll back with a refused transaction.
   const counters: [TableEntry, number][] = []
-  const records = source.records()
   for (;;) {
     const next = await records.next()
     if (next.done === true) {
@@ -95,7 +106,7 @@ export async function importShop(
     session = await openMoveSession(database)
     await refuseHeldShop(session)
     await session.beginLoad()
-    const counts = await load(session, source, config, progress)
+    const counts = await load(session, source.records(), config, progress)
     await session.run('commit', [])
     committed = true
     progress.done()

@@ -1,5 +1,5 @@
 // What petstore import refuses, with exit 1, one line naming the cause, and the target as it was: a database
-// that already holds a shop, a damaged, truncated or edited file, a newer format, webhook secrets sealed with
+// that already holds a shop, a damaged, truncated, edited or reordered file, a newer format, webhook secrets sealed with
 // another WEBHOOK_SECRET_KEY, a missing file. On both stores.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -45,6 +45,7 @@ before(async () => {
   const server = await startTestServer({ database: source, env: { ...LOOPBACK_WEBHOOKS, WEBHOOK_SECRET_KEY } })
   try {
     for (const name of ['Rex', 'Tom']) await server.request('/v1/pets', { json: { name, categoryId: 1 } })
+    assert.equal((await server.request('/v1/store/orders', { json: { petId: 2, quantity: 1 } })).status, 201)
     await registerWebhook(server, undefined, { url: 'http://127.0.0.1:9/hooks' })
   } finally {
     await server.close()
@@ -75,6 +76,21 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
         text.replace('\n{"table":"service_secrets"', '\n{"table":"service_secrets"}}'),
       ),
     cause: 'the file is damaged: line 2 is not JSON',
+  },
+  {
+    // The database refuses the order first (its pet is not loaded yet); the file is what is wrong, and said so.
+    name: 'lines moved (an order before the pet it holds)',
+    file: () =>
+      variant('moved.jsonl', (text) => {
+        const lines = text.split('\n')
+        const [order = ''] = lines.splice(
+          lines.findIndex((line) => line.startsWith('{"table":"orders"')),
+          1,
+        )
+        lines.splice(1, 0, order)
+        return lines.join('\n')
+      }),
+    cause: 'the file is damaged or edited: its checksum does not match its contents',
   },
   {
     name: 'a newer format version',
