@@ -1,6 +1,6 @@
 // What petstore import refuses, with exit 1, one line naming the cause, and the target as it was: a database
-// that already holds a shop, a damaged, truncated, edited or reordered file, a newer format, webhook secrets sealed with
-// another WEBHOOK_SECRET_KEY, a missing file. On both stores.
+// that already holds a shop, a damaged, truncated, edited or reordered file, a newer format, webhook secrets
+// sealed with another WEBHOOK_SECRET_KEY, a missing file. On both stores.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
