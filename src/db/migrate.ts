@@ -67,9 +67,23 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
   return rows[0]?.schema
 }
 
-async function migrateOnce(db: Kysely<Database>): Promise<MigrationReport> {
+/**
+ * Brings the schema up to date inside a transaction the caller holds open on `db`'s one connection (an import's
+ * load), so that the migrations roll back with it: a refused import leaves the database as it found it. Kysely's
+ * lock is PostgreSQL's transaction-level advisory lock, held until that transaction ends.
+ */
+export function migrateInsideTransaction(db: Kysely<Database>): Promise<MigrationReport> {
+  return migrateOnce(db, { disableTransactions: true })
+}
+
+async function migrateOnce(db: Kysely<Database>, { disableTransactions = false } = {}): Promise<MigrationReport> {
   const schema = await currentSchema(db)
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
+  const migrator = new Migrator({
+    db,
+    provider,
+    disableTransactions,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  })
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')

@@ -21,6 +21,11 @@ export interface MoveSession {
   beginSnapshot(): Promise<void>
   /** Starts the import's write transaction, holding the database's other writers off from the start. */
   beginLoad(): Promise<void>
+  /**
+   * Brings the schema up to date inside the transaction `beginLoad` started, so that a refused import takes the
+   * schema back with its rows: an empty database is left as empty as it was, not migrated.
+   */
+  migrateInsideLoad(): Promise<void>
   /** A JSON column's value as read, parsed (SQLite keeps JSON as text; PostgreSQL's jsonb arrives parsed). */
   jsonFromStore(value: unknown): unknown
   /** A boolean as this store keeps it (SQLite: 0 or 1). */
@@ -44,8 +49,11 @@ export interface MoveSession {
   close(): Promise<void>
 }
 
-export function openMoveSession(database: DatabaseConfig): Promise<MoveSession> | MoveSession {
-  return database.kind === 'sqlite' ? openSqliteMoveSession(database.path) : openPostgresMoveSession(database.url)
+/** `create`: an import may start from no SQLite file at all (an export needs one). */
+export function openMoveSession(database: DatabaseConfig, { create = false } = {}): Promise<MoveSession> | MoveSession {
+  return database.kind === 'sqlite'
+    ? openSqliteMoveSession(database.path, { create })
+    : openPostgresMoveSession(database.url)
 }
 
 /**

@@ -1,9 +1,7 @@
-// petstore import: a shop file into an empty database of either store, migrated first, in one transaction.
+// petstore import: a shop file into an empty database of either store, migrated and loaded in one transaction.
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
 import { rm } from 'node:fs/promises'
 import type { Config } from '../config.js'
-import { migrateToLatest } from '../db/migrate.js'
-import { openStore } from '../db/store.js'
 import { DamagedFileError } from './columns.js'
 import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
@@ -13,15 +11,6 @@ import { filesAnImportCreates, openMoveSession, quoted, type MoveSession } from 
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
-
-async function migrate(config: Config): Promise<void> {
-  const store = openStore(config)
-  try {
-    await migrateToLatest(store.admin)
-  } finally {
-    await store.close()
-  }
-}
 
 async function refuseHeldShop(session: MoveSession): Promise<void> {
   for (const table of TABLES) {
@@ -102,10 +91,10 @@ export async function importShop(
   let session: MoveSession | undefined
   let committed = false
   try {
-    await migrate(config)
-    session = await openMoveSession(database)
-    await refuseHeldShop(session)
+    session = await openMoveSession(database, { create: true })
     await session.beginLoad()
+    await session.migrateInsideLoad()
+    await refuseHeldShop(session)
     const counts = await load(session, source.records(), config, progress)
     await session.run('commit', [])
     committed = true

@@ -1,11 +1,11 @@
 // Rows straight from a test database, bypassing the service: SQLite opened read-only, or a bare pg client.
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
-import { TEST_STORE, type TestDatabase } from './store.js'
+import type { TestDatabase } from './store.js'
 
 /** The rows of `query` (plain SQL, no parameters). PostgreSQL's bigint arrives as text: callers convert. */
 export async function storedRows<Row>(database: TestDatabase, query: string): Promise<Row[]> {
-  if (TEST_STORE === 'sqlite') {
+  if (database.url.startsWith('file:')) {
     const handle = new SqliteDatabase(database.url.replace(/^file:/, ''), { readonly: true, fileMustExist: true })
     try {
       return handle.prepare(query).all() as Row[]

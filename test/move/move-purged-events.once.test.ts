@@ -49,7 +49,11 @@ for (const store of ['sqlite', 'postgres'] as const) {
         const server = await startTestServer({ database: target })
         try {
           assert.equal((await server.request('/v1/pets', { json: { name: 'After', categoryId: 1 } })).status, 201)
-          const events = (await (await server.request('/v1/events?after=3')).json()) as { id: number; type: string }[]
+          // A long poll: on PostgreSQL the event is numbered just after its commit, by then or a moment later.
+          const events = (await (await server.request('/v1/events?after=3&wait=10')).json()) as {
+            id: number
+            type: string
+          }[]
           assert.deepEqual(
             events.map(({ id, type }) => ({ id, type })),
             [{ id: 4, type: 'pet.created' }],

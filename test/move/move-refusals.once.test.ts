@@ -1,8 +1,9 @@
 // What petstore import refuses, with exit 1, one line naming the cause, and the target as it was: a database
 // that already holds a shop, a damaged, truncated, edited or reordered file, a newer format, webhook secrets
-// sealed with another WEBHOOK_SECRET_KEY, a missing file. On both stores.
+// sealed with another WEBHOOK_SECRET_KEY, a missing file. On both stores; an empty target is left unmigrated.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import SqliteDatabase from 'better-sqlite3'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +14,7 @@ import { loadConfig } from '../../src/config.js'
 import { petstore, shopContents } from '../helpers/move.js'
 import { makeTempDir, startTestServer } from '../helpers/server.js'
 import { createTestDatabase, type TestDatabase, type TestStore } from '../helpers/store.js'
+import { storedRows } from '../helpers/stored-rows.js'
 import { LOOPBACK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const WEBHOOK_SECRET_KEY = randomBytes(32).toString('hex')
@@ -56,6 +58,21 @@ before(async () => {
 after(async () => {
   for (const database of databases) await database.drop()
 })
+
+/** The names of the tables in `database` (its schema on PostgreSQL), sorted. */
+async function tablesIn(database: TestDatabase): Promise<string[]> {
+  const query = database.url.startsWith('file:')
+    ? "select name from sqlite_master where type = 'table' order by name"
+    : 'select table_name as name from information_schema.tables where table_schema = current_schema() order by 1'
+  return (await storedRows<{ name: string }>(database, query)).map((row) => row.name)
+}
+
+async function refusedImport(target: TestDatabase, file: string, key = WEBHOOK_SECRET_KEY) {
+  const result = await petstore(['import', file], { DATABASE_URL: target.url, WEBHOOK_SECRET_KEY: key })
+  assert.equal(result.code, 1)
+  assert.equal(result.stdout, '')
+  return result.stderr.split('\n').slice(1).join('\n')
+}
 
 const REFUSALS: { name: string; file: () => string; cause: string; key?: string }[] = [
   {
@@ -112,30 +129,53 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
   },
 ]
 
+const [edited] = REFUSALS as [(typeof REFUSALS)[number]]
 const onPostgres = !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL'
 
 for (const store of ['sqlite', 'postgres'] as const) {
   describe(`petstore import into ${store} refuses`, { skip: store === 'postgres' && onPostgres }, () => {
     for (const refusal of REFUSALS) {
       it(`${refusal.name}, and changes nothing`, async () => {
-        // SQLite: no database file yet, and none after. PostgreSQL: an empty, migrated database, left as empty.
-        const target = store === 'sqlite' ? await createTestDatabase(store) : await migratedDatabase(store)
-        if (store === 'sqlite') databases.push(target)
-        const empty = store === 'postgres' ? await shopContents(target.url, join(directory, 'empty.jsonl')) : ''
-        const result = await petstore(['import', refusal.file()], {
-          DATABASE_URL: target.url,
-          WEBHOOK_SECRET_KEY: refusal.key ?? WEBHOOK_SECRET_KEY,
-        })
-        assert.equal(result.code, 1)
-        assert.equal(result.stdout, '')
+        // SQLite: no database file yet, and none after. PostgreSQL: an empty schema, left without a table.
+        const target = await createTestDatabase(store)
+        databases.push(target)
         assert.equal(
-          result.stderr.split('\n').slice(1).join('\n'),
+          await refusedImport(target, refusal.file(), refusal.key),
           `petstore: import refused, nothing changed: ${refusal.cause}\n`,
         )
         if (store === 'sqlite') assert.equal(existsSync(fileURLToPath(target.url.replace(/^file:/, 'file://'))), false)
-        else assert.equal(await shopContents(target.url, join(directory, 'after.jsonl')), empty)
+        else assert.deepEqual(await tablesIn(target), [])
       })
     }
+
+    it(
+      'an edited file into an existing SQLite file without a table, and leaves it so',
+      {
+        skip: store !== 'sqlite',
+      },
+      async () => {
+        const target = await createTestDatabase(store)
+        databases.push(target)
+        new SqliteDatabase(target.url.replace(/^file:/, '')).close()
+        assert.equal(
+          await refusedImport(target, edited.file()),
+          `petstore: import refused, nothing changed: ${edited.cause}\n`,
+        )
+        assert.deepEqual(await tablesIn(target), [])
+      },
+    )
+
+    it('an edited file into an empty database already migrated, and leaves it as it was', async () => {
+      const target = await migratedDatabase(store)
+      const tables = await tablesIn(target)
+      const empty = await shopContents(target.url, join(directory, `empty-${store}.jsonl`))
+      assert.equal(
+        await refusedImport(target, edited.file()),
+        `petstore: import refused, nothing changed: ${edited.cause}\n`,
+      )
+      assert.deepEqual(await tablesIn(target), tables)
+      assert.equal(await shopContents(target.url, join(directory, `empty-${store}-after.jsonl`)), empty)
+    })
 
     it('a database that already holds a shop, and changes nothing', async () => {
       const target = await createTestDatabase(store)

@@ -1,4 +1,7 @@
 // PostgreSQL's side of a move session (db/move-session.ts): one pg client of its own.
+import { Kysely, PostgresDialect } from 'kysely'
+import type { Database } from '../database.js'
+import { migrateInsideTransaction } from '../migrate.js'
 import { quoted, type MoveSession, type Row } from '../move-session.js'
 import { parseInt8 } from '../postgres.js'
 
@@ -26,6 +29,12 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     run,
     beginSnapshot: () => run('begin isolation level repeatable read read only', []),
     beginLoad: () => run('begin', []),
+    // Kysely's PostgreSQL driver, given this one client as its whole pool (released to nothing, never ended).
+    async migrateInsideLoad() {
+      const lent = { query: client.query.bind(client), release: () => {} }
+      const pool = { connect: async () => lent, end: async () => {} }
+      await migrateInsideTransaction(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }))
+    },
     jsonFromStore: (value) => value,
     booleanToStore: (value) => value,
     // PostgreSQL refuses a value for an identity column unless told the file's ids are to be kept.

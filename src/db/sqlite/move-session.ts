@@ -1,12 +1,19 @@
 // SQLite's side of a move session (db/move-session.ts): one better-sqlite3 handle, prepared statements.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
+import { Kysely, SqliteDialect } from 'kysely'
+import type { Database } from '../database.js'
+import { migrateInsideTransaction } from '../migrate.js'
 import { quoted, type MoveSession, type Row } from '../move-session.js'
 import { BUSY_TIMEOUT_MS, SqliteDatabaseMissingError } from '../sqlite.js'
 
-export function openSqliteMoveSession(path: string): MoveSession {
-  if (!existsSync(path)) throw new SqliteDatabaseMissingError(path)
-  const handle = new SqliteDatabase(path, { fileMustExist: true })
+export function openSqliteMoveSession(path: string, { create = false } = {}): MoveSession {
+  if (!create && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
+  if (create) mkdirSync(dirname(path), { recursive: true })
+  const handle = new SqliteDatabase(path, { fileMustExist: !create })
+  // What the service sets on a file it creates; outside any transaction, where SQLite accepts it.
+  if (create) handle.pragma('journal_mode = WAL')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   handle.pragma('foreign_keys = ON')
   // A load is one transaction: made durable once, at its commit.
@@ -44,6 +51,10 @@ export function openSqliteMoveSession(path: string): MoveSession {
     // A deferred transaction takes its snapshot at its first read and keeps it (WAL), writers go on.
     beginSnapshot: () => run('begin', []),
     beginLoad: () => run('begin immediate', []),
+    // Kysely's SQLite driver on this very handle (never destroyed here: that would close it).
+    async migrateInsideLoad() {
+      await migrateInsideTransaction(new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) }))
+    },
     jsonFromStore: (value) => (typeof value === 'string' ? JSON.parse(value) : value),
     booleanToStore: (value) => Number(value),
     insertKeepingIds: '',
