@@ -16,12 +16,28 @@ const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: MESSAGES.requestTimeout() },
 }
 
+/** Sockets whose parse error waits for the response in flight on them (a second report is the same error). */
+const waiting = new WeakSet<Socket>()
+
+type InFlight = NodeJS.EventEmitter & { headersSent: boolean; req?: { complete: boolean } }
+
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  // A response already under way on this socket (the error is in a pipelined request behind it) cannot be
-  // followed by a second status line without corrupting the stream: Node's own handler drops such sockets too.
-  const responseStarted =
-    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-  if (error.code === 'ECONNRESET' || !socket.writable || responseStarted) {
+  const inFlight = (socket as Socket & { _httpMessage?: InFlight | null })._httpMessage
+  // The error is in a request pipelined behind one read whole and still being answered: responses go in the
+  // order of the requests (RFC 9112 section 9.3.2), so the refusal waits for that response to finish. Written
+  // now, it would take that response's place (a create committed but answered 400) or break its bytes.
+  if (inFlight?.req?.complete === true && socket.writable) {
+    if (waiting.has(socket)) return
+    waiting.add(socket)
+    inFlight.once('finish', () => {
+      waiting.delete(socket)
+      handleClientError(error, socket)
+    })
+    return
+  }
+  // Otherwise the error is the answered request's own (its body broke off, or took too long): a response already
+  // under way cannot be followed by a second status line, and Node's own handler drops such sockets too.
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy()
     return
   }

@@ -303,6 +303,35 @@ Node's bare 417", async () => {
       )
     })
 
+    it('answers a request it cannot parse after the responses to the requests pipelined before it', async () => {
+      const body = '{"name":"Piped","categoryId":1}'
+      const { responses, leftover } = await exchangeRaw(
+        server.baseUrl,
+        Buffer.from(
+          `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+            `GET /v1/pets/999999 HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n` +
+            'GARBAGE\r\n\r\n',
+        ),
+        { head: false, endAfterWrite: false },
+      )
+      assert.equal(leftover, '')
+      const created = JSON.parse(responses[0]?.body ?? '') as { id: number }
+      assert.deepEqual(
+        responses.map(({ status, body }) => ({ status, body: JSON.parse(body) as unknown })),
+        [
+          { status: 201, body: { id: created.id, name: 'Piped', categoryId: 1, status: 'available' } },
+          { status: 404, body: { code: 'not_found', message: 'No pet has id 999999.', status: 404 } },
+          {
+            status: 400,
+            body: { code: 'invalid_request', message: 'The request could not be parsed as HTTP/1.1.', status: 400 },
+          },
+        ],
+      )
+      const stored = await server.request(`/v1/pets/${created.id}`)
+      assert.equal(stored.status, 200)
+    })
+
     it('answers a malformed request line with 400 invalid_request', async () => {
       for (const head of [
         'GARBAGE\r\n\r\n',
