@@ -8,6 +8,7 @@ import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repos
 import { RecentDigests } from './recent-digests.js'
 import type { Authenticator, Principal } from '../http/auth/authenticator.js'
 import { parseStoredScopes, SCOPES } from './scopes.js'
+import { staticKeyId } from './static-key-id.js'
 
 /** last_used_at is a hint for operators, so it is written at most this often per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
@@ -31,9 +32,9 @@ export interface AuthenticatorOptions {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
-  const staticKeys = options.staticKeys.map((key, index) => ({
+  const staticKeys = options.staticKeys.map((key) => ({
     digest: Buffer.from(hashApiKey(key), 'hex'),
-    principal: { keyId: `static-${index + 1}`, scopes: SCOPES } satisfies Principal,
+    principal: { keyId: staticKeyId(key), scopes: SCOPES } satisfies Principal,
   }))
   const lastTouched = new Map<number, number>()
   // Active keys by digest, kept while nobody commits (the store's data version): a revocation, from this

@@ -1,4 +1,5 @@
 // What an operator relies on: liveness, readiness (and its failure), Prometheus metrics, explicit time-outs.
+import { staticKeyId } from '../../src/keys/static-key-id.js'
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
@@ -10,7 +11,6 @@ import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/serve
 
 const SECOND_KEY = 'second-static-key-0123456789'
 /** Static keys are labelled by their place in PETSTORE_API_KEYS. */
-const staticKeyId = (key: string) => `static-${[TEST_API_KEY, SECOND_KEY].indexOf(key) + 1}`
 
 /** The value of one sample of the exposition, or undefined when the series does not exist. */
 function sample(text: string, series: string): number | undefined {

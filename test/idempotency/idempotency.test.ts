@@ -1,5 +1,6 @@
 // Idempotency-Key on POST /v1/pets: replays, mismatches, scoping, concurrent duplicates, validation, expiry and
 // the takeover of a key whose request died, on the store of the pass (SQLite or PostgreSQL).
+import { staticKeyId } from '../../src/keys/static-key-id.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { requestFingerprint } from '../../src/idempotency/fingerprint.js'
@@ -73,7 +74,7 @@ describe('Idempotency-Key on POST /v1/pets', () => {
         headers: { location: first.headers.get('location'), etag: `"${pet.id}.1"` },
       },
     )
-    assert.equal(row.api_key_id, 'static-1')
+    assert.equal(row.api_key_id, staticKeyId(TEST_API_KEY))
     assert.match(row.request_fingerprint, /^[0-9a-f]{64}$/)
     assert.ok(Date.parse(row.expires_at) - Date.now() > 23.9 * HOUR_MS, `kept at least 24 hours: ${row.expires_at}`)
   })

@@ -4,10 +4,9 @@ import type { Scope } from './scopes.js'
 
 export interface Principal {
   /**
-   * Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<n>` for the n-th key of
-   * PETSTORE_API_KEYS (never a function of the key itself, which could help guess a short one offline).
-   * It also owns the key's rate-limit counter and Idempotency-Key records: a static key removed from the
-   * middle of the list passes its number, and those, to the next one (append new keys, remove from the end).
+   * Stable, non-secret identity for logs and metrics: the stored key's id, or `static-<16 hex digits>` for a key
+   * of PETSTORE_API_KEYS, derived from it through scrypt (keys/static-key-id.ts): the same on every instance and
+   * whatever the list's order. It also owns the key's rate-limit counter and Idempotency-Key records.
    */
   keyId: string
   /** What the key may do. Static keys (PETSTORE_API_KEYS) may do everything. */
