@@ -13,6 +13,7 @@ import * as webhookFanOut from './migrations/0009_webhook_fan_out.js'
 import * as eventLog from './migrations/0010_event_log.js'
 import * as categories from './migrations/0011_categories.js'
 import * as eventInbox from './migrations/0012_event_inbox.js'
+import * as dataVersionFreeShard from './migrations/0013_data_version_free_shard.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0010_event_log': eventLog,
   '0011_categories': categories,
   '0012_event_inbox': eventInbox,
+  '0013_data_version_free_shard': dataVersionFreeShard,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

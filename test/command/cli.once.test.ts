@@ -152,6 +152,7 @@ second', async () => {
       { name: '0010_event_log' },
       { name: '0011_categories' },
       { name: '0012_event_inbox' },
+      { name: '0013_data_version_free_shard' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },

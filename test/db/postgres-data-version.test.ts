@@ -87,6 +87,26 @@ describe('the PostgreSQL data version', () => {
     assert.equal(await version(observer), initial + 2)
   })
 
+  it('never makes a writer wait for a row of the version another transaction holds (no deadlock on it)', async () => {
+    // What a connection whose pid meets this one's modulo 64 did before: it held this connection's row of the
+    // version (a statement of its open transaction, even one that changed nothing, had bumped it), then waited
+    // for a pet this one was changing. This one waiting for that row in turn was a deadlock.
+    const writer = await connect(schema)
+    const other = await connect(schema)
+    await writer.query(`set lock_timeout = '2s'`)
+    const observer = await connect()
+    const initial = await version(observer)
+    const ownShard = Number((await writer.query('select pg_backend_pid() % 64 as shard')).rows[0].shard)
+    await other.query('begin')
+    await other.query('select 1 from data_version where shard = $1 for update', [ownShard])
+    await writer.query('begin')
+    // Fails with a lock time-out if the bump waits for the row `other` holds.
+    await writer.query(`insert into pets (name, category_id, status) values ('beside a held row', 1, 'available')`)
+    await writer.query('commit')
+    assert.equal(await version(observer), initial + 1, 'the write is counted on another row')
+    await other.query('rollback')
+  })
+
   it('answers every get of a turn, batched into one query, as findPetById would', async () => {
     const pets = await Promise.all(Array.from({ length: 12 }, (_, index) => create(`batched-${index}`)))
     const ids = [...pets.map((pet) => pet.id), pets[0]?.id ?? 0, 9_007_199_254_740_991]
