@@ -37,7 +37,7 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
     )
   }
   try {
-    await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
+    await explainingDatabaseErrors(config.database, () => migrateToLatest(store.migrations))
     return await work(store)
   } finally {
     await store.close()
@@ -47,7 +47,7 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
 export async function migrate(config: Config): Promise<void> {
   const store = await explainingDatabaseErrors(config.database, () => openStore(config))
   try {
-    const { applied } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.admin))
+    const { applied } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.migrations))
     console.log(
       applied.length > 0
         ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describeDatabase(config.database)}.`

@@ -24,7 +24,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
   let initialKey: string | undefined
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
-      if (config.migrateOnStart) await migrateToLatest(store.admin)
+      if (config.migrateOnStart) await migrateToLatest(store.migrations)
       return buildApp(config, { store, logStream: createLogDestination(), tuning })
     })
     await app

@@ -53,7 +53,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
     try {
       return await migrateOnce(db)
     } catch (error) {
-      if (attempt >= ATTEMPTS || !isDatabaseUnavailable(error)) throw error
+      // A cancelled statement is not retried: the migrations run without a time-out, so someone cancelled it.
+      const cancelled = (error as { cause?: { code?: unknown } }).cause?.code === '57014'
+      if (attempt >= ATTEMPTS || !isDatabaseUnavailable(error) || cancelled) throw error
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
     }
   }

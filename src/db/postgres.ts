@@ -73,6 +73,8 @@ interface Connections {
   sequencing: pg.Pool
   /** A connection outside every pool and pipeline (LISTEN). */
   newClient: () => pg.Client
+  /** One connection for migrations, without the statement time-outs, closed a second after its last use. */
+  migrations: pg.Pool
 }
 
 /** The connections, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
@@ -132,7 +134,15 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
     return client
   }, READ_CONNECTIONS)
   const newClient = () => new Client(settings)
-  return { pool, bookkeeping, reads, sequencing, newClient }
+  const migrations = new pg.Pool({
+    ...settings,
+    statement_timeout: undefined,
+    query_timeout: undefined,
+    max: 1,
+    idleTimeoutMillis: 1000,
+  })
+  migrations.on('error', options.onIdleError)
+  return { pool, bookkeeping, reads, sequencing, newClient, migrations }
 }
 
 /** What PostgreSQL adds to every store. */
@@ -159,9 +169,13 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
   const read = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
   })
+  const migrations = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: async () => (await shared()).migrations }),
+  })
 
   return {
     admin: db,
+    migrations,
     read,
     transaction: (work) => runTransaction(db, work),
     bookkeeping: { read: bookkeeping, transaction: (work) => runTransaction(bookkeeping, work) },
@@ -188,6 +202,7 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
     groupCommitStats: undefined,
     combinedStatementStats: groups.stats,
     async close() {
+      await migrations.destroy()
       await read.destroy()
       await bookkeeping.destroy()
       await sequencing.destroy()

@@ -91,6 +91,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
 
   return {
     admin: db,
+    migrations: db,
     read,
     groupCommitStats: groupCommit.stats,
     combinedStatementStats: undefined,

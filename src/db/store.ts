@@ -23,6 +23,12 @@ export interface Store extends DataAccess {
    */
   admin: Kysely<Database>
   /**
+   * Where migrations run: on PostgreSQL one connection without the statement time-out (a migration rewrites whole
+   * tables, which takes seconds at a million pets; DATABASE_STATEMENT_TIMEOUT_MS is for the service's own
+   * statements), opened only while it is used; on SQLite the same as `admin`.
+   */
+  migrations: Kysely<Database>
+  /**
    * A number that changes whenever anyone commits a write the caches depend on, for caches of reads: SQLite's
    * PRAGMA data_version, or PostgreSQL's data_version table. It counts every commit acknowledged before the
    * caller's request was received. Undefined for an in-memory SQLite database (then nothing is cached).
