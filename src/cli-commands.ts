@@ -3,7 +3,7 @@ import type { Command } from './cli-usage.js'
 import type { NewKey } from './cli-arguments.js'
 import type { Config } from './config.js'
 import { openStore, type Store } from './db/store.js'
-import { migrateToLatest } from './db/migrate.js'
+import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
@@ -37,7 +37,9 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
     )
   }
   try {
-    await explainingDatabaseErrors(config.database, () => migrateToLatest(store.migrations))
+    await explainingDatabaseErrors(config.database, () =>
+      refuseUnmigrated(store.migrations, describeDatabase(config.database)),
+    )
     return await work(store)
   } finally {
     await store.close()

@@ -5,7 +5,8 @@ import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import type { Tuning } from './config/tuning.js'
 import { openStore } from './db/store.js'
-import { migrateToLatest } from './db/migrate.js'
+import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
+import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
 import { createLogDestination } from './log-destination.js'
 import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
@@ -18,13 +19,25 @@ export const SHUTDOWN_GRACE_MS = 10_000
 export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<void> {
   let app: FastifyInstance | undefined
   // A pooled PostgreSQL connection can fail while idle (the server restarted); the pool replaces it.
-  const store = await explainingDatabaseErrors(config.database, () =>
-    openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed')),
-  )
+  const store = await explainingDatabaseErrors(config.database, () => {
+    try {
+      // Without migrations on start, serve never creates a database: an empty one could only be refused.
+      return openStore(config, (error) => app?.log.warn({ err: error }, 'an idle database connection failed'), {
+        mustExist: !config.migrateOnStart,
+      })
+    } catch (error) {
+      if (!(error instanceof SqliteDatabaseMissingError)) throw error
+      throw new Error(
+        `${error.message}, and serve with MIGRATE_ON_START=false does not create one: run petstore migrate first`,
+        { cause: error },
+      )
+    }
+  })
   let initialKey: string | undefined
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
       if (config.migrateOnStart) await migrateToLatest(store.migrations)
+      else await refuseUnmigrated(store.migrations, describeDatabase(config.database))
       return buildApp(config, { store, logStream: createLogDestination(), tuning })
     })
     await app

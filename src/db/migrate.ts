@@ -80,6 +80,28 @@ export function migrateInsideTransaction(db: Kysely<Database>): Promise<Migratio
   return migrateOnce(db, { disableTransactions: true })
 }
 
+/** This petstore's migrations not yet applied to the database (all of them on an empty one); nothing is changed. */
+export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
+  const schema = await currentSchema(db)
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
+  return (await migrator.getMigrations()).filter((migration) => !migration.executedAt).map(({ name }) => name)
+}
+
+/**
+ * Refuses a database this petstore has migrations for that were not applied: what runs on it must find the schema
+ * it was built for, and only `petstore migrate` (or serve with MIGRATE_ON_START) changes a schema.
+ */
+export async function refuseUnmigrated(db: Kysely<Database>, database: string): Promise<void> {
+  const pending = await pendingMigrations(db)
+  if (pending.length > 0 && pending.length === Object.keys(migrations).length)
+    throw new Error(`the ${database} holds no petstore schema yet: run petstore migrate first`)
+  if (pending.length > 0)
+    throw new Error(
+      `the ${database} lacks ${pending.length} migration(s) of this petstore (${pending.join(', ')}): ` +
+        'run petstore migrate first',
+    )
+}
+
 async function migrateOnce(db: Kysely<Database>, { disableTransactions = false } = {}): Promise<MigrationReport> {
   const schema = await currentSchema(db)
   const migrator = new Migrator({

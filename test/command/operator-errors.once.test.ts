@@ -5,6 +5,11 @@ import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
+import { loadConfig } from '../../src/config.js'
+import { migrations } from '../../src/db/migrate.js'
+import { openStore } from '../../src/db/store.js'
+import { migrateUntil } from '../helpers/migrations.js'
 import { freePort, runCli } from '../helpers/process.js'
 import { makeTempDir } from '../helpers/temp.js'
 
@@ -168,5 +173,62 @@ describe('a data directory the service may not write to', () => {
   it('petstore migrate too, after the line naming the database', async () => {
     const result = await runCli(['migrate'], { DATABASE_URL: `file:${file}` }, user)
     assert.deepEqual(result, { code: 1, stdout: '', stderr: `petstore: using SQLite database ${file}\n${line}` })
+  })
+})
+
+describe('a database without the schema this petstore needs', () => {
+  const MIGRATE_FIRST = 'run petstore migrate first'
+  const directory = makeTempDir()
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  it('petstore serve with MIGRATE_ON_START=false and no database file: refused, and no file is made', async () => {
+    const path = join(directory, 'none.db')
+    const result = await runCli(['serve'], {
+      DATABASE_URL: `file:${path}`,
+      MIGRATE_ON_START: 'false',
+      PORT: String(await freePort()),
+    })
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr:
+        `petstore: no SQLite database at ${path}, and serve with MIGRATE_ON_START=false does not create one: ` +
+        'run petstore migrate first\n',
+    })
+    assert.equal(existsSync(path), false)
+  })
+
+  it('one migration behind: serve without migrations on start and the keys commands refuse it, unchanged', async () => {
+    const path = join(directory, 'behind.db')
+    const store = openStore(loadConfig({ DATABASE_URL: `file:${path}` }))
+    const names = Object.keys(migrations)
+    const [last = ''] = names.slice(-1)
+    try {
+      assert.equal((await migrateUntil(store.migrations, names.at(-2) ?? '')).error, undefined)
+    } finally {
+      await store.close()
+    }
+    const lacking = `the SQLite database ${path} lacks 1 migration(s) of this petstore (${last}): ${MIGRATE_FIRST}\n`
+    const serve = await runCli(['serve'], {
+      DATABASE_URL: `file:${path}`,
+      MIGRATE_ON_START: 'false',
+      PORT: String(await freePort()),
+    })
+    assert.deepEqual(serve, { code: 1, stdout: '', stderr: `petstore: ${lacking}` })
+    const keys = await runCli(['keys', 'list'], { DATABASE_URL: `file:${path}` })
+    assert.deepEqual(keys, {
+      code: 1,
+      stdout: '',
+      stderr: `petstore: using SQLite database ${path}\npetstore: ${lacking}`,
+    })
+    const handle = new SqliteDatabase(path, { readonly: true })
+    try {
+      assert.equal(
+        (handle.prepare('select max(name) as name from kysely_migration').get() as { name: string }).name,
+        names.at(-2),
+      )
+    } finally {
+      handle.close()
+    }
   })
 })
