@@ -116,6 +116,22 @@ describe('X-Request-Id, security headers and CORS', () => {
     )
   })
 
+  it('replaces an X-Request-Id that is a key with a generated UUID, so that no key reaches the logs', async () => {
+    const storedForm = `pst_${'A'.repeat(43)}`
+    for (const id of [TEST_API_KEY, storedForm]) {
+      const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
+      assert.equal(response.status, 200)
+      const given = response.headers.get('x-request-id') ?? ''
+      assert.match(given, UUID, id)
+      await response.arrayBuffer()
+      assert.deepEqual(
+        logEntriesFor(given).map((entry) => [entry.msg, entry.statusCode]),
+        [['request completed', 200]],
+      )
+      assert.equal(server.logs.join('').includes(id), false)
+    }
+  })
+
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
     for (const id of ['x'.repeat(129), 'y'.repeat(200), 'abc 123', 'abc\t123', '<script>', 'a/b', 'id;drop']) {
       const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
