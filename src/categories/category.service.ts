@@ -73,6 +73,9 @@ async function createIn(uow: UnitOfWork, { name }: NewCategory): Promise<Version
   const { trx } = uow
   const handedOut = await repository.takeCategoryWritersTurn(trx)
   const key = await refuseTakenName(trx, name)
+  // Pet writes in progress end first, and new ones wait for this create: no pet can take the id chosen below
+  // between the look at the largest categoryId and the commit.
+  await holdWritesTo(trx, 'pets')
   const id = Math.max(handedOut, await repository.largestCategoryIdInUse(trx)) + 1
   if (id > MAX_INT64_ID)
     throw new Conflict(`No category id is left above ${id - 1}, the largest in use; choose one with PUT.`)

@@ -6,7 +6,7 @@ import type { Writer } from './database.js'
  * it waiting until `trx` ends: what `trx` reads of the table afterwards cannot be changed under it. PostgreSQL:
  * SHARE mode, which conflicts with the lock every INSERT, UPDATE and DELETE takes and with nothing that reads.
  * SQLite runs one write transaction at a time, so there it is so already. For rare writes (a category's
- * delete) whose rule depends on the absence of rows that frequent writes (pet creates) might add: the cost
+ * create or delete) whose rule depends on the absence of rows that frequent writes (pet creates) might add: the cost
  * falls on the rare write, and the frequent ones take no extra lock.
  */
 export async function holdWritesTo(trx: Writer, table: 'pets'): Promise<void> {

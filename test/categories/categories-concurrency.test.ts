@@ -1,6 +1,7 @@
 // Category writes under concurrency: two instances on one database racing same-name creates (exactly one wins,
-// the ids handed out are distinct), and a delete racing a pet create that uses the category (the delete waits
-// for the pet's transaction and then refuses, never deleting a category a committing pet uses).
+// the ids handed out are distinct), a delete racing a pet create that uses the category (the delete waits
+// for the pet's transaction and then refuses, never deleting a category a committing pet uses), and a create
+// racing a pet create that takes the next id (the create waits for it and goes above it).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
@@ -67,8 +68,8 @@ describe('category creates on two instances of one database', () => {
   })
 })
 
-/** Whether a session of this database waits for a lock, in the statement the delete uses to hold pet writes. */
-async function deleteWaitsForPetWrites(server: TestServer): Promise<boolean> {
+/** Whether a session of this database waits for a lock, in the statement a category write holds pet writes with. */
+async function waitsToHoldPetWrites(server: TestServer): Promise<boolean> {
   const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity
     where datname = current_database() and wait_event_type = 'Lock' and query like 'lock table%'`.execute(
     server.store.admin,
@@ -108,7 +109,7 @@ describe(
       let answered = false
       const deleting = deleteCategory(server, category.id).finally(() => (answered = true))
       // Once the delete waits for the pet's transaction (or, were it not to wait, has answered), the pet commits.
-      for (let look = 0; look < LOOKS && !answered && !(await deleteWaitsForPetWrites(server)); look++)
+      for (let look = 0; look < LOOKS && !answered && !(await waitsToHoldPetWrites(server)); look++)
         await new Promise((resolve) => setTimeout(resolve, LOOK_INTERVAL_MS))
       commitPet()
       const petId = await petTransaction
@@ -122,6 +123,52 @@ describe(
       assert.equal((await server.request(categoryPath(category.id))).status, 200)
       assert.equal((await server.request(`/v1/pets/${petId}`, { method: 'DELETE' })).status, 204)
       assert.equal((await deleteCategory(server, category.id)).status, 204)
+    })
+  },
+)
+
+describe(
+  'a category create racing a pet create that takes the next id (PostgreSQL)',
+  {
+    skip: TEST_STORE === 'sqlite' ? 'SQLite runs one write transaction at a time' : false,
+  },
+  () => {
+    let server: TestServer
+    before(async () => {
+      server = await startTestServer()
+    })
+    after(() => server.close())
+
+    it('waits for the pet to commit, then chooses the id above its categoryId: 201', async () => {
+      const existing = await createCategory(server, 'Existing')
+      const next = existing.id + 1
+      let commitPet!: () => void
+      const petMayCommit = new Promise<void>((resolve) => (commitPet = resolve))
+      let petInserted!: () => void
+      const inserted = new Promise<void>((resolve) => (petInserted = resolve))
+      // A pet create in progress, in the group the next category would get: inserted, not yet committed.
+      const petTransaction = server.store.transaction(async (trx) => {
+        await insertPet(trx, { name: 'Ahead', category_id: next, status: 'available' })
+        petInserted()
+        await petMayCommit
+      })
+      await inserted
+      let answered = false
+      const creating = server.request('/v1/categories', { json: { name: 'Newest' } }).finally(() => (answered = true))
+      for (let look = 0; look < LOOKS && !answered && !(await waitsToHoldPetWrites(server)); look++)
+        await new Promise((resolve) => setTimeout(resolve, LOOK_INTERVAL_MS))
+      commitPet()
+      await petTransaction
+      const response = await creating
+      assert.equal(response.status, 201)
+      assert.deepEqual(await response.json(), { id: next + 1, name: 'Newest' })
+      assert.equal(response.headers.get('location'), `${server.baseUrl}${categoryPath(next + 1)}`)
+      assert.equal(response.headers.get('etag'), `"${next + 1}.1"`)
+      await assertError(await server.request(categoryPath(next)), {
+        status: 404,
+        code: 'not_found',
+        message: `No category has id ${next}.`,
+      })
     })
   },
 )
