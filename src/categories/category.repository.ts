@@ -25,18 +25,24 @@ export async function listCategories(db: Reader, { afterId, limit }: CategoryPag
   return select.execute()
 }
 
+/** What the counter row holds: the largest category id handed out, and the version new categories start above. */
+export interface CategoryCounter {
+  lastId: number
+  versionFloor: number
+}
+
 /**
  * Takes the category writers' turn: the counter row's lock, held until `trx` ends, so that on PostgreSQL the
  * category writes of all instances run one after another (SQLite has one writer anyway), each reading what
- * the previous one committed. Returns the largest category id handed out so far.
+ * the previous one committed. Returns the counter row as it is.
  */
-export async function takeCategoryWritersTurn(trx: Writer): Promise<number> {
+export async function takeCategoryWritersTurn(trx: Writer): Promise<CategoryCounter> {
   const row = await trx
     .updateTable('category_id_counter')
     .set((eb) => ({ last_id: eb.ref('last_id') }))
-    .returning('last_id')
+    .returning(['last_id', 'version_floor'])
     .executeTakeFirstOrThrow()
-  return Number(row.last_id)
+  return { lastId: Number(row.last_id), versionFloor: Number(row.version_floor) }
 }
 
 /** Records `id` as handed out, if it is larger than every id handed out before. */
@@ -58,7 +64,19 @@ export async function largestCategoryIdInUse(trx: Writer): Promise<number> {
   return Math.max(Number(category?.id ?? 0), Number(pet?.id ?? 0))
 }
 
-export async function insertCategory(trx: Writer, row: Omit<CategoryRow, 'version'>): Promise<CategoryRow> {
+/**
+ * Raises the floor new categories' versions start above to `version` (a deleted category's last), if it is
+ * below: the id may be named again, and its versions must not repeat.
+ */
+export async function raiseCategoryVersionFloor(trx: Writer, version: number): Promise<void> {
+  await trx
+    .updateTable('category_id_counter')
+    .set({ version_floor: version })
+    .where('version_floor', '<', version)
+    .execute()
+}
+
+export async function insertCategory(trx: Writer, row: CategoryRow): Promise<CategoryRow> {
   return trx.insertInto('categories').values(row).returningAll().executeTakeFirstOrThrow()
 }
 

@@ -1,7 +1,9 @@
 // The categories use cases. Every write first takes the category writers' turn (takeCategoryWritersTurn): the
 // category writes of all instances then run one at a time, each deciding on what the previous ones committed,
 // so "the name is free" and "the id is above every one in use" hold when the write commits. Category writes
-// are rare; pet writes never wait for that turn.
+// are rare; pet writes never wait for that turn. A category created starts at the version just above the
+// counter row's floor, which a delete raises to the deleted category's version: an id deleted and named again
+// never repeats an ETag of the category it was.
 import type { DataAccess, Writer } from '../db/database.js'
 import { holdWritesTo } from '../db/table-locks.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
@@ -71,15 +73,15 @@ async function currentCategory(trx: Writer, id: number, condition: VersionCondit
 
 async function createIn(uow: UnitOfWork, { name }: NewCategory): Promise<VersionedCategory> {
   const { trx } = uow
-  const handedOut = await repository.takeCategoryWritersTurn(trx)
+  const { lastId, versionFloor } = await repository.takeCategoryWritersTurn(trx)
   const key = await refuseTakenName(trx, name)
   // Pet writes in progress end first, and new ones wait for this create: no pet can take the id chosen below
   // between the look at the largest categoryId and the commit.
   await holdWritesTo(trx, 'pets')
-  const id = Math.max(handedOut, await repository.largestCategoryIdInUse(trx)) + 1
+  const id = Math.max(lastId, await repository.largestCategoryIdInUse(trx)) + 1
   if (id > MAX_INT64_ID)
     throw new Conflict(`No category id is left above ${id - 1}, the largest in use; choose one with PUT.`)
-  const row = await repository.insertCategory(trx, { id, name, name_key: key })
+  const row = await repository.insertCategory(trx, { id, name, name_key: key, version: versionFloor + 1 })
   await repository.noteCategoryIdHandedOut(trx, id)
   const created = toVersionedCategory(row)
   await recordEvent(uow, 'category.created', toCategoryEventData(created.category))
@@ -93,12 +95,13 @@ async function putIn(
   conditions: PutConditions,
 ): Promise<PutOutcome> {
   const { trx } = uow
-  await repository.takeCategoryWritersTurn(trx)
+  const { versionFloor } = await repository.takeCategoryWritersTurn(trx)
   const row = await repository.findCategoryById(trx, id)
   if (!row) {
     if (conditions.ifMatch !== undefined) throw new PreconditionFailed('category', id, undefined)
     const key = await refuseTakenName(trx, name)
-    const created = toVersionedCategory(await repository.insertCategory(trx, { id, name, name_key: key }))
+    const inserted = await repository.insertCategory(trx, { id, name, name_key: key, version: versionFloor + 1 })
+    const created = toVersionedCategory(inserted)
     await repository.noteCategoryIdHandedOut(trx, id)
     await recordEvent(uow, 'category.created', toCategoryEventData(created.category))
     return { ...created, created: true }
@@ -133,6 +136,7 @@ async function deleteIn(
     )
   await repository.deleteCategory(trx, id)
   const last = toVersionedCategory(row)
+  await repository.raiseCategoryVersionFloor(trx, last.version)
   await recordEvent(uow, 'category.deleted', toCategoryEventData(last.category))
   return last
 }

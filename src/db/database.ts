@@ -89,9 +89,11 @@ export interface CategoryTable {
   version: Generated<number>
 }
 
-/** One row: the largest category id handed out so far. */
+/** One row: the largest category id handed out so far, and the version every category created starts above. */
 export interface CategoryIdCounterTable {
   last_id: number
+  /** At least the last version of every category deleted (migration 0014 says why). */
+  version_floor: number
 }
 
 /** One change, written in the change's own transaction (events/). */

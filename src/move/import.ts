@@ -2,6 +2,7 @@
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
 import { rm } from 'node:fs/promises'
 import type { Config } from '../config.js'
+import { setVersionFloorOfEarlierFile } from './category-version-floor.js'
 import { DamagedFileError } from './columns.js'
 import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
@@ -23,16 +24,21 @@ async function refuseHeldShop(session: MoveSession): Promise<void> {
   }
 }
 
-type Records = ReturnType<Awaited<ReturnType<typeof openShopFile>>['records']>
+type ShopFile = Awaited<ReturnType<typeof openShopFile>>
+type Records = ReturnType<ShopFile['records']>
 
 /**
  * A row the database refuses (a reference to a row not loaded yet) comes of a file whose lines were moved or
  * edited, more often than not: the rest of the file is read to its checksum first, so that such a file is refused
  * as damaged, and the database's own reason is given only for a file that is what it says.
  */
-async function load(session: MoveSession, records: Records, config: Config, progress: MoveProgress) {
+async function load(session: MoveSession, file: ShopFile, config: Config, progress: MoveProgress) {
+  const records = file.records()
   try {
-    return await loadRecords(session, records, config, progress)
+    const counts = await loadRecords(session, records, config, progress)
+    // The file's events, retention mark and waiting events are in place: the floor's bound counts them.
+    await setVersionFloorOfEarlierFile(session, file.header.schemaVersion)
+    return counts
   } catch (error) {
     if (error instanceof DamagedFileError || error instanceof ForeignSecretError) throw error
     for (let next = await records.next(); next.done !== true; next = await records.next());
@@ -95,7 +101,7 @@ export async function importShop(
     await session.beginLoad()
     await session.migrateInsideLoad()
     await refuseHeldShop(session)
-    const counts = await load(session, source.records(), config, progress)
+    const counts = await load(session, source, config, progress)
     await session.run('commit', [])
     committed = true
     progress.done()

@@ -29,9 +29,15 @@ const integer = 'integer'
 export const TABLES: readonly TableEntry[] = [
   // The cursor signing key and the key kept in the database that opens webhook secrets, before anything sealed.
   { name: 'service_secrets', columns: { name: text, value: text }, key: ['name'], replaced: true },
-  // A category's id is chosen by the service above every id handed out before (the counter row), not by the store.
+  // A category's id is chosen by the service above every id handed out before (the counter row), not by the store;
+  // its first version goes above the counter row's floor, the versions deleted categories reached.
   { name: 'categories', columns: { id: integer, name: text, name_key: text, version: integer }, key: ['id'] },
-  { name: 'category_id_counter', columns: { last_id: integer }, key: [], replaced: true },
+  {
+    name: 'category_id_counter',
+    columns: { last_id: integer, version_floor: integer },
+    key: [],
+    replaced: true,
+  },
   {
     name: 'pets',
     columns: { id: integer, name: text, category_id: integer, status: text, version: integer, deleted_at: text },

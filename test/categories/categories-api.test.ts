@@ -79,23 +79,24 @@ describe('category records', () => {
 
   it('puts: 201 creating with that id (Location, ETag), 200 renaming (new ETag), 200 unchanged for the \
 same name', async () => {
+    // The category deleted above was at version 1: every category created since starts above it, at 2.
     const created = await putCategory(server, 7, 'Fish')
     assert.equal(created.status, 201)
     assert.deepEqual(await created.json(), { id: 7, name: 'Fish' })
     assert.equal(created.headers.get('location'), `${server.baseUrl}/v1/categories/7`)
-    assert.equal(created.headers.get('etag'), '"7.1"')
+    assert.equal(created.headers.get('etag'), '"7.2"')
     const renamed = await putCategory(server, 7, 'Fishes')
     assert.equal(renamed.status, 200)
     assert.deepEqual(await renamed.json(), { id: 7, name: 'Fishes' })
-    assert.equal(renamed.headers.get('etag'), '"7.2"')
+    assert.equal(renamed.headers.get('etag'), '"7.3"')
     assert.equal(renamed.headers.get('location'), null)
     const same = await putCategory(server, 7, 'Fishes')
     assert.equal(same.status, 200)
-    assert.equal(same.headers.get('etag'), '"7.2"')
+    assert.equal(same.headers.get('etag'), '"7.3"')
   })
 
   it('puts conditionally: If-Match and If-None-Match: * answer 412 when they do not hold', async () => {
-    await assertError(await putCategory(server, 8, 'Reptiles', { 'if-match': '"8.1"' }), {
+    await assertError(await putCategory(server, 8, 'Reptiles', { 'if-match': '"8.2"' }), {
       status: 412,
       code: 'precondition_failed',
       message: 'If-Match cannot hold: no category has id 8. Nothing was changed.',
@@ -107,9 +108,9 @@ same name', async () => {
       {
         status: 412,
         code: 'precondition_failed',
-        message: 'If-None-Match: * cannot hold: category 8 exists already, at "8.1". Nothing was changed.',
+        message: 'If-None-Match: * cannot hold: category 8 exists already, at "8.2". Nothing was changed.',
       },
-      { etag: '"8.1"' },
+      { etag: '"8.2"' },
     )
     await assertError(
       await putCategory(server, 8, 'Lizards', { 'if-match': '"8.7"' }),
@@ -117,14 +118,14 @@ same name', async () => {
         status: 412,
         code: 'precondition_failed',
         message:
-          'If-Match does not name the current ETag of category 8, "8.1": it was changed since it was read. ' +
+          'If-Match does not name the current ETag of category 8, "8.2": it was changed since it was read. ' +
           'Nothing was changed; read it again before retrying.',
       },
-      { etag: '"8.1"' },
+      { etag: '"8.2"' },
     )
-    const renamed = await putCategory(server, 8, 'Lizards', { 'if-match': '"8.1"' })
+    const renamed = await putCategory(server, 8, 'Lizards', { 'if-match': '"8.2"' })
     assert.equal(renamed.status, 200)
-    assert.equal(renamed.headers.get('etag'), '"8.2"')
+    assert.equal(renamed.headers.get('etag'), '"8.3"')
     assert.deepEqual((await server.request(categoryPath(8)).then((r) => r.json())) as Category, {
       id: 8,
       name: 'Lizards',

@@ -153,6 +153,7 @@ second', async () => {
       { name: '0011_categories' },
       { name: '0012_event_inbox' },
       { name: '0013_data_version_free_shard' },
+      { name: '0014_category_version_floor' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
