@@ -76,10 +76,16 @@ export function handOverRequestsNodeWouldRefuse(app: FastifyInstance): void {
   server.on('checkExpectation', (request, response) => server.emit('request', request, response))
 }
 
-/** The refusal of an HTTP/1.1 request without Host (RFC 9112 section 3.2), if it is one. */
+/** The refusal of an HTTP/1.1 request without Host (RFC 9112 section 3.2), or of an empty Host, if it is one. */
 export function missingHostError(request: FastifyRequest): ApiError | undefined {
   const { httpVersionMajor, httpVersionMinor } = request.raw
-  if (httpVersionMajor !== 1 || httpVersionMinor < 1 || request.headers.host !== undefined) return undefined
+  const { host } = request.headers
+  // An http URI's authority has a host: an empty one is invalid whatever the version (RFC 9110 section 4.2.1).
+  if (host === '')
+    return new ApiError('invalid_request', 'The Host header must name a host.', {
+      details: [{ path: 'header/host', message: 'must not be empty' }],
+    })
+  if (httpVersionMajor !== 1 || httpVersionMinor < 1 || host !== undefined) return undefined
   return new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.', {
     details: [{ path: 'header/host', message: 'is required' }],
   })

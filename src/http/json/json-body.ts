@@ -59,6 +59,28 @@ function notUtf8(bytes: Buffer): ApiError {
   )
 }
 
+/**
+ * A Content-Encoding other than identity (gzip, br, …): the body would have to be decoded to mean what it says,
+ * and the service does not decode, so it refuses rather than read the coded bytes as JSON (RFC 9110 section
+ * 8.4.1; RFC 7694: 415 with the codings it accepts).
+ */
+function contentCoding(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  const codings = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+  return codings.length > 0 ? codings.join(', ') : undefined
+}
+
+function codedBody(coding: string): ApiError {
+  return new ApiError(
+    'unsupported_media_type',
+    `Content-Encoding ${shorten(coding)} is not supported: send the body without a content coding (identity).`,
+    { headers: { 'accept-encoding': 'identity' } },
+  )
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
@@ -81,6 +103,8 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     const accepted = acceptedMediaTypes(request)
     if (!accepted.includes(mediaType))
       return done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted)), undefined)
+    const coded = contentCoding(request.headers['content-encoding'])
+    if (coded !== undefined) return done(codedBody(coded), undefined)
     const charset = unsupportedCharset(request.headers['content-type'])
     if (charset !== undefined) {
       return done(

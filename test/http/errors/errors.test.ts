@@ -239,6 +239,26 @@ describe('error responses', () => {
       assert.equal(old.status, 200)
     })
 
+    it('answers an empty Host with 400 and the Error body, in HTTP/1.1 and 1.0', async () => {
+      for (const version of ['1.1', '1.0']) {
+        const response = await rawExchange(
+          server.baseUrl,
+          `GET /v1/pets/1 HTTP/${version}\r\nHost: \r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+            'Connection: close\r\n\r\n',
+        )
+        assertRawError(
+          response,
+          {
+            status: 400,
+            code: 'invalid_request',
+            message: 'The Host header must name a host.',
+            details: [{ path: 'header/host', message: 'must not be empty' }],
+          },
+          { 'cache-control': 'no-store' },
+        )
+      }
+    })
+
     it('refuses a Host header unfit for the absolute URLs it would go into (Link, Location) with 400', async () => {
       const body = JSON.stringify({ name: 'Rex', categoryId: 1 })
       for (const [request, host] of [

@@ -93,6 +93,45 @@ describe('strict JSON bodies', () => {
     })
   })
 
+  describe('a content coding other than identity is a 415 naming the one accepted, and nothing is stored', () => {
+    const coded: [string, string][] = [
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+      ['GZIP, identity', 'gzip'],
+      ['identity, x-unknown', 'x-unknown'],
+    ]
+    for (const [contentEncoding, shown] of coded) {
+      it(contentEncoding, async () => {
+        const before = await list('/v1/pets')
+        const response = await server.request('/v1/pets', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': contentEncoding },
+          body: '{"name":"Rex","categoryId":1}',
+        })
+        await assertError(
+          response,
+          {
+            status: 415,
+            code: 'unsupported_media_type',
+            message: `Content-Encoding ${shown} is not supported: send the body without a content coding (identity).`,
+          },
+          { 'accept-encoding': 'identity' },
+        )
+        assert.deepEqual(await list('/v1/pets'), before)
+      })
+    }
+
+    it('identity is the body as it is', async () => {
+      const response = await server.request('/v1/pets', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+        body: '{"name":"Plain","categoryId":1}',
+      })
+      assert.equal(response.status, 201)
+      assert.equal((await response.json()).name, 'Plain')
+    })
+  })
+
   describe('a charset other than UTF-8 is a 415', () => {
     const refused: [string, string][] = [
       ['application/json; charset=latin1', 'latin1'],
