@@ -46,6 +46,10 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
   // On stderr, so that stdout keeps only the command's own output (a new key, the list) for scripts.
   console.error(`petstore: using ${describeDatabase(config.database)}`)
   warnAboutMisspeltVariables()
+  // A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
+  // would be gone the moment the command says it is done.
+  if (config.database.kind === 'sqlite' && config.database.path === ':memory:')
+    throw new Error(`${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL`)
   if (command === 'migrate') return migrate(config)
   if (command === 'export' || command === 'import') {
     const { moveShop } = await import('./move/move-command.js')

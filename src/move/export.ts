@@ -4,7 +4,7 @@ import { FORMAT_NAME, FORMAT_VERSION, SCHEMA_VERSION, type Closing, type Header 
 import { openMoveSession, type MoveSession } from '../db/move-session.js'
 import { beginSnapshot, readCounter, tablePages } from './snapshot.js'
 import { TABLES } from './tables.js'
-import { shopFileWriter } from './writer.js'
+import { refuseUnwritableTarget, shopFileWriter } from './writer.js'
 
 export interface MoveProgress {
   /** Rows done so far, in `table`. */
@@ -35,6 +35,7 @@ export async function exportShop(
   target: string,
   progress: MoveProgress,
 ): Promise<Record<string, number>> {
+  if (target !== '-') refuseUnwritableTarget(target)
   const session = await openMoveSession(database)
   const writer = shopFileWriter(target)
   try {

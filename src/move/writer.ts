@@ -2,7 +2,7 @@
 // once complete, so a failed export never leaves a file that looks whole; or standard output. Writes wait for
 // the stream to drain, so a slow reader (gzip, a pipe to another machine) holds the export back, not memory.
 import { once } from 'node:events'
-import { createWriteStream } from 'node:fs'
+import { createWriteStream, existsSync, statSync } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
@@ -17,8 +17,17 @@ export interface ShopFileWriter {
   abandon(): Promise<void>
 }
 
+// `once` rejects with the stream's error, should one come first, and leaves no listener behind either way.
 async function written(stream: Writable, text: string): Promise<void> {
-  if (!stream.write(text)) await Promise.race([once(stream, 'drain'), once(stream, 'error')])
+  if (!stream.write(text)) await once(stream, 'drain')
+}
+
+/** Refused before anything is read: the export would otherwise fail at its end, naming its temporary file. */
+export function refuseUnwritableTarget(target: string): void {
+  const directory = dirname(target)
+  if (!existsSync(directory)) throw new Error(`no directory ${directory} to write ${target} in`)
+  if (existsSync(target) && statSync(target).isDirectory())
+    throw new Error(`${target} is a directory: name a file to export to`)
 }
 
 export function shopFileWriter(target: string): ShopFileWriter {

@@ -232,3 +232,19 @@ describe('a database without the schema this petstore needs', () => {
     }
   })
 })
+
+describe('a database in memory', { concurrency: 4 }, () => {
+  for (const args of [['keys', 'create', '--name', 'lost'], ['keys', 'list'], ['migrate'], ['import', '-']]) {
+    const command = args[0] === 'keys' ? args.slice(0, 2).join(' ') : args[0]
+    it(`petstore ${args.join(' ')}: refused, since nothing it does would outlive it`, async () => {
+      const result = await runCli(args, { DATABASE_URL: 'sqlite::memory:' })
+      assert.deepEqual(result, {
+        code: 1,
+        stdout: '',
+        stderr:
+          'petstore: using SQLite database :memory:\n' +
+          `petstore: ${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL\n`,
+      })
+    })
+  }
+})

@@ -75,6 +75,20 @@ describe('a shop file on disk, and a move through a pipe', () => {
     assert.equal(existsSync(file), false)
   })
 
+  it('refuses a target in a missing directory, or that is a directory, before reading anything', async () => {
+    const missing = join(directory, 'no-such-directory', 'shop.jsonl')
+    for (const [file, cause] of [
+      [missing, `no directory ${join(directory, 'no-such-directory')} to write ${missing} in`],
+      [directory, `${directory} is a directory: name a file to export to`],
+    ] as const) {
+      const result = await petstore(['export', file], { DATABASE_URL: source.url })
+      assert.equal(result.code, 1)
+      assert.equal(result.stdout, '')
+      assert.equal(result.stderr.split('\n').slice(1).join('\n'), `petstore: ${cause}\n`)
+    }
+    assert.equal(existsSync(join(directory, 'no-such-directory')), false)
+  })
+
   it('moves the whole shop from export - to import -', async () => {
     assert.deepEqual(await exportThroughPipe(source.url, target.url), [0, 0])
     const before = await shopContents(source.url, join(directory, 'source.jsonl'))
