@@ -96,6 +96,17 @@ export function text(pattern: RegExp, accepts: string, fallback: string): Kind<s
 /** Where the data is: SQLite (a file, created on first use) or PostgreSQL. */
 const DATABASE_URLS = 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)'
 
+/** What the PostgreSQL driver reads of a URL, checked here so that a bad one is refused naming its variable. */
+function wellFormedUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    for (const part of [url.username, url.password, url.pathname]) decodeURIComponent(part)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export const database: Kind<DatabaseConfig> = {
   accepts: DATABASE_URLS,
   defaultText: 'SQLite in data/petstore.db under the current directory',
@@ -108,7 +119,15 @@ export const database: Kind<DatabaseConfig> = {
       const path = sqlite[1].replace(/^\/\/(?=\/)/, '')
       return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
     }
-    if (/^postgres(?:ql)?:\/\/./.test(value)) return { kind: 'postgres', url: value }
+    if (/^postgres(?:ql)?:\/\/./.test(value)) {
+      if (!wellFormedUrl(value))
+        throw new ConfigError(
+          name,
+          'a well-formed postgres:// URL: a port from 1 to 65535, and % only as in %XX',
+          withoutPassword(value),
+        )
+      return { kind: 'postgres', url: value }
+    }
     throw new ConfigError(name, DATABASE_URLS, withoutPassword(value))
   },
 }

@@ -177,6 +177,22 @@ retention', () => {
     }
   })
 
+  it('DATABASE_URL: a postgres:// URL the driver could not read is refused naming the variable, never the password', () => {
+    for (const [url, shown] of [
+      ['postgres://u:pw@h/db%', 'postgres://u:***@h/db%'],
+      ['postgres://u:pw@127.0.0.1:99999/db', 'postgres://u:***@127.0.0.1:99999/db'],
+      ['postgres://u:pw@127.0.0.1:abc/db', 'postgres://u:***@127.0.0.1:abc/db'],
+      ['postgres://u%zz:pw@h/db', 'postgres://u%zz:***@h/db'],
+    ]) {
+      assert.throws(() => loadConfig({ DATABASE_URL: url }), {
+        name: 'ConfigError',
+        message:
+          `DATABASE_URL=${JSON.stringify(shown)} is not valid: a well-formed postgres:// URL: a port from 1 to ` +
+          '65535, and % only as in %XX',
+      })
+    }
+  })
+
   it('PETSTORE_API_KEYS: comma-separated, trimmed, deduplicated, any visible characters but the comma', () => {
     assert.deepEqual(loadConfig({ PETSTORE_API_KEYS: 'first-key-0123456789' }).staticApiKeys, ['first-key-0123456789'])
     assert.deepEqual(
