@@ -28,9 +28,9 @@ import { petsForOrders } from './pets/pets-for-orders.js'
 import type { DeliveryStatus } from './db/database.js'
 import type { StoredBodyCodec } from './idempotency/idempotent.js'
 import { DeliveryWorker } from './webhooks/delivery-worker.js'
-import { fanOutPosition } from './webhooks/fan-out.repository.js'
 import type { RequestsInFlight } from './http/request/requests-in-flight.js'
 import { startDeliveryPurge } from './webhooks/delivery-purge.js'
+import { webhookEventsNeededAfter } from './webhooks/needed-events.repository.js'
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
 import { inProcessSender, threadSender } from './webhooks/sender.js'
 import { webhookKeyRing } from './webhooks/secret-keys.js'
@@ -173,7 +173,7 @@ export async function createServices(
   const cursorSecret = await loadOrCreateSecret(data, 'cursor-hmac')
   const purge = startPurgeTimer(data, (error) => log.warn({ err: error }, 'could not purge expired idempotency keys'))
   const eventPurge = startEventPurge(
-    { data, retentionDays: config.eventRetentionDays, neededAfter: fanOutPosition },
+    { data, retentionDays: config.eventRetentionDays, neededAfter: webhookEventsNeededAfter },
     (error) => log.warn({ err: error }, 'could not purge old events'),
   )
   const deliveryPurge = startDeliveryPurge(data, config.webhookDeliveryRetentionDays, (error) =>

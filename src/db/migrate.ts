@@ -15,6 +15,7 @@ import * as categories from './migrations/0011_categories.js'
 import * as eventInbox from './migrations/0012_event_inbox.js'
 import * as dataVersionFreeShard from './migrations/0013_data_version_free_shard.js'
 import * as categoryVersionFloor from './migrations/0014_category_version_floor.js'
+import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0012_event_inbox': eventInbox,
   '0013_data_version_free_shard': dataVersionFreeShard,
   '0014_category_version_floor': categoryVersionFloor,
+  '0015_webhook_pending_events': webhookPendingEvents,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

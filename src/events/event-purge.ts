@@ -15,8 +15,8 @@ export interface EventPurgeSettings {
   data: DataAccess
   retentionDays: number
   /**
-   * The last event others have done with, if they need the ones after it whatever their age (the webhook
-   * fan-out, whose backlog waits in the event log): those are kept.
+   * The last event others have done with, if they need the ones after it whatever their age (webhooks: the
+   * fan-out's backlog, which waits in the event log, and the events of pending deliveries): those are kept.
    */
   neededAfter?: (trx: Writer) => Promise<number | undefined>
 }

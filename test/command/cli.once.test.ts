@@ -154,6 +154,7 @@ second', async () => {
       { name: '0012_event_inbox' },
       { name: '0013_data_version_free_shard' },
       { name: '0014_category_version_floor' },
+      { name: '0015_webhook_pending_events' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
