@@ -24,7 +24,10 @@ export interface Tuning {
   eventStreamKeyRecheckMs: number
   /** How often waiting readers look for events committed by other instances (this one's own wake them at once). */
   eventPollIntervalMs: number
-  /** One delivery attempt: a 2xx must have arrived (and up to 4 KiB of its body been read) within this time. */
+  /**
+   * One delivery attempt: a 2xx status must have arrived within this time (its body is read for the log for a
+   * second at most, and never past this time).
+   */
   webhookAttemptTimeoutMs: number
   /** How long an instance holds a delivery it attempts; after it, another instance retries (the first one died). */
   webhookLeaseMs: number

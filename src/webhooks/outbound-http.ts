@@ -1,8 +1,9 @@
 // One delivery attempt on the wire: resolve the host, refuse it unless every address is public (the check is
 // made at each attempt, so a name that resolves somewhere else tomorrow, DNS rebinding, is caught), and connect
 // to exactly the addresses checked (the request's lookup returns them; Node never resolves the name again).
-// Redirects are not followed: a 3xx is an answer like any other non-2xx. At most 4 KiB of the response body are
-// read; the whole attempt, resolution included, has one time-out.
+// Redirects are not followed: a 3xx is an answer like any other non-2xx. The status line decides the outcome
+// (receiver-answer.ts reads what comes of the body for the log); the whole attempt, resolution included, has one
+// time-out.
 import { lookup as dnsLookup } from 'node:dns/promises'
 import http from 'node:http'
 import https from 'node:https'
@@ -10,8 +11,8 @@ import { isIP, type LookupFunction, type Socket } from 'node:net'
 import type { AttemptOutcome } from '../db/database.js'
 import { classifyAddress, isLoopbackName, KIND_NAMES } from './address-policy.js'
 import { addressLiteral } from './destination.js'
+import { readAnswer, type ReceiverAnswer } from './receiver-answer.js'
 
-export const RESPONSE_BODY_LIMIT_BYTES = 4096
 const USER_AGENT = 'Petstore-Webhooks/1'
 /** Longest error text kept in the delivery log. */
 const MAX_ERROR_LENGTH = 500
@@ -93,11 +94,6 @@ function describeNetworkError(error: unknown): string {
   return shorten(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
 }
 
-interface RawResponse {
-  status: number
-  body: Buffer
-}
-
 export function createOutbound(settings: OutboundSettings): Outbound {
   const agentOptions = {
     keepAlive: true,
@@ -142,9 +138,10 @@ export function createOutbound(settings: OutboundSettings): Outbound {
     request: OutboundRequest,
     signal: AbortSignal,
     fresh = false,
-  ): Promise<RawResponse> {
+  ): Promise<ReceiverAnswer> {
     const secure = target.protocol === 'https:'
     return new Promise((resolve, reject) => {
+      let answered = false
       const outgoing = (secure ? https : http).request(
         {
           protocol: target.protocol,
@@ -164,26 +161,14 @@ export function createOutbound(settings: OutboundSettings): Outbound {
           signal,
         },
         (response) => {
-          const chunks: Buffer[] = []
-          let size = 0
-          const done = () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              body: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT_BYTES),
-            })
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk)
-            size += chunk.length
-            if (size < RESPONSE_BODY_LIMIT_BYTES) return
-            // Enough for the log: the rest is not read (the connection is closed rather than drained).
-            response.destroy()
-            done()
-          })
-          response.on('end', done)
-          response.on('error', reject)
+          answered = true
+          void readAnswer(response).then(resolve)
         },
       )
       outgoing.on('error', (error) => {
+        // The status line is in: the attempt has its outcome, whatever becomes of the body (the deadline that
+        // aborts the request while the body is read only ends the reading).
+        if (answered) return
         // A kept-alive connection the receiver closed just as it was reused: the request never reached it, so
         // it is sent once more on a new connection (Node's documented remedy).
         if (outgoing.reusedSocket && !fresh && (error as { code?: string }).code === 'ECONNRESET' && !signal.aborted) {

@@ -4,7 +4,7 @@ import type { AttemptOutcome, DeliveryStatus } from '../db/database.js'
 import { named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { Int64Id } from '../http/openapi/schema-primitives.js'
-import { RESPONSE_BODY_LIMIT_BYTES } from './outbound-http.js'
+import { RESPONSE_BODY_LIMIT_BYTES } from './receiver-answer.js'
 import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schema-parts.js'
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[]

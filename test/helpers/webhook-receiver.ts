@@ -20,8 +20,11 @@ export interface ReceivedDelivery {
   arrivedAt: number
 }
 
-/** What to answer: a status (and body), or `hang` (never answer; the connection stays open until closed). */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang'
+/**
+ * What to answer: a status (and body), or `hang` (never answer; the connection stays open until closed). With
+ * `unfinished`, the status and body are sent but the response never ends.
+ */
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; unfinished?: true } | 'hang'
 
 export interface ReceiverOptions {
   /** What to answer the n-th request (from 1); 204 when absent. */
@@ -133,7 +136,9 @@ export class WebhookReceiver {
     if (this.#options.delayMs) await new Promise((resolve) => setTimeout(resolve, this.#options.delayMs))
     if (response.destroyed) return
     answered = true
-    response.writeHead(answer.status, answer.headers).end(answer.body)
+    response.writeHead(answer.status, answer.headers)
+    if (answer.unfinished) response.write(answer.body ?? '')
+    else response.end(answer.body)
   }
 }
 

@@ -181,6 +181,50 @@ never changes', async () => {
     assert.ok(delivery.finishedAt !== null)
   })
 
+  it('takes the status of an answer whose body never ends: a 500 is retried, a 200 is success, neither \
+times out', async () => {
+    const unfinished = await receiver({
+      answer: ({ number }) => ({
+        status: number === 1 ? 500 : 200,
+        body: number === 1 ? 'oops' : 'x',
+        unfinished: true,
+      }),
+    })
+    const webhook = await registerWebhook(server, unfinished, { types: ['pet.created'] })
+    await createPet(server, 'Unfinished')
+    // Until it has ended, either way (on PostgreSQL it exists once its event is numbered and fanned out).
+    const [delivery] = await deliveriesWhen(
+      server,
+      webhook.id,
+      ([first]) => first !== undefined && first.status !== 'pending',
+    )
+    assert.equal(delivery?.status, 'succeeded')
+    assert.deepEqual(
+      delivery.attempts.map(({ attempt, outcome, responseStatus, error, responseBody }) => ({
+        attempt,
+        outcome,
+        responseStatus,
+        error,
+        responseBody,
+      })),
+      [
+        {
+          attempt: 1,
+          outcome: 'unexpected_status',
+          responseStatus: 500,
+          error: 'the receiver answered 500; only 2xx is success',
+          responseBody: 'oops',
+        },
+        { attempt: 2, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'x' },
+      ],
+    )
+    // Decided well before the attempt time-out; the connections are closed rather than waited on.
+    for (const attempt of delivery.attempts)
+      assert.ok(attempt.durationMs < ATTEMPT_TIMEOUT_MS, String(attempt.durationMs))
+    await unfinished.until(() => unfinished.open === 0)
+    assert.equal(unfinished.received.length, 2)
+  })
+
   it('marks a delivery failed once the schedule is spent; a manual retry sends it again under the same \
 webhook-id', async () => {
     let answer = 503

@@ -1,7 +1,9 @@
-// Fair delivery over the real server on loopback: twenty receivers that accept and never answer (one of them
-// drips its body without end) beside a healthy one, under a burst of creates. The healthy receiver gets every
-// event while the hanging ones hold their places; their attempts time out and they are throttled down to one
-// place each, which the delivery log and /metrics show, endpoint by endpoint; the healthy one never is.
+// Fair delivery over the real server on loopback: nineteen receivers that accept and never answer, and one that
+// answers 200 at once and drips its body without end, beside a healthy one, under a burst of creates. The healthy
+// receiver gets every event while the hanging ones hold their places; their attempts time out and they are
+// throttled down to one place each, which the delivery log and /metrics show, endpoint by endpoint. The dripping
+// one has answered (its status decides): its deliveries succeed, each holding its place only while the body is
+// read for the log, and neither it nor the healthy one is ever throttled.
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -48,7 +50,7 @@ async function startDripping(): Promise<{ url: string; requests: () => number; c
   }
 }
 
-describe(`fair delivery beside twenty hanging receivers, on ${TEST_STORE}`, () => {
+describe(`fair delivery beside nineteen hanging receivers and a dripping one, on ${TEST_STORE}`, () => {
   let server: TestServer
   let healthy: WebhookReceiver
   const hanging: WebhookReceiver[] = []
@@ -84,12 +86,11 @@ describe(`fair delivery beside twenty hanging receivers, on ${TEST_STORE}`, () =
   }
 
   it('delivers every event to the healthy receiver while the hanging ones are throttled to one place \
-each', async () => {
+each, and the dripping one succeeds', async () => {
     const hangingIds: number[] = []
     for (const receiver of hanging)
       hangingIds.push((await registerWebhook(server, receiver, { types: ['pet.created'] })).id)
     const dripId = (await registerWebhook(server, undefined, { url: dripping.url, types: ['pet.created'] })).id
-    hangingIds.push(dripId)
     const healthyId = (await registerWebhook(server, healthy, { types: ['pet.created'] })).id
 
     await Promise.all(
@@ -119,9 +120,10 @@ each', async () => {
       [...hangingIds].sort((a, b) => a - b),
     )
     assert.equal(places.has(healthyId), false)
+    assert.equal(places.has(dripId), false)
 
     // The delivery log says why, attempt by attempt.
-    for (const id of [hangingIds[0] ?? 0, dripId]) {
+    for (const id of [hangingIds[0] ?? 0, hangingIds.at(-1) ?? 0]) {
       const log = await deliveriesWhen(server, id, (deliveries) =>
         deliveries.some((delivery) => delivery.attempts.some((attempt) => /gives it 1 of/.test(attempt.error ?? ''))),
       )
@@ -138,6 +140,16 @@ each', async () => {
         },
       )
     }
+    // The dripping endpoint's attempts succeeded with what arrived of the body, none timed out.
+    const dripLog = await deliveriesWhen(server, dripId, (deliveries) =>
+      deliveries.some((delivery) => delivery.status === 'succeeded'),
+    )
+    const dripAttempts = dripLog.flatMap((delivery) => delivery.attempts)
+    assert.deepEqual(
+      new Set(dripAttempts.map((attempt) => [attempt.outcome, attempt.responseStatus].join())),
+      new Set(['succeeded,200']),
+    )
+    for (const attempt of dripAttempts) assert.match(attempt.responseBody ?? '', /^\.*$/)
     // The healthy endpoint's deliveries all succeeded (each ended by a success).
     const healthyLog = await deliveriesWhen(
       server,
