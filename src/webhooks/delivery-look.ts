@@ -1,6 +1,8 @@
 // One look of the deliverer (delivery-worker.ts): what is due, fan-out of new events where endpoints have run
-// out of due work, and a claim of due deliveries where this instance has room.
+// out of due work, and a claim of due deliveries where this instance has room. And, now and then, what it
+// remembers of endpoints deleted meanwhile is dropped (deleted-endpoints.ts).
 import type { DataAccess } from '../db/database.js'
+import type { DeletedEndpoints } from './deleted-endpoints.js'
 import { claimDueDeliveries, type ClaimedDelivery } from './delivery-claim.repository.js'
 import { dueState } from './delivery.repository.js'
 import { fanOutEvents } from './fan-out.repository.js'
@@ -15,6 +17,7 @@ export interface LookSettings {
   leaseToken: string
   /** Deliveries one endpoint may have claimed at most (its places, claimed ahead). */
   perEndpoint: number
+  deletedEndpoints: DeletedEndpoints
 }
 
 /** What this instance holds, as the planner sees it (delivery-planner.ts). */
@@ -38,6 +41,7 @@ export interface Look {
 
 export async function lookForWork(settings: LookSettings, holdings: Holdings, limit: number): Promise<Look> {
   const { data } = settings
+  await settings.deletedEndpoints.forget(data.read)
   // Endpoints whose share this instance holds whole are left out: during a flood of commits to a busy endpoint,
   // each look would otherwise run a claim that takes nothing. An attempt that ends wakes the worker for them.
   const state = await dueState(data.read, Date.now(), holdings.fullEndpoints())

@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { DeliveryAttempts } from './delivery-attempt.js'
 import { DeliveryBatchWriter } from './delivery-batch-writer.js'
 import type { ClaimedDelivery } from './delivery-claim.repository.js'
+import { DeletedEndpoints } from './deleted-endpoints.js'
 import { lookForWork } from './delivery-look.js'
 import { CLAIM_AHEAD, DeliveryPlanner } from './delivery-planner.js'
 import type { DeliveryWorkerSettings } from './delivery-worker-settings.js'
@@ -37,6 +38,7 @@ export class DeliveryWorker implements DeliveryGauges {
   /** This instance's lease token: what it records is conditional on still holding the lease under it. */
   readonly #token = randomUUID()
   readonly #planner: DeliveryPlanner<Held>
+  readonly #deletedEndpoints: DeletedEndpoints
   readonly #writer: DeliveryBatchWriter
   readonly #attempts: DeliveryAttempts
   /** Attempts in progress, by delivery: what stop abandons. */
@@ -61,6 +63,7 @@ export class DeliveryWorker implements DeliveryGauges {
   constructor(settings: DeliveryWorkerSettings) {
     this.#settings = settings
     this.#planner = new DeliveryPlanner(settings)
+    this.#deletedEndpoints = new DeletedEndpoints(this.#planner.health, settings.pollIntervalMs)
     this.#writer = new DeliveryBatchWriter({
       data: settings.data,
       leaseToken: this.#token,
@@ -145,6 +148,7 @@ export class DeliveryWorker implements DeliveryGauges {
       leaseMs,
       leaseToken: this.#token,
       perEndpoint: concurrencyPerEndpoint * CLAIM_AHEAD,
+      deletedEndpoints: this.#deletedEndpoints,
     }
     try {
       // A wake that came during an await (a commit, say, after the look found nothing due) makes it look again.
@@ -201,9 +205,7 @@ export class DeliveryWorker implements DeliveryGauges {
     if (plan.nextAt !== undefined) this.#startTimer.at(plan.nextAt)
   }
 
-  #start(delivery: Held): { deliveryId: number; attempt: number } {
-    return { deliveryId: delivery.id, attempt: delivery.attempt }
-  }
+  #start = (delivery: Held) => ({ deliveryId: delivery.id, attempt: delivery.attempt })
 
   #begin(delivery: Held): void {
     const abandon = new AbortController()

@@ -64,4 +64,22 @@ export class EndpointHealth {
   throttled(): ThrottledEndpoint[] {
     return [...this.#throttled.values()]
   }
+
+  /** Whether it remembers anything of an endpoint (every endpoint it remembers has been heard from). */
+  get remembersAny(): boolean {
+    return this.#heard.size > 0
+  }
+
+  /**
+   * Forgets every endpoint not in `live` (deleted, here or on another instance): its state, and so its /metrics
+   * series, which would otherwise stay for good, and be gone through by every plan.
+   */
+  forgetAllBut(live: ReadonlySet<number>): void {
+    for (const endpointId of this.#heard) {
+      if (live.has(endpointId)) continue
+      this.#heard.delete(endpointId)
+      this.#answering.delete(endpointId)
+      this.#throttled.delete(endpointId)
+    }
+  }
 }

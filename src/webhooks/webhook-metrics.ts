@@ -67,7 +67,8 @@ export function createDeliveryMetrics(gauges: () => DeliveryGauges | undefined):
     name: 'petstore_webhook_endpoint_throttled_places',
     help:
       'Delivery places this instance gives each throttled webhook endpoint (endpoint id), and why (reason: ' +
-      'timed_out, its attempts time out); other endpoints are not listed. Lasts until the endpoint answers again.',
+      'timed_out, its attempts time out); other endpoints are not listed. Lasts until the endpoint answers again ' +
+      'or is deleted.',
     labelNames: ['endpoint', 'reason'] as const,
     registers: [],
     collect() {

@@ -109,6 +109,28 @@ describe('the delivery planner', () => {
     assert.deepEqual(plan.health.throttled(), [])
   })
 
+  it('forgets the endpoints that no longer exist: their throttling, and whether they answered', () => {
+    const plan = planner()
+    plan.health.record(100, false, NOW)
+    plan.health.record(101, false, NOW)
+    plan.health.record(102, true, NOW)
+    plan.health.forgetAllBut(new Set([101]))
+    assert.deepEqual(plan.health.throttled(), [
+      { endpointId: 101, places: 4, reason: 'timed_out', timeouts: 1, since: NOW },
+    ])
+    assert.deepEqual(
+      [100, 101, 102].map((id) => [plan.health.heard(id), plan.health.answers(id), plan.health.places(id)]),
+      [
+        [false, false, 8],
+        [true, false, 4],
+        [false, false, 8],
+      ],
+    )
+    assert.deepEqual([...plan.notFree().keys()], [101])
+    plan.health.forgetAllBut(new Set())
+    assert.equal(plan.health.remembersAny, false)
+  })
+
   it('gives back what it holds too late to attempt within the lease', () => {
     const plan = planner()
     const [late, fresh] = [...held(1, 1, NOW + 11_000), ...held(1, 1)]
