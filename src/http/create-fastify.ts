@@ -13,6 +13,7 @@ import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './limits.js'
 import { AccessLog } from './request/access-log.js'
 import { serializeRequest } from './request/log-url.js'
 import { requestIdFor } from './request/request-id.js'
+import { redactingStaticKeys } from './request/static-key-redaction.js'
 
 /**
  * Server time-outs. Node's request time-out is off by default under Fastify; a slow client must not hold a socket
@@ -47,6 +48,7 @@ export function createFastify(config: Config, logStream: DestinationStream | und
       },
       serializers: { req: serializeRequest },
       ...(logStream ? { stream: logStream } : {}),
+      ...withStaticKeysRedacted([...config.staticApiKeys, ...(config.metricsToken ? [config.metricsToken] : [])]),
     },
     logController: new AccessLog(),
     genReqId: requestIdFor,
@@ -72,6 +74,11 @@ export function createFastify(config: Config, logStream: DestinationStream | und
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+}
+
+function withStaticKeysRedacted(keys: readonly string[]) {
+  const streamWrite = redactingStaticKeys(keys)
+  return streamWrite ? { hooks: { streamWrite } } : {}
 }
 
 /** TRUST_PROXY as a hop count: the nearest N peers may name the client, whatever their address. */

@@ -132,6 +132,20 @@ describe('X-Request-Id, security headers and CORS', () => {
     }
   })
 
+  it('writes a static key a client put into the path or the query as [redacted] in the logs', async () => {
+    const paths = [`/v1/${TEST_API_KEY}`, `/v1/pets?note=${TEST_API_KEY}`, `/v1/pets?limit=${TEST_API_KEY}`]
+    for (const [index, path] of paths.entries()) {
+      const requestId = `static-key-in-url-${index}`
+      const response = await server.request(path, { headers: { 'x-request-id': requestId } })
+      await response.arrayBuffer()
+      assert.notEqual(response.status, 200)
+      const lines = logEntriesFor(requestId)
+      assert.ok(lines.some((entry) => entry.msg === 'request completed'))
+      for (const entry of lines) assert.equal(JSON.stringify(entry).includes(TEST_API_KEY), false)
+      assert.ok(lines.some((entry) => JSON.stringify(entry).includes('[redacted]')))
+    }
+  })
+
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
     for (const id of ['x'.repeat(129), 'y'.repeat(200), 'abc 123', 'abc\t123', '<script>', 'a/b', 'id;drop']) {
       const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
