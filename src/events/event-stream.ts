@@ -12,8 +12,9 @@ export interface EventStreamOptions {
   after: number
   heartbeatMs: number
   /**
-   * Whether the stream's key still holds (not revoked, not expired): asked before a heartbeat, and before events
-   * when it was last asked `keyRecheckMs` ago or more. False ends the stream. A check that fails (the database
+   * Whether the stream's key still holds (not revoked, not expired): asked before a heartbeat, before events
+   * when it was last asked `keyRecheckMs` ago or more, and every `keyRecheckMs` while the stream is quiet. False
+   * ends the stream. A check that fails (the database
    * unreachable) decides nothing: the stream goes on, as it does through an outage, and asks again next time.
    */
   stillAuthorized: () => Promise<boolean>
@@ -74,6 +75,22 @@ export function eventStreamBody(
     }
   }
 
+  // A quiet stream asks too, every keyRecheckMs (when that is shorter than the heartbeat): a key revoked while
+  // nothing happens ends its stream within that time, not at the next heartbeat only.
+  let revoked = false
+  const watch =
+    keyRecheckMs > 0 && keyRecheckMs < heartbeatMs
+      ? setInterval(() => {
+          if (performance.now() - checkedAt < keyRecheckMs || revoked) return
+          checkedAt = performance.now()
+          keyHolds(true).then((holds) => {
+            if (holds || subscription.ended) return
+            revoked = true
+            subscription.close()
+          }, onError)
+        }, keyRecheckMs)
+      : undefined
+
   const pump = async () => {
     // A first line at once, so that the client sees the stream open before the first event.
     await write(`: events after ${after}\n\n${subscription.initial.map(serverSentEvent).join('')}`)
@@ -90,11 +107,13 @@ export function eventStreamBody(
       }
       await write(events.length > 0 ? events.map(serverSentEvent).join('') : HEARTBEAT)
     }
+    if (revoked && !body.destroyed) await write(KEY_NO_LONGER_VALID)
   }
 
   pump()
     .catch(onError)
     .finally(() => {
+      clearInterval(watch)
       subscription.close()
       if (!body.destroyed) body.push(null)
     })

@@ -1,6 +1,7 @@
 // The stream body's key checks, driven by a scripted subscription: when it asks (before a heartbeat always, before
-// events at most every keyRecheckMs), that a false answer ends it after one last comment, and that a check that
-// fails (the database unreachable) decides nothing: the stream goes on and asks again at the next heartbeat.
+// events at most every keyRecheckMs, and every keyRecheckMs while quiet), that a false answer ends it after one
+// last comment, and that a check that fails (the database unreachable) decides nothing: the stream goes on and
+// asks again at the next heartbeat.
 import assert from 'node:assert/strict'
 import type { Readable } from 'node:stream'
 import { describe, it } from 'node:test'
@@ -75,5 +76,41 @@ describe('an event stream asking whether its key still holds', () => {
     assert.equal(asked.length, 3)
     assert.equal(failures.length, 1)
     assert.equal((failures[0] as Error).message, 'database unreachable')
+  })
+
+  it('asks every keyRecheckMs while nothing happens, and ends on the first no before any heartbeat', async () => {
+    // A subscription with nothing to say: each `next` waits until its heartbeat interval ends or it is closed.
+    let wake: (() => void) | undefined
+    let ended = false
+    const quiet: EventSubscription = {
+      initial: [],
+      get ended() {
+        return ended
+      },
+      next: (until) =>
+        new Promise<FeedEvent[]>((resolve) => {
+          wake = () => resolve([])
+          void until.then(() => resolve([]))
+        }),
+      close() {
+        ended = true
+        wake?.()
+      },
+    }
+    const answers = [true, false]
+    let asked = 0
+    const body = eventStreamBody(quiet, {
+      after: 0,
+      heartbeatMs: 60_000,
+      keyRecheckMs: 20,
+      stillAuthorized: async () => {
+        asked++
+        return answers.shift() ?? true
+      },
+      onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
+      onCheckFailed: (error) => assert.fail(`a check failed: ${String(error)}`),
+    })
+    assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
+    assert.equal(asked, 2)
   })
 })
