@@ -16,6 +16,7 @@ import { createMetrics, registerMetrics } from './http/metrics/metrics.js'
 import { registerDocumentation } from './http/openapi/openapi.plugin.js'
 import { API_PREFIX } from './http/paths.js'
 import { registerRequestHooks } from './http/request/request.plugin.js'
+import { closeUnusedConnectionsOnClose } from './http/request/unused-connections.js'
 import { countRequestsInFlight } from './http/request/requests-in-flight.js'
 import { createValidatorCompiler } from './http/validation/validation.js'
 import { createServices } from './services.js'
@@ -43,14 +44,18 @@ export async function buildApp(
   app.addHook('onClose', () => store.close())
   const requestsInFlight = countRequestsInFlight(app.server)
   const services = await createServices(config, store, app.log, { webhookNetwork, requestsInFlight, tuning })
-  // preClose runs before the onClose hooks: a background job in progress finishes before the store closes.
-  app.addHook('preClose', () => services.stop())
 
   // Request handling, in the order a request meets it: errors first, as a route takes the handler it finds.
   registerErrorHandling(app)
   app.setValidatorCompiler(createValidatorCompiler())
   registerJsonBodyParser(app)
   await registerRequestHooks(app)
+  // preClose hooks run in this order: the shutdown guard's (registered above: from then on every answer says
+  // Connection: close, and a new request is refused), then the services' (long polls and streams end, a background
+  // job in progress finishes before the onClose hooks close the store), then the end of connections never used,
+  // synchronous and last, as Fastify stops accepting connections right after it.
+  app.addHook('preClose', () => services.stop())
+  closeUnusedConnectionsOnClose(app)
   const guard = await registerAuth(app, config, services.authenticator)
 
   // Public routes, then the API.

@@ -28,10 +28,11 @@ function deferred<T = void>() {
 function get(
   url: string,
   agent: http.Agent,
+  headers: http.OutgoingHttpHeaders = {},
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent }, (response) => {
+      .get(url, { agent, headers }, (response) => {
         let body = ''
         response.setEncoding('utf8')
         response.on('data', (chunk: string) => {
@@ -107,6 +108,29 @@ describe('graceful shutdown in process', () => {
       )
     } finally {
       releaseSlow.resolve()
+      agent.destroy()
+    }
+  })
+})
+
+describe('graceful shutdown with a long poll waiting', () => {
+  it('answers the long poll at once with [] and Connection: close, so its client reconnects elsewhere', async () => {
+    const server = await startTestServer()
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const waiting = get(`${server.baseUrl}/v1/events?after=0&wait=30`, agent, {
+        authorization: `Bearer ${TEST_API_KEY}`,
+      })
+      const isWaiting = async () =>
+        (await (await server.request('/metrics')).text()).includes('\npetstore_event_long_polls_waiting 1\n')
+      for (let tries = 0; !(await isWaiting()); tries++) {
+        assert.ok(tries < 500, 'the long poll never started waiting')
+        await sleep(10)
+      }
+      await server.close()
+      const answered = await waiting
+      assert.deepEqual([answered.status, answered.body, answered.headers.connection], [200, '[]', 'close'])
+    } finally {
       agent.destroy()
     }
   })
