@@ -1,8 +1,9 @@
-// npm run bench:webhooks-fair: a healthy endpoint beside twenty that accept and never answer (one of them drips
-// its body without end), all subscribed to pet.created, under a steady rate of creates. Reported: the healthy
-// endpoint's commit → receipt p50, p99 and max (its receiver, bench/webhook-receiver.ts, measures from the
-// event's timestamp, taken in the committing transaction). With --before, the same against another build, the
-// two interleaved round by round, so that both see the same (busy) machine.
+// npm run bench:webhooks-fair: a healthy endpoint beside twenty that accept and never answer (one of them answers
+// 200 and drips its body without end: a success once its status arrives, its body read for a second), all
+// subscribed to pet.created, under a steady rate of creates. Reported: the healthy endpoint's commit → receipt
+// p50, p99 and max (its receiver, bench/webhook-receiver.ts, measures from the event's timestamp, taken in the
+// committing transaction). With --before, the same against another build, the two interleaved round by round, so
+// that both see the same (busy) machine.
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -38,7 +39,10 @@ const { values: options } = parseArgs({
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-/** Receivers that accept and never answer; the last one answers 200 and drips its body a byte at a time. */
+/**
+ * Receivers that accept and never answer; the last one answers 200 at once and drips its body a byte at a time
+ * (each attempt then succeeds, after the second the deliverer reads its body for).
+ */
 async function startHanging(count: number): Promise<{ urls: string[]; close: () => void }> {
   const servers: Server[] = []
   for (let index = 0; index < count; index++) {

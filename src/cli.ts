@@ -13,7 +13,7 @@ import {
 } from './cli-arguments.js'
 import { keysCreate, keysList, keysRevoke, migrate, webhooksDeliveries, webhooksList } from './cli-commands.js'
 import { ConfigError, findMisspeltVariables, findRetiredVariables, loadConfig } from './config.js'
-import { describeDatabase } from './db/database-errors.js'
+import { describeDatabase, refuseDatabaseInMemory } from './db/database-errors.js'
 
 /**
  * A variable that is set but not read, and close to one that is: most likely a typo the operator would miss. Or
@@ -46,10 +46,7 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
   // On stderr, so that stdout keeps only the command's own output (a new key, the list) for scripts.
   console.error(`petstore: using ${describeDatabase(config.database)}`)
   warnAboutMisspeltVariables()
-  // A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
-  // would be gone the moment the command says it is done.
-  if (config.database.kind === 'sqlite' && config.database.path === ':memory:')
-    throw new Error(`${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL`)
+  refuseDatabaseInMemory(command, config.database)
   if (command === 'migrate') return migrate(config)
   if (command === 'export' || command === 'import') {
     const { moveShop } = await import('./move/move-command.js')

@@ -4,6 +4,15 @@
 import { basename, dirname } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 
+/**
+ * A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
+ * would be gone the moment the command says it is done.
+ */
+export function refuseDatabaseInMemory(command: string, database: DatabaseConfig): void {
+  if (database.kind === 'sqlite' && database.path === ':memory:')
+    throw new Error(`${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL`)
+}
+
 /** The database a command uses, as the operator would name it; never a password. */
 export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return `SQLite database ${database.path}`

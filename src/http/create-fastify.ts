@@ -38,7 +38,8 @@ const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
 
 /** `guard` gives the API's guard, made once the app exists; framework errors arrive only once the server listens. */
 export function createFastify(config: Config, logStream: DestinationStream | undefined, guard: () => ApiGuard) {
-  return Fastify({
+  const accessLog = new AccessLog()
+  const app = Fastify({
     logger: {
       level: config.logLevel,
       // Keys must never reach the logs, whatever a serializer or a log call decides to include.
@@ -50,7 +51,7 @@ export function createFastify(config: Config, logStream: DestinationStream | und
       ...(logStream ? { stream: logStream } : {}),
       ...withStaticKeysRedacted([...config.staticApiKeys, ...(config.metricsToken ? [config.metricsToken] : [])]),
     },
-    logController: new AccessLog(),
+    logController: accessLog,
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -74,6 +75,12 @@ export function createFastify(config: Config, logStream: DestinationStream | und
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // One line per request, also for one whose client left before the answer (access-log.ts).
+  app.addHook('onRequestAbort', (request, done) => {
+    accessLog.requestAborted(request)
+    done()
+  })
+  return app
 }
 
 function withStaticKeysRedacted(keys: readonly string[]) {

@@ -23,7 +23,30 @@ export class AccessLog extends LogController {
     else super.streamError(error, request, reply)
   }
 
+  /** Requests whose client left before their answer was sent, already logged as such. */
+  readonly #aborted = new WeakSet<FastifyRequest>()
+
+  /**
+   * The client closed its connection before the answer was sent (a long poll given up, a body cut off, a stream
+   * closed): the response never finishes, so Fastify never completes it, and without this the request had no
+   * line. Written at once, with what is known: no status was sent.
+   */
+  requestAborted(request: FastifyRequest): void {
+    this.#aborted.add(request)
+    request.log.info(
+      {
+        method: request.method,
+        url: redactUrl(request.url),
+        remoteAddress: request.ip,
+        keyId: request.principal?.keyId,
+        clientClosed: true,
+      },
+      'request aborted by the client',
+    )
+  }
+
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.#aborted.has(request)) return
     const line = {
       method: request.method,
       url: redactUrl(request.url),

@@ -14,6 +14,11 @@ const SERVICE_KEY = /pst(?:_|%5f)[\w%-]*/gi
 // authorization, signature, X-Amz-Signature, sig, session, credentials, jwt, an OAuth code…
 const CREDENTIAL_NAME = /auth|code|credential|jwt|key|pass|pwd|secret|session|sig|token/
 
+/** True when `text` starts as the service's own keys do (`pst_`, the underscore perhaps percent-encoded). */
+export function startsAsServiceKey(text: string): boolean {
+  return /^pst(?:_|%5f)/i.test(text)
+}
+
 /** Text with every service key in it replaced. */
 export function redactKeys(text: string): string {
   return text.replace(SERVICE_KEY, REDACTED)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { KEY_PREFIX } from '../../keys/api-key.js'
+import { startsAsServiceKey } from './log-url.js'
 
 // A client's id is kept only when it is short and harmless in logs and headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -13,7 +13,7 @@ const SHORTEST_KEY = 16
  * the very credential the request presents) would put a key in the logs, which must never hold one.
  */
 function mayBeKey(id: string, request: IncomingMessage): boolean {
-  if (id.startsWith(KEY_PREFIX)) return true
+  if (startsAsServiceKey(id)) return true
   const { authorization } = request.headers
   return id.length >= SHORTEST_KEY && authorization !== undefined && authorization.includes(id)
 }

@@ -1,6 +1,8 @@
 // X-Request-Id on every response (and in the logs), the security headers, and CORS for browser clients.
 import { staticKeyId } from '../../../src/keys/static-key-id.js'
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
 import { UUID } from '../../helpers/error-assert.js'
 import { rawExchange } from '../../helpers/raw-http.js'
@@ -144,6 +146,46 @@ describe('X-Request-Id, security headers and CORS', () => {
       for (const entry of lines) assert.equal(JSON.stringify(entry).includes(TEST_API_KEY), false)
       assert.ok(lines.some((entry) => JSON.stringify(entry).includes('[redacted]')))
     }
+  })
+
+  it('writes the line of a request whose client left before its answer (a long poll given up) at once', async () => {
+    const { hostname, port } = new URL(server.baseUrl)
+    const socket = connect(Number(port), hostname)
+    socket.on('error', () => undefined)
+    socket.write(
+      'GET /v1/events?after=1000000&wait=30 HTTP/1.1\r\nHost: localhost\r\n' +
+        `Authorization: Bearer ${TEST_API_KEY}\r\nX-Request-Id: aborted-long-poll\r\n\r\n`,
+    )
+    const isWaiting = async () =>
+      (await (await server.request('/metrics')).text()).includes('\npetstore_event_long_polls_waiting 1\n')
+    for (let tries = 0; !(await isWaiting()); tries++) {
+      assert.ok(tries < 500, 'the long poll never started waiting')
+      await sleep(10)
+    }
+    socket.destroy()
+    let lines = logEntriesFor('aborted-long-poll')
+    for (let tries = 0; lines.length === 0; tries++, lines = logEntriesFor('aborted-long-poll')) {
+      assert.ok(tries < 500, 'no line for the request')
+      await sleep(10)
+    }
+    const [line] = lines
+    assert.deepEqual(
+      { ...line, time: undefined, pid: undefined, hostname: undefined },
+      {
+        level: 30,
+        time: undefined,
+        pid: undefined,
+        hostname: undefined,
+        reqId: 'aborted-long-poll',
+        method: 'GET',
+        url: '/v1/events?after=1000000&wait=30',
+        remoteAddress: '127.0.0.1',
+        keyId: staticKeyId(TEST_API_KEY),
+        clientClosed: true,
+        msg: 'request aborted by the client',
+      },
+    )
+    assert.equal(lines.length, 1)
   })
 
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
