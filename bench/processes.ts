@@ -216,6 +216,7 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
         // Rate limiting stays on, its counting included in every figure, but one benchmark key sends thousands of
         // requests a second: the quota is raised so that the benchmark measures capacity, not the quota.
         RATE_LIMIT_PER_KEY: '1000000000',
+        ...SHIPPED.env,
         ...options.env,
       },
       stdio: ['ignore', logFd, 'pipe'],

@@ -9,7 +9,14 @@ import { inspect } from 'node:util'
 
 /** @typedef {import('node:test/reporters').TestEvent} TestEvent */
 /** @typedef {Extract<TestEvent, { type: 'test:pass' | 'test:fail' }>['data']} Outcome */
-/** @typedef {{ file: string, passed: number, failed: number, skipped: number, skipReasons: string[] }} FileTally */
+/**
+ * @typedef {{ file: string, passed: number, failed: number, skipped: number, skipReasons: string[], stderr: string[] }}
+ *   FileTally
+ */
+
+// A failed file's line is followed by the last lines it wrote to stderr (the test servers write their warnings and
+// errors there): what a failure in CI needs to be understood, where the TAP log is not at hand.
+const STDERR_LINES_KEPT = 40
 
 // Failures that only repeat another: a suite whose tests failed, a test cancelled because its hook failed.
 const ECHOES = new Set(['subtestsFailed', 'cancelledByParent'])
@@ -37,7 +44,7 @@ function failureInFull(data) {
  * @param {FileTally} tally
  * @param {number | undefined} duration the file's wall time in milliseconds, when node reported it
  */
-function fileLine({ file, passed, failed, skipped, skipReasons }, duration) {
+function fileLine({ file, passed, failed, skipped, skipReasons, stderr }, duration) {
   const time = duration === undefined ? '' : `  ${(duration / 1000).toFixed(1)} s`
   if (passed + failed === 0 && skipped > 0)
     return `- ${file}  skipped: ${skipReasons.join('; ') || 'no reason given'}\n`
@@ -46,7 +53,11 @@ function fileLine({ file, passed, failed, skipped, skipReasons }, duration) {
     ...(failed > 0 ? [`${failed} failed`] : []),
     ...(skipped > 0 ? [`${skipped} skipped`] : []),
   ]
-  return `${failed > 0 ? '✖' : '✔'} ${file}  ${counts.join(', ')}${time}\n`
+  const printed =
+    failed > 0 && stderr.length > 0
+      ? `  its last ${stderr.length} line(s) on stderr:\n${stderr.map((line) => `    ${line}\n`).join('')}`
+      : ''
+  return `${failed > 0 ? '✖' : '✔'} ${file}  ${counts.join(', ')}${time}\n${printed}`
 }
 
 /** @param {AsyncIterable<TestEvent>} source */
@@ -57,15 +68,23 @@ export default async function* fileReporter(source) {
   let current
   /** @type {Map<string, number>} the files' wall times, reported when each file's process ends */
   const durations = new Map()
+  /** @type {Map<string, string[]>} the last lines each file wrote to stderr */
+  const stderr = new Map()
+  const stderrOf = (/** @type {string} */ file) => stderr.get(file) ?? []
   for await (const event of source) {
+    if (event.type === 'test:stderr') {
+      const lines = [...stderrOf(shown(event.data.file)), ...event.data.message.split('\n').filter(Boolean)]
+      stderr.set(shown(event.data.file), lines.slice(-STDERR_LINES_KEPT))
+      continue
+    }
     if (event.type === 'test:complete' && event.data.nesting === 0 && event.data.name === event.data.file)
       durations.set(shown(event.data.file), event.data.details.duration_ms)
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue
     const data = event.data
     const file = shown(data.file)
     if (current?.file !== file) {
-      if (current) yield fileLine(current, durations.get(current.file))
-      current = { file, passed: 0, failed: 0, skipped: 0, skipReasons: [] }
+      if (current) yield fileLine({ ...current, stderr: stderrOf(current.file) }, durations.get(current.file))
+      current = { file, passed: 0, failed: 0, skipped: 0, skipReasons: [], stderr: [] }
     }
     const failureType = /** @type {{ failureType?: string } | undefined} */ (data.details.error)?.failureType
     if (event.type === 'test:fail' && !ECHOES.has(failureType ?? '')) yield failureInFull(data)
@@ -78,5 +97,5 @@ export default async function* fileReporter(source) {
     } else if (event.type === 'test:pass') current.passed++
     else current.failed++
   }
-  if (current) yield fileLine(current, durations.get(current.file))
+  if (current) yield fileLine({ ...current, stderr: stderrOf(current.file) }, durations.get(current.file))
 }

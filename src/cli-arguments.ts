@@ -91,8 +91,20 @@ export function parseInvocation(args: string[]): Invocation {
 
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] }
   try {
-    parsed = parseArgs({ args: rest, options: OPTIONS[command] ?? HELP_OPTION, strict: true, allowPositionals: true })
+    const { values, positionals, tokens } = parseArgs({
+      args: rest,
+      options: OPTIONS[command] ?? HELP_OPTION,
+      strict: true,
+      allowPositionals: true,
+      tokens: true,
+    })
+    parsed = { values, positionals }
+    // parseArgs keeps the last of an option given twice; `--name a --name b` is more likely a slip than a choice.
+    const names = tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []))
+    const repeated = names.find((name, index) => names.indexOf(name) !== index)
+    if (repeated !== undefined) throw new UsageError(`${command}: --${repeated} is given more than once`, command)
   } catch (error) {
+    if (error instanceof UsageError) throw error
     // Node's advice about '--' after the first sentence does not apply to any of these commands.
     const message = error instanceof Error ? error.message.split('. To specify a positional')[0] : String(error)
     throw new UsageError(`${command}: ${message}`, command)

@@ -40,7 +40,8 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
     await explainingDatabaseErrors(config.database, () =>
       refuseUnmigrated(store.migrations, describeDatabase(config.database)),
     )
-    return await work(store)
+    // A file this user may read but not write fails only at the first write (keys create, keys revoke).
+    return await explainingDatabaseErrors(config.database, () => work(store))
   } finally {
     await store.close()
   }
@@ -49,12 +50,19 @@ async function withDatabase<T>(command: Command, config: Config, work: (store: S
 export async function migrate(config: Config): Promise<void> {
   const store = await explainingDatabaseErrors(config.database, () => openStore(config))
   try {
-    const { applied } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.migrations))
-    console.log(
-      applied.length > 0
-        ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${describeDatabase(config.database)}.`
-        : `The ${describeDatabase(config.database)} is up to date.`,
-    )
+    const { applied, newer } = await explainingDatabaseErrors(config.database, () => migrateToLatest(store.migrations))
+    const database = describeDatabase(config.database)
+    if (newer.length > 0)
+      console.log(
+        `The ${database} holds every migration of this petstore and ${newer.length} of a newer one ` +
+          `(${newer.join(', ')}): nothing to apply.`,
+      )
+    else
+      console.log(
+        applied.length > 0
+          ? `Applied ${applied.length} migration(s) (${applied.join(', ')}) to ${database}.`
+          : `The ${database} is up to date.`,
+      )
   } finally {
     await store.close()
   }

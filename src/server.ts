@@ -34,12 +34,26 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     }
   })
   let initialKey: string | undefined
+  // From the moment it listens, the service answers /readyz; a stop signal that comes before the shutdown handler
+  // below is in place (the first-run key's query is still running) is held, then acted on. Without a listener,
+  // Node's default would kill the process, with no graceful close.
+  const heldSignals: NodeJS.Signals[] = []
+  const holdSignal = (signal: NodeJS.Signals) => heldSignals.push(signal)
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
-      if (config.migrateOnStart) await migrateToLatest(store.migrations)
-      else await refuseUnmigrated(store.migrations, describeDatabase(config.database))
-      return buildApp(config, { store, logStream: createLogDestination(), tuning })
+      const { newer } = config.migrateOnStart
+        ? await migrateToLatest(store.migrations)
+        : await refuseUnmigrated(store.migrations, describeDatabase(config.database))
+      const built = await buildApp(config, { store, logStream: createLogDestination(), tuning })
+      if (newer.length > 0)
+        built.log.warn(
+          { newerMigrations: newer },
+          'the database holds migrations of a newer petstore: this version runs on it as it does during an ' +
+            'upgrade; finish the upgrade or roll back',
+        )
+      return built
     })
+    process.on('SIGTERM', holdSignal).on('SIGINT', holdSignal)
     await app
       .listen({
         port: config.port,
@@ -54,6 +68,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     // not running and leaves the first-run key to the next, successful start.
     initialKey = await issueInitialKeyIfNone(store, config.staticApiKeys)
   } catch (error) {
+    process.off('SIGTERM', holdSignal).off('SIGINT', holdSignal)
     // The app closes the store in its onClose hook; before the app exists, it is closed here.
     if (app) await app.close()
     else await store.close()
@@ -76,4 +91,10 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     else running.log.info({ signal }, 'shutting down')
     await running.close()
   })
+  // Removed only once the shutdown handler listens: removing a signal's last listener stops Node watching for it,
+  // and a signal already received but not yet dispatched (it came in the same turn as the key's query answer)
+  // was lost, leaving a service that ignored its SIGTERM.
+  process.off('SIGTERM', holdSignal).off('SIGINT', holdSignal)
+  const [held] = heldSignals
+  if (held) process.kill(process.pid, held)
 }

@@ -34,9 +34,9 @@ import { webhookEventsNeededAfter } from './webhooks/needed-events.repository.js
 import type { WebhookNetwork } from './webhooks/outbound-http.js'
 import { inProcessSender, threadSender } from './webhooks/sender.js'
 import { webhookKeyRing } from './webhooks/secret-keys.js'
+import { refuseUnopenableSecrets } from './webhooks/secret-key-check.js'
 import { createDeliveryMetrics } from './webhooks/webhook-metrics.js'
 import { createWebhookService, type WebhookService } from './webhooks/webhook.service.js'
-import { anyWebhook } from './webhooks/webhook.repository.js'
 import type { Metric } from 'prom-client'
 
 export interface Services {
@@ -111,8 +111,12 @@ export async function createServices(
   })
   const keyRing = webhookKeyRing(store, config.webhookSecretKey, (message) => log.warn(message))
   // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it is kept in
-  // the database.
-  if (await anyWebhook(store.read)) await keyRing.boxes()
+  // the database, or if it does not open their secrets (then the service does not start).
+  await refuseUnopenableSecrets(
+    store.read,
+    async () => (await keyRing.boxes()).signingSecrets,
+    config.webhookSecretKey !== undefined,
+  )
   const deliveryMetrics = createDeliveryMetrics(() => deliveries)
   const outbound = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,

@@ -129,10 +129,10 @@ export function floorCycles(imports: readonly Import[]): string[] {
 }
 
 // A check of which SQL dialect runs the statement: Kysely's adapters and dialects, a comparison of the store's
-// dialect or of the configured database's kind.
+// dialect, of the configured database's kind or of a store's name (a move session's).
 const DIALECT_CHECK = new RegExp(
   /\b(PostgresAdapter|SqliteAdapter|PostgresDialect|SqliteDialect)\b|\bdialect\s*[!=]==/.source +
-    /|\b(dialect|kind)\s*[!=]==\s*['"](sqlite|postgres)['"]/.source,
+    /|\b(dialect|kind|name)\s*[!=]==\s*['"](sqlite|postgres)['"]/.source,
 )
 
 /** Each line outside db/ that checks the dialect, as "file:line: the line". */
@@ -227,6 +227,7 @@ describe('the checks of the floors', () => {
       'const postgres = trx.getExecutor().adapter instanceof PostgresAdapter',
       "if (store.dialect === 'sqlite') read()",
       "const file = database.kind === 'sqlite'",
+      "const bound = session.name === 'postgres' ? a : b",
       "if (problem.kind === 'inexact-number') return",
     ].join('\n')
     assert.deepEqual(
@@ -239,6 +240,7 @@ describe('the checks of the floors', () => {
         'webhooks/fan-out.repository.ts:2: const postgres = trx.getExecutor().adapter instanceof PostgresAdapter',
         "webhooks/fan-out.repository.ts:3: if (store.dialect === 'sqlite') read()",
         "webhooks/fan-out.repository.ts:4: const file = database.kind === 'sqlite'",
+        "webhooks/fan-out.repository.ts:5: const bound = session.name === 'postgres' ? a : b",
       ],
     )
   })

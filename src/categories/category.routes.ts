@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
-import { entityTag, ifMatchCondition, noneMatchFails } from '../http/entity-tag.js'
+import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
+import { readConditionStatus } from '../http/read-conditions.js'
 import { ETagHeaderSchema } from '../http/entity-tag.schema.js'
 import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
@@ -141,7 +142,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
             description: 'The category is unchanged: its ETag is one `If-None-Match` names. No body.',
             headers: ETagHeaderSchema,
           }),
-          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found'),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'precondition_failed'),
         },
       },
     },
@@ -150,7 +151,8 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
       const { etag } = tagged(found)
       reply.header('etag', etag)
       // No body at all (not even `null`): undefined skips the serialiser.
-      if (noneMatchFails(request.headers['if-none-match'], etag)) return reply.code(304).send(undefined as never)
+      const status = readConditionStatus(request.headers, 'category', found.category.id, found.version)
+      if (status === 304) return reply.code(304).send(undefined as never)
       return found.category
     },
   )

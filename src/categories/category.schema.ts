@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IfMatchHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
+import { IfMatchHeader, IfMatchOnReadHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { documentedAs, named } from '../http/openapi/openapi-names.js'
 import { Int64Id, VISIBLE_NAME_PATTERN, VISIBLE_NAME_RULE } from '../http/openapi/schema-primitives.js'
@@ -86,6 +86,12 @@ export const ListCategoriesQuery = Type.Object(
 export const CategoryIdParams = Type.Object({ categoryId: CategoryIdValue }, { additionalProperties: false })
 
 export const CategoryReadHeaders = Type.Object({
+  'If-Match': Type.Optional({
+    ...IfMatchOnReadHeader,
+    description:
+      "Answers 412 `precondition_failed`, with the current `ETag` and no category, unless the category's current " +
+      'ETag is one of those listed (strong comparison) or the value is `*`. Evaluated before `If-None-Match`.',
+  }),
   'If-None-Match': Type.Optional({
     ...IfNoneMatchHeader,
     description:

@@ -64,6 +64,8 @@ export const RETIRED_VARIABLES: Readonly<Record<string, Retired>> = {
   },
   WEBHOOK_SHUTDOWN_WAIT_MS: {
     now: '5 s',
-    why: 'half of the 10 s a shutdown may take; an interrupted attempt is retried at once by any instance',
+    why:
+      'half of the 10 s a shutdown may take; an attempt given up then is retried at once by any instance ' +
+      '(logged `interrupted` if its request had been sent)',
   },
 }

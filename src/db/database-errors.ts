@@ -1,6 +1,7 @@
 // A failure to open or reach the database, as the operator reads it: one line naming the path or address at
 // fault and the fix, instead of the library's own words (getaddrinfo ENOTFOUND, unable to open database file).
 // Each store fails in its own way (SQLite's files, PostgreSQL's connections).
+import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 
@@ -18,7 +19,10 @@ export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return `SQLite database ${database.path}`
   const url = new URL(database.url)
   const host = url.hostname || 'localhost'
-  return `PostgreSQL database ${host}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1))}`
+  const name = `PostgreSQL database ${host}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1))}`
+  // Shops kept side by side in one database, each in its schema (?options=-c search_path=…): which one.
+  const searchPath = /(?:^|\s)(?:-c\s*|--)search_path=(\S+)/.exec(url.searchParams.get('options') ?? '')?.[1]
+  return searchPath ? `${name} (search_path ${searchPath})` : name
 }
 
 /** The innermost error of a chain of causes: the one that says what actually happened. */
@@ -37,6 +41,15 @@ function reason(error: Error & { code?: unknown }): string {
   return error.message || (typeof error.code === 'string' ? error.code : error.name)
 }
 
+function readableAndWritable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const SQLITE_FILE_CODES = /^SQLITE_(CANTOPEN|READONLY|PERM|IOERR|AUTH)/
 const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT', 'EISDIR'])
 const CONNECTION_CODES = new Set([
@@ -51,7 +64,13 @@ const CONNECTION_CODES = new Set([
 // SQLSTATE classes 08 (connection exception), 28 (authorisation: user or password), 3D000 (no such database)
 // and 57P03 (the server is starting up).
 const CONNECTION_SQLSTATE = /^(08|28)|^(3D000|57P03)$/
-const CONNECTION_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'connection timeout']
+// The last: sslmode in DATABASE_URL asks for TLS, which the server does not offer.
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'connection timeout',
+  'The server does not support SSL connections',
+]
 
 /**
  * A failure to open or reach the database, restated with its path or address and what to do; undefined when
@@ -69,6 +88,21 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
       )
     }
     if (!SQLITE_FILE_CODES.test(code) && !FILE_SYSTEM_CODES.has(code)) return undefined
+    // DATABASE_URL naming the data directory rather than the file in it: its parent is not what is wrong.
+    if (existsSync(database.path) && statSync(database.path).isDirectory())
+      return new Error(
+        `${database.path} is a directory, not a SQLite database file; set DATABASE_URL=file:PATH to the ` +
+          'database file in it (petstore.db by default)',
+        { cause: error },
+      )
+    if (existsSync(database.path) && !readableAndWritable(database.path))
+      return new Error(
+        `cannot open the SQLite database ${database.path} (${reason(cause)}): the file is not readable and ` +
+          `writable by this user (mode ${(statSync(database.path).mode & 0o777).toString(8).padStart(4, '0')}); ` +
+          'give the user the service runs as read and write access to it, or set DATABASE_URL=file:PATH to ' +
+          'another database',
+        { cause: error },
+      )
     const file = basename(database.path)
     return new Error(
       `cannot open the SQLite database ${database.path} (${reason(cause)}): the directory ` +

@@ -17,6 +17,7 @@ import * as dataVersionFreeShard from './migrations/0013_data_version_free_shard
 import * as categoryVersionFloor from './migrations/0014_category_version_floor.js'
 import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.js'
 import { isDatabaseUnavailable } from './unavailable.js'
+import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 
 // Migrations are listed here rather than read from a folder at run time, so the compiled service carries
 // exactly the migrations it was built with. Names sort in the order they run.
@@ -42,6 +43,8 @@ const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export interface MigrationReport {
   applied: string[]
+  /** Migrations the database holds that this petstore does not know: a newer petstore applied them. */
+  newer: string[]
 }
 
 const ATTEMPTS = 10
@@ -68,11 +71,22 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
 /**
  * On PostgreSQL, the schema the connection works in (its search_path). Kysely's migrator would otherwise
  * accept its bookkeeping tables found in any schema of the database, not necessarily the one it then uses.
+ * A search_path naming no schema that exists leaves none: refused here, in the operator's terms, rather than by
+ * the first migration's statement ("no schema has been selected to create in").
  */
 async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
-  return rows[0]?.schema
+  const { rows } = await sql<{
+    schema: string | null
+    path: string
+  }>`select current_schema() as schema, current_setting('search_path') as path`.execute(db)
+  const [row] = rows
+  if (row && row.schema === null)
+    throw new Error(
+      `no schema to create tables in: the search_path of DATABASE_URL (${row.path}) names none that exists; ` +
+        'create it (CREATE SCHEMA) or correct DATABASE_URL',
+    )
+  return row?.schema ?? undefined
 }
 
 /**
@@ -85,25 +99,61 @@ export function migrateInsideTransaction(db: Kysely<Database>): Promise<Migratio
 }
 
 /** This petstore's migrations not yet applied to the database (all of them on an empty one); nothing is changed. */
-export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
-  const schema = await currentSchema(db)
+async function pendingMigrations(db: Kysely<Database>, schema: string | undefined): Promise<string[]> {
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) })
   return (await migrator.getMigrations()).filter((migration) => !migration.executedAt).map(({ name }) => name)
 }
 
 /**
  * Refuses a database this petstore has migrations for that were not applied: what runs on it must find the schema
- * it was built for, and only `petstore migrate` (or serve with MIGRATE_ON_START) changes a schema.
+ * it was built for, and only `petstore migrate` (or serve with MIGRATE_ON_START) changes a schema. A database a
+ * newer petstore migrated passes (its report names those migrations), as it does `migrateToLatest`.
  */
-export async function refuseUnmigrated(db: Kysely<Database>, database: string): Promise<void> {
-  const pending = await pendingMigrations(db)
+export async function refuseUnmigrated(db: Kysely<Database>, database: string): Promise<MigrationReport> {
+  const schema = await currentSchema(db)
+  const pending = await pendingMigrations(db, schema)
   if (pending.length > 0 && pending.length === Object.keys(migrations).length)
     throw new Error(`the ${database} holds no petstore schema yet: run petstore migrate first`)
+  const newer = await unknownMigrations(db, schema)
+  // petstore migrate would refuse it too: it is named as migrate names it.
+  if (pending.length > 0 && newer.length > 0) throw migratedByAnotherBuild(newer, pending)
   if (pending.length > 0)
     throw new Error(
       `the ${database} lacks ${pending.length} migration(s) of this petstore (${pending.join(', ')}): ` +
         'run petstore migrate first',
     )
+  return { applied: [], newer }
+}
+
+/** A database that holds migrations this petstore does not know and lacks some of its own. */
+function migratedByAnotherBuild(newer: readonly string[], missing: readonly string[]): Error {
+  return new Error(
+    `the database holds migrations this petstore does not know (${newer.join(', ')}) and lacks some of its ` +
+      `own (${missing.join(', ')}): it was migrated by another build; migrate it with the newest petstore`,
+  )
+}
+
+/** The migrations recorded in the database's bookkeeping that this petstore does not carry, in order. */
+async function unknownMigrations(db: Kysely<Database>, schema: string | undefined): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
+  if (!tables.some((table) => table.name === 'kysely_migration' && (!schema || table.schema === schema))) return []
+  const table = sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration')
+  const { rows } = await sql<{ name: string }>`select name from ${table} order by name`.execute(db)
+  return rows.map(({ name }) => name).filter((name) => !Object.hasOwn(migrations, name))
+}
+
+/**
+ * A SQLite file of another program, named by a mistaken DATABASE_URL: tables, and no petstore bookkeeping among
+ * them. Migrating it would write petstore's tables into that program's file.
+ */
+async function refuseForeignSqliteFile(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ name: string }>`${sql.raw(TABLES_SQL)}`.execute(db)
+  const names = rows.map(({ name }) => name)
+  if (!isAnotherProgramsFile(names)) return
+  throw new Error(
+    `the database holds tables of another program (${names.slice(0, 5).join(', ')}) and none of petstore's: ` +
+      "set DATABASE_URL to the service's database file, or to a new one",
+  )
 }
 
 async function migrateOnce(db: Kysely<Database>, { disableTransactions = false } = {}): Promise<MigrationReport> {
@@ -114,10 +164,37 @@ async function migrateOnce(db: Kysely<Database>, { disableTransactions = false }
     disableTransactions,
     ...(schema ? { migrationTableSchema: schema } : {}),
   })
+  // A database a newer petstore migrated: this one runs on it as every earlier version does during an upgrade (the
+  // migrations are written for that), so an instance rolled back, or restarted before its replacement, starts.
+  // Kysely's migrator would refuse it as "corrupted".
+  const newer = await unknownMigrations(db, schema)
+  if (newer.length > 0) return runningOnNewer(migrator, newer)
+  if (!schema) await refuseForeignSqliteFile(db)
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')
+    // A newer petstore migrated the database while this one waited for the migrations' lock, after the look above:
+    // Kysely, looking again under the lock, refuses it as "corrupted" before running anything. Not inside a
+    // caller's transaction (an import): no one migrates beside it there, and on PostgreSQL the failed statement
+    // has aborted the transaction, so another look would only replace the real error with "transaction aborted".
+    if (!failed && !disableTransactions) {
+      const late = await unknownMigrations(db, schema)
+      if (late.length > 0) return runningOnNewer(migrator, late)
+    }
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, { cause: error })
   }
-  return { applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName) }
+  return {
+    applied: results.filter((result) => result.status === 'Success').map((result) => result.migrationName),
+    newer: [],
+  }
+}
+
+/** A database that holds `newer` migrations: run on as it is if it holds every one of this petstore's. */
+async function runningOnNewer(migrator: Migrator, newer: string[]): Promise<MigrationReport> {
+  const missing = (await migrator.getMigrations()).filter((migration) => !migration.executedAt)
+  if (missing.length === 0) return { applied: [], newer }
+  throw migratedByAnotherBuild(
+    newer,
+    missing.map(({ name }) => name),
+  )
 }

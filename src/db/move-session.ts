@@ -46,6 +46,12 @@ export interface MoveSession {
    * to continue from: a follower's `after` may be the mark, and an id at or below it would never be seen.
    */
   continueEventIdsAfterRetentionMark(): Promise<void>
+  /**
+   * Sets the floor of new categories' versions (category_id_counter.version_floor, once any category was created)
+   * to the bound migration 0014_category_version_floor sets on an upgraded store: no version ever reached exceeds
+   * the largest event id, kept or purged, plus the events still waiting for theirs (PostgreSQL's event_inbox).
+   */
+  setCategoryVersionFloorToEventBound(): Promise<void>
   close(): Promise<void>
 }
 
@@ -65,6 +71,16 @@ export function filesAnImportCreates(database: DatabaseConfig): string[] {
   if (database.kind !== 'sqlite' || existsSync(database.path)) return []
   return ['', '-wal', '-shm'].map((suffix) => `${database.path}${suffix}`)
 }
+
+/**
+ * What bounds every category version ever reached, each a value the store picks the largest of (with its own
+ * function for it); the migration that first set the floor writes the same terms out itself.
+ */
+export const CATEGORY_VERSION_BOUNDS = [
+  '(select coalesce(max(version), 0) from categories)',
+  '(select coalesce(max(id), 0) from events)',
+  '(select coalesce(max(purged_through), 0) from event_retention)',
+].join(', ')
 
 /** A table or column name, quoted for SQL (names come from the table list, never from a file). */
 export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`

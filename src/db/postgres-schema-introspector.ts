@@ -3,7 +3,8 @@
 // table in the database, calling pg_get_serial_sequence and has_schema_privilege on each: a table or schema that
 // another client drops during that look fails it (42703 "column … of relation … does not exist", 3F000, 42P01),
 // although nothing of ours changed. Where several services or test runs share a server, that happens.
-import { sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely'
+import { PostgresDialect, sql } from 'kysely'
+import type { DatabaseIntrospector, Kysely, SchemaMetadata, TableMetadata } from 'kysely'
 
 /**
  * An introspector that sees the schemas' names and the tables and views of the working schema (current_schema(),
@@ -32,5 +33,12 @@ export class WorkingSchemaIntrospector implements DatabaseIntrospector {
 
   async getMetadata(): Promise<{ tables: TableMetadata[] }> {
     return { tables: await this.getTables() }
+  }
+}
+
+/** Kysely's PostgreSQL dialect with the introspector above, for the connections that migrate or check migrations. */
+export class WorkingSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new WorkingSchemaIntrospector(db)
   }
 }

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely } from 'kysely'
 import type pg from 'pg'
 import type { Database, Writer } from './database.js'
 import { readPostgresDataVersion, readWithPostgresDataVersion } from './postgres-data-version.js'
@@ -6,6 +6,7 @@ import { listenWith } from './postgres-listen.js'
 import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
 import { pipelinedPostgresDialect } from './postgres-pipelined-dialect.js'
+import { WorkingSchemaPostgresDialect } from './postgres-schema-introspector.js'
 import { StatementGroups } from './postgres/combined-statements.js'
 import { pipelineAsPool } from './postgres/pipeline-as-pool.js'
 import type { Store } from './store.js'
@@ -167,10 +168,10 @@ export function openPostgres(options: PostgresOptions): PostgresStore {
     dialect: pipelinedPostgresDialect(async () => (await shared()).sequencing),
   })
   const read = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
+    dialect: new WorkingSchemaPostgresDialect({ pool: async () => pipelineAsPool((await shared()).reads) }),
   })
   const migrations = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: async () => (await shared()).migrations }),
+    dialect: new WorkingSchemaPostgresDialect({ pool: async () => (await shared()).migrations }),
   })
 
   return {

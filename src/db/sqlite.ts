@@ -5,6 +5,7 @@ import { Kysely, SqliteDialect } from 'kysely'
 import type { DataAccess, Database } from './database.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import type { Store } from './store.js'
+import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 import { readSnapshotPerTurn } from './sqlite/read-snapshot-per-turn.js'
 import { withStatementCache } from './statement-cache.js'
 
@@ -33,11 +34,20 @@ export class SqliteDatabaseMissingError extends Error {
 const WRITER_CACHE_KIB = 2000
 const READER_CACHE_KIB = 16_000
 
+/**
+ * WAL lets readers run beside the writer (and beside other processes). The mode is the file's, kept by SQLite in
+ * it, so it is set once, by the writer, and every later connection uses it. Another program's file, which every
+ * command refuses, keeps the journal mode that program chose.
+ */
+function useWriteAheadLog(writer: SqliteDatabase.Database): void {
+  const tables = writer.prepare<[], string>(TABLES_SQL).pluck().all()
+  if (!isAnotherProgramsFile(tables)) writer.pragma('journal_mode = WAL')
+}
+
 function openHandle(path: string, mustExist: boolean, cacheKiB: number): SqliteDatabase.Database {
   const handle = new SqliteDatabase(path, { fileMustExist: mustExist })
-  // WAL lets readers run beside the writer (and beside other processes); synchronous=FULL makes every
-  // commit durable before it is acknowledged, so an acknowledged write survives a power cut.
-  handle.pragma('journal_mode = WAL')
+  // synchronous=FULL makes every commit durable before it is acknowledged, so an acknowledged write survives a
+  // power cut.
   handle.pragma('synchronous = FULL')
   handle.pragma('foreign_keys = ON')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
@@ -62,6 +72,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   if (mustExist && !inMemory && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
   if (!inMemory && !mustExist) mkdirSync(dirname(path), { recursive: true })
   const writerHandle = openHandle(path, mustExist && !inMemory, WRITER_CACHE_KIB)
+  useWriteAheadLog(writerHandle)
   const groupCommit = new GroupCommit(writerHandle)
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect({ database: withStatementCache(writerHandle) }, groupCommit),

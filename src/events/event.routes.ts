@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/errors/error.schema.js'
@@ -184,8 +184,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       reply.type('text/event-stream; charset=utf-8')
       // Proxies that buffer responses (nginx) would hold events back; this asks them not to.
       reply.header('x-accel-buffering', 'no')
-      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow.
-      if (request.method === 'HEAD') return reply.send('')
+      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow. An empty stream rather
+      // than '', whose length Fastify would state as 0: GET's stream has none, so HEAD's headers have none either.
+      if (request.method === 'HEAD') return sendStream(reply, Readable.from([]))
       const subscription = await events.subscribe({ after, types }, holder(request))
       const body = eventStreamBody(subscription, {
         after,

@@ -9,7 +9,7 @@ import type { ApiGuard } from './auth/auth.js'
 import { handleClientError } from './errors/client-errors.js'
 import { handleFrameworkError } from './errors/error-handler.js'
 import { preferringKnownJson } from './json/prepared-json.js'
-import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './limits.js'
+import { BODY_LIMIT_BYTES, MAX_PATH_PARAMETER_LENGTH } from './limits.js'
 import { AccessLog } from './request/access-log.js'
 import { serializeRequest } from './request/log-url.js'
 import { requestIdFor } from './request/request-id.js'
@@ -29,12 +29,6 @@ export const TIMEOUTS = {
   // default, which would let a slow client hold a socket for up to 40 s instead of 10).
   connectionsCheckIntervalMs: 1_000,
 }
-
-/**
- * Longer than any path the header limit admits: an over-long segment then meets authentication and validation (400)
- * like any other bad value, not a router error.
- */
-const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES
 
 /** `guard` gives the API's guard, made once the app exists; framework errors arrive only once the server listens. */
 export function createFastify(config: Config, logStream: DestinationStream | undefined, guard: () => ApiGuard) {
@@ -75,6 +69,10 @@ export function createFastify(config: Config, logStream: DestinationStream | und
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
+  // Node lists only the first 2000 header lines by default and drops the rest unseen, so a second Host,
+  // Authorization or Content-Type after them would escape the check for repeated headers (duplicate-headers.ts).
+  // The request head is bounded by size (16 KiB) instead, which bounds the count too.
+  app.server.maxHeadersCount = 0
   // One line per request, also for one whose client left before the answer (access-log.ts).
   app.addHook('onRequestAbort', (request, done) => {
     accessLog.requestAborted(request)

@@ -35,6 +35,12 @@ export const IfMatchHeader = entityTagList(
     'is unconditional.',
 )
 
+export const IfMatchOnReadHeader = entityTagList(
+  `Answers 412 \`precondition_failed\`, with the current \`ETag\` and no animal, unless the animal's current ETag ` +
+    `is one of those listed (strong comparison) or the value is \`*\`: a read of exactly the version a client ` +
+    `holds. Evaluated before \`If-None-Match\`. ${LIST_SYNTAX}.`,
+)
+
 export const IfNoneMatchHeader = entityTagList(
   `Answers 304 Not Modified, without a body, when the animal's current ETag is one of those listed (weak ` +
     `comparison) or the value is \`*\`; otherwise the animal as usual. ${LIST_SYNTAX}.`,

@@ -4,9 +4,11 @@
 // ENTITY_TAG_LIST_PATTERN by the route's schema, so a malformed one has been answered 400 before.
 import type { VersionCondition } from '../domain/version-condition.js'
 
-// etagc = %x21 / %x23-7E / obs-text (section 8.8.3); a list may not mix `*` with tags.
+// etagc = %x21 / %x23-7E / obs-text (section 8.8.3); a list may not mix `*` with tags. Empty list elements
+// (`"1.2",`, `, "1.2"`, `"1.2",,"1.3"`) are read as nothing, as section 5.6.1 requires of a recipient; a list of
+// only empty elements names no tag and is refused.
 const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"'
-export const ENTITY_TAG_LIST_PATTERN = `^(?:\\*|${ENTITY_TAG}(?:[ \\t]*,[ \\t]*${ENTITY_TAG})*)$`
+export const ENTITY_TAG_LIST_PATTERN = `^(?:\\*|(?:,[ \\t]*)*${ENTITY_TAG}(?:[ \\t]*,(?:[ \\t]*${ENTITY_TAG})?)*)$`
 
 const LISTED_TAG = /(W\/)?"([^"]*)"/g
 const OUR_TAG = /^([1-9][0-9]*)\.([1-9][0-9]*)$/

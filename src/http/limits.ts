@@ -8,3 +8,9 @@ export const HEADER_LIMIT_BYTES = 16 * 1024
 
 /** A size as the messages and the document state it. */
 export const inKiB = (bytes: number): string => `${bytes / 1024} KiB`
+
+/**
+ * The router's longest path parameter: longer than any path the header limit admits, so an over-long segment meets
+ * authentication and validation (400) like any other bad value, not a router error.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = HEADER_LIMIT_BYTES

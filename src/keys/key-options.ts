@@ -35,7 +35,7 @@ export function parseExpiry(
     const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(expiresIn)
     if (!match)
       throw new KeyOptionError(
-        `--expires-in takes whole minutes, hours or days (90m, 12h, 30d), not ${JSON.stringify(expiresIn)}`,
+        '--expires-in takes 1 to 999999 whole minutes, hours or days (90m, 12h, 30d), not ' + JSON.stringify(expiresIn),
       )
     return new Date(now + Number(match[1]) * (DURATION_UNITS_MS[match[2] ?? 'd'] ?? 0)).toISOString()
   }

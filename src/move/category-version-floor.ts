@@ -2,6 +2,7 @@
 // its counter row loads with 0, and a category named again under the id of one the shop deleted would start at
 // version 1 again, repeating that category's ETags. The floor is set here as the migration sets it on an upgraded
 // database (see it for why the bound holds): no version ever reached exceeds the number of events ever recorded.
+// How each store says that bound is the session's (db/move-session.ts).
 import type { MoveSession } from '../db/move-session.js'
 
 const FIRST_SCHEMA_WITH_FLOOR = '0014_category_version_floor'
@@ -9,11 +10,5 @@ const FIRST_SCHEMA_WITH_FLOOR = '0014_category_version_floor'
 /** After the load, before the commit: the file's events, retention mark and waiting events are in place. */
 export async function setVersionFloorOfEarlierFile(session: MoveSession, fileSchema: string): Promise<void> {
   if (fileSchema >= FIRST_SCHEMA_WITH_FLOOR) return
-  const bound =
-    session.name === 'postgres'
-      ? `greatest((select coalesce(max(version), 0) from categories), (select coalesce(max(id), 0) from events),
-          (select coalesce(max(purged_through), 0) from event_retention)) + (select count(*) from event_inbox)`
-      : `max((select coalesce(max(version), 0) from categories), (select coalesce(max(id), 0) from events),
-          (select coalesce(max(purged_through), 0) from event_retention))`
-  await session.run(`update category_id_counter set version_floor = ${bound} where last_id > 0`, [])
+  await session.setCategoryVersionFloorToEventBound()
 }

@@ -2,9 +2,10 @@
 import type { DatabaseConfig } from '../config.js'
 import { FORMAT_NAME, FORMAT_VERSION, SCHEMA_VERSION, type Closing, type Header } from './format.js'
 import { openMoveSession, type MoveSession } from '../db/move-session.js'
+import { describeDatabase, explainingDatabaseErrors } from '../db/database-errors.js'
 import { beginSnapshot, readCounter, tablePages } from './snapshot.js'
 import { TABLES } from './tables.js'
-import { refuseUnwritableTarget, shopFileWriter } from './writer.js'
+import { exportTarget, shopFileWriter } from './writer.js'
 
 export interface MoveProgress {
   /** Rows done so far, in `table`. */
@@ -16,8 +17,21 @@ export interface MoveProgress {
  * The snapshot's schema must be this petstore's: the file says which schema its rows follow, and a newer database
  * has columns and tables this version would leave out without a word.
  */
-async function refuseOtherSchema(session: MoveSession): Promise<void> {
-  const [row] = await session.select('select max(name) as name from kysely_migration', [])
+async function refuseOtherSchema(session: MoveSession, database: DatabaseConfig): Promise<void> {
+  let rows
+  try {
+    rows = await session.select('select max(name) as name from kysely_migration', [])
+  } catch (error) {
+    // SQLite's "no such table", PostgreSQL's undefined_table: a database petstore never migrated (or another's).
+    const { code, message } = error as { code?: unknown; message?: unknown }
+    if (code !== '42P01' && !String(message).startsWith('no such table')) throw error
+    throw new Error(
+      `the ${describeDatabase(database)} holds no petstore schema: nothing to export (is DATABASE_URL right? ` +
+        'a database not migrated yet needs petstore migrate first)',
+      { cause: error },
+    )
+  }
+  const [row] = rows
   const schema = typeof row?.name === 'string' ? row.name : '(none)'
   if (schema > SCHEMA_VERSION)
     throw new Error(
@@ -34,13 +48,14 @@ export async function exportShop(
   database: DatabaseConfig,
   target: string,
   progress: MoveProgress,
+  signal?: AbortSignal,
 ): Promise<Record<string, number>> {
-  if (target !== '-') refuseUnwritableTarget(target)
-  const session = await openMoveSession(database)
-  const writer = shopFileWriter(target)
+  const where = exportTarget(target)
+  const session = await explainingDatabaseErrors(database, () => openMoveSession(database))
+  const writer = shopFileWriter(where, signal)
   try {
     await beginSnapshot(session)
-    await refuseOtherSchema(session)
+    await refuseOtherSchema(session, database)
     const exportedAt = new Date().toISOString()
     const header: Header = {
       format: FORMAT_NAME,

@@ -46,11 +46,18 @@ function parseLine(line: string, what: string): Record<string, unknown> {
   return value
 }
 
+const NOT_AN_EXPORT = `the file is not a petstore export (its first line is not a ${FORMAT_NAME} header)`
+
 export function parseHeader(line: string | undefined): Header {
   if (line === undefined) throw new DamagedFileError('the file is empty')
-  const header = parseLine(line, 'the header line')
-  if (header.format !== FORMAT_NAME)
-    throw new DamagedFileError(`the file is not a petstore export (no ${FORMAT_NAME} header)`)
+  // Some other file named by mistake (the database itself, a log): said as such, not as a damaged export.
+  let header: Record<string, unknown>
+  try {
+    header = parseLine(line, 'the header line')
+  } catch {
+    throw new DamagedFileError(NOT_AN_EXPORT)
+  }
+  if (header.format !== FORMAT_NAME) throw new DamagedFileError(NOT_AN_EXPORT)
   const { formatVersion, schemaVersion, sourceStore, exportedAt } = header
   if (!Number.isSafeInteger(formatVersion) || typeof schemaVersion !== 'string')
     throw new DamagedFileError('the file is damaged: the header has no format or schema version')

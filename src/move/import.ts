@@ -8,6 +8,7 @@ import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
 import { ForeignSecretError, SecretCheck } from './secret-check.js'
+import { explainingDatabaseErrors } from '../db/database-errors.js'
 import { filesAnImportCreates, openMoveSession, quoted, type MoveSession } from '../db/move-session.js'
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
@@ -90,14 +91,15 @@ export async function importShop(
   config: Config,
   sourcePath: string,
   progress: MoveProgress,
+  signal?: AbortSignal,
 ): Promise<Record<string, number>> {
-  const source = await openShopFile(sourcePath)
+  const source = await openShopFile(sourcePath, signal)
   const { database } = config
   const created = filesAnImportCreates(database)
   let session: MoveSession | undefined
   let committed = false
   try {
-    session = await openMoveSession(database, { create: true })
+    session = await explainingDatabaseErrors(database, () => openMoveSession(database, { create: true }))
     await session.beginLoad()
     await session.migrateInsideLoad()
     await refuseHeldShop(session)

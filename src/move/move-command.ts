@@ -1,5 +1,7 @@
 // The export and import commands as the operator sees them: progress on a terminal, one line when done, and a
-// refusal as one line naming its cause (the command exits 1).
+// refusal as one line naming its cause (the command exits 1). SIGTERM or SIGINT stops either cleanly: no partial
+// file, no database file the import created, and one line saying so; a second signal ends the process at once.
+import { statSync } from 'node:fs'
 import type { Config } from '../config.js'
 import { describeDatabase } from '../db/database-errors.js'
 import { exportShop, type MoveProgress } from './export.js'
@@ -21,18 +23,49 @@ function terminalProgress(verb: string): MoveProgress {
 }
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0)
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const
+
+/** Runs `work` with a signal aborted by the first SIGTERM or SIGINT; the error then says which came. */
+async function stoppable<T>(
+  command: 'export' | 'import',
+  interrupted: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController()
+  let received: string | undefined
+  const stop = (signal: NodeJS.Signals) => {
+    received = signal
+    controller.abort(new Error(signal))
+  }
+  for (const signal of SIGNALS) process.once(signal, stop)
+  try {
+    return await work(controller.signal)
+  } catch (error) {
+    if (received) throw new Error(`${command} interrupted by ${received}${interrupted}`, { cause: error })
+    throw error
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, stop)
+  }
+}
 
 export async function moveShop(command: 'export' | 'import', config: Config, file: string): Promise<void> {
   if (command === 'export') {
-    const counts = await exportShop(config.database, file, terminalProgress('exporting'))
-    const where = file === '-' ? 'stdout' : `${file} (mode 0600: it holds secrets, keep it safe)`
+    const counts = await stoppable(command, file === '-' ? '' : ': no file written', (signal) =>
+      exportShop(config.database, file, terminalProgress('exporting'), signal),
+    )
+    // A named pipe or a device was written into as it is: its mode is not the export's to set.
+    const where =
+      file === '-' ? 'stdout' : statSync(file).isFile() ? `${file} (mode 0600: it holds secrets, keep it safe)` : file
     console.error(`petstore: exported ${total(counts)} rows (${counts.pets ?? 0} pets) to ${where}`)
     return
   }
   let counts: Record<string, number>
   try {
-    counts = await importShop(config, file, terminalProgress('importing'))
+    counts = await stoppable(command, ', nothing changed', (signal) =>
+      importShop(config, file, terminalProgress('importing'), signal),
+    )
   } catch (error) {
+    if (error instanceof Error && error.message.startsWith('import interrupted')) throw error
     // The transaction rolled back, and a database file the import created is removed: the target is as it was.
     throw new Error(`import refused, nothing changed: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

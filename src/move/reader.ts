@@ -1,6 +1,6 @@
 // Reading a shop file line by line, checking it as it goes: the header first, then the records, which count
 // only once the closing line's checksum matches every byte before it and nothing follows it.
-import { createReadStream } from 'node:fs'
+import { createReadStream, statSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
@@ -17,7 +17,7 @@ export interface ShopFileReader {
   close(): void
 }
 
-export async function openShopFile(source: string): Promise<ShopFileReader> {
+export async function openShopFile(source: string, signal?: AbortSignal): Promise<ShopFileReader> {
   let input: Readable = process.stdin
   if (source !== '-') {
     try {
@@ -25,11 +25,22 @@ export async function openShopFile(source: string): Promise<ShopFileReader> {
     } catch {
       throw new MissingFileError(`no such file: ${source}`)
     }
+    if (statSync(source).isDirectory())
+      throw new MissingFileError(`${source} is a directory: name a file written by petstore export`)
     input = createReadStream(source)
   }
-  const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]()
+  // Stopped, the import ends at the next line, or at once when it waits for one (a slow pipe).
+  const reading = createInterface({ input, crlfDelay: Infinity })
+  signal?.addEventListener('abort', () => (reading.close(), input.destroy()), { once: true })
+  const lines = reading[Symbol.asyncIterator]()
   const first = await lines.next()
   const headerLine = first.done === true ? undefined : first.value
+  // gzip's magic bytes, 1f 8b, as the UTF-8 decoder reads them: a compressed backup not yet decompressed.
+  if (headerLine?.startsWith('\u001f\ufffd'))
+    throw new DamagedFileError(
+      `the file is gzip-compressed: decompress it first (gunzip -c ${source === '-' ? 'FILE' : source} | ` +
+        'petstore import -)',
+    )
   const header = parseHeader(headerLine)
   const checksum = new Checksum()
   checksum.add(`${headerLine}\n`)
@@ -38,9 +49,19 @@ export async function openShopFile(source: string): Promise<ShopFileReader> {
     let lineNumber = 1
     for (;;) {
       const next = await lines.next()
+      signal?.throwIfAborted()
       if (next.done === true) throw new DamagedFileError('the file is truncated: it ends before its closing line')
       lineNumber++
-      const record = parseBody(next.value, lineNumber)
+      let record: ShopRecord | Closing
+      try {
+        record = parseBody(next.value, lineNumber)
+      } catch (error) {
+        // The last line, and not whole: a copy cut off (a full disk, a dropped connection), not an edited one.
+        const notJson = error instanceof DamagedFileError && error.message.endsWith(' is not JSON')
+        if (notJson && (await lines.next()).done === true)
+          throw new DamagedFileError(`the file is truncated: it ends in the middle of line ${lineNumber}`)
+        throw error
+      }
       if ('end' in record) {
         if (record.sha256 !== checksum.hex())
           throw new DamagedFileError('the file is damaged or edited: its checksum does not match its contents')

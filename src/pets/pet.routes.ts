@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
-import { entityTag, noneMatchFails } from '../http/entity-tag.js'
-import { ETagHeaderSchema, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
+import { entityTag } from '../http/entity-tag.js'
+import { readConditionStatus } from '../http/read-conditions.js'
+import { ETagHeaderSchema, IfMatchOnReadHeader, IfNoneMatchHeader } from '../http/entity-tag.schema.js'
 import {
   BODY_ERRORS,
   errorResponses,
@@ -130,12 +131,12 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
           'Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. ' +
           'Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. ' +
           'The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body ' +
-          'while the animal is unchanged.',
+          'while the animal is unchanged; with `If-Match` naming another, 412 with the current `ETag`.',
         deprecated: true,
         'x-deprecated-sunset': '2030-12-05',
         querystring: NoQuery,
         params: PetIdParams,
-        headers: Type.Object({ 'If-None-Match': IfNoneMatchHeader }),
+        headers: Type.Object({ 'If-Match': IfMatchOnReadHeader, 'If-None-Match': IfNoneMatchHeader }),
         response: {
           200: {
             ...PetSchema,
@@ -146,7 +147,10 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
             description: 'The animal is unchanged: its ETag is one `If-None-Match` names. No body.',
             headers: { ...ETagHeaderSchema, ...DeprecationHeadersSchema },
           }),
-          ...withHeaders(errorResponses('invalid_request', 'not_found'), DeprecationHeadersSchema),
+          ...withHeaders(
+            errorResponses('invalid_request', 'not_found', 'precondition_failed'),
+            DeprecationHeadersSchema,
+          ),
           // Answered before the route (and its deprecation headers) is reached.
           ...errorResponses(...EVERY_OPERATION_ERRORS.filter((code) => code !== 'invalid_request')),
         },
@@ -157,7 +161,8 @@ export const petRoutes: FastifyPluginAsyncTypebox<PetRoutesOptions> = async (
       const tag = entityTag(pet.id, version)
       reply.header('etag', tag)
       // No body at all (not even `null`): undefined skips the serialiser.
-      if (noneMatchFails(request.headers['if-none-match'], tag)) return reply.code(304).send(undefined as never)
+      if (readConditionStatus(request.headers, 'pet', pet.id, version) === 304)
+        return reply.code(304).send(undefined as never)
       return pet
     },
   )

@@ -11,6 +11,17 @@ import type { Sender } from './sender.js'
 type Outcome = Pick<OutboundResult, 'responseStatus' | 'error' | 'responseBody'> & {
   outcome: AttemptOutcome
   final?: boolean
+  /** Due again at once, whatever the retry schedule says. */
+  again?: boolean
+}
+
+/** A request sent, and given up at shutdown before its answer: it counts, and any instance retries it at once. */
+const INTERRUPTED: Outcome = {
+  outcome: 'interrupted',
+  responseStatus: null,
+  error: 'this instance stopped before the answer came (shutdown); the request was sent and may have been received',
+  responseBody: null,
+  again: true,
 }
 
 /** Opened secrets kept, at most, so that each attempt does not decrypt again. */
@@ -32,27 +43,35 @@ export class DeliveryAttempts {
     this.#settings = settings
   }
 
-  /** Makes the attempt; undefined when it was abandoned unfinished (stop), which counts for nothing. */
+  /**
+   * Makes the attempt; undefined when it was abandoned (stop) before its request was sent, which counts for
+   * nothing. One abandoned after that is recorded `interrupted`, as when an instance dies with it in progress.
+   */
   async make(delivery: ClaimedDelivery, abandoned: AbortSignal): Promise<AttemptRecord | undefined> {
     const started = new Date()
     let result: Outcome
     try {
       result = await this.#send(delivery, started, abandoned)
     } catch (error) {
-      if (error instanceof AttemptAbandoned) return undefined
-      this.#settings.onError(error, `could not make webhook delivery ${delivery.id}`)
-      result = {
-        outcome: 'internal_error',
-        responseStatus: null,
-        error: 'the service could not make the request (see its logs)',
-        responseBody: null,
+      if (error instanceof AttemptAbandoned && !error.sent) return undefined
+      if (error instanceof AttemptAbandoned) result = INTERRUPTED
+      else {
+        this.#settings.onError(error, `could not make webhook delivery ${delivery.id}`)
+        result = {
+          outcome: 'internal_error',
+          responseStatus: null,
+          error: 'the service could not make the request (see its logs)',
+          responseBody: null,
+        }
       }
     }
     const ended = Date.now()
     const delay =
       result.outcome === 'succeeded' || result.final
         ? undefined
-        : retryDelayMs(this.#settings.retryScheduleMs, delivery.attempt)
+        : result.again
+          ? 0
+          : retryDelayMs(this.#settings.retryScheduleMs, delivery.attempt)
     return {
       deliveryId: delivery.id,
       attempt: delivery.attempt,

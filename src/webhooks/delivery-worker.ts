@@ -14,7 +14,7 @@
 // Its transactions are bookkeeping that a crash of the database server may lose without losing a delivery (the
 // fan-out is made again, a lost claim or outcome makes the delivery due again; at least once, as promised):
 // they run as Store.bookkeeping, which on PostgreSQL takes no connection from the writers and no disk wait.
-// On stop it lets attempts in progress finish for a while, then abandons the rest and gives their leases back.
+// On stop it lets attempts in progress finish for a while, then abandons the rest (recorded if sent, see stop).
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DeliveryAttempts } from './delivery-attempt.js'
@@ -120,8 +120,8 @@ export class DeliveryWorker implements DeliveryGauges {
 
   /**
    * Stops taking work and gives back what waits for a place; attempts in progress get shutdownWaitMs to end,
-   * the others are abandoned and their leases given back (due at once, for any instance). Resolves once
-   * everything is recorded.
+   * the others are abandoned and their leases given back (due at once, for any instance): uncounted if the
+   * request had not left, recorded `interrupted` if it had. Resolves once everything is recorded.
    */
   async stop(): Promise<void> {
     this.#stopping = true
@@ -234,9 +234,9 @@ export class DeliveryWorker implements DeliveryGauges {
       this.#planner.ended(delivery, undefined, Date.now())
       return
     }
-    const ended = Date.now()
     const timedOut = record.outcome === 'timed_out'
-    this.#planner.ended(delivery, !timedOut, ended)
+    // An attempt interrupted by the stop had no answer to judge the endpoint by.
+    this.#planner.ended(delivery, record.outcome === 'interrupted' ? undefined : !timedOut, Date.now())
     const places = this.#planner.health.places(delivery.endpointId)
     if (timedOut && places < this.#settings.concurrencyPerEndpoint) {
       record.error =
@@ -245,6 +245,6 @@ export class DeliveryWorker implements DeliveryGauges {
     }
     this.#settings.observer.attempted(record.outcome, record.durationMs / 1000)
     this.#writer.record(record)
-    if (record.next.status === 'pending') this.#wakeAt(record.next.dueAt)
+    if (record.next.status === 'pending' && !this.#stopping) this.#wakeAt(record.next.dueAt)
   }
 }

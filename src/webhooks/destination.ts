@@ -29,6 +29,18 @@ export function checkDestination(text: string, allowPrivateNetworks: boolean): s
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw refuse('must be http or https', `must use http or https, not ${url.protocol.slice(0, -1)}`)
+  // The WHATWG parser drops spaces and control characters around a URL and tabs and newlines inside it, and reads
+  // `http:host`, `http:\\host`, `https:///host` or a backslash anywhere as the URL written with slashes: such a text
+  // is refused, not stored as a URL other than the one sent.
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f]/.test(text))
+    throw refuse(
+      'must not contain spaces or control characters',
+      'must not contain spaces or control characters (percent-encode them)',
+    )
+  if (!/^https?:\/\/[^/]/i.test(text))
+    throw refuse('must start with http:// or https://', 'must start with http:// or https:// and a host')
+  if (text.includes('\\')) throw refuse('must not contain a backslash', 'must not contain a backslash (\\)')
   // Credentials in the URL would be sent to the receiver and shown to every holder of webhooks:manage.
   if (url.username !== '' || url.password !== '')
     throw refuse('must not contain credentials', 'must not contain a user name or password')

@@ -53,8 +53,18 @@ export interface OutboundResult {
   responseBody: string | null
 }
 
-/** The attempt was given up before it ended (shutdown): it has no outcome. */
-export class AttemptAbandoned extends Error {}
+/**
+ * The attempt was given up before it ended (shutdown): it has no outcome. `sent`: the whole request had been
+ * handed to the connection, so the receiver may have it; before that it cannot (the body is framed by its length).
+ */
+export class AttemptAbandoned extends Error {
+  readonly sent: boolean
+
+  constructor(sent = false) {
+    super(sent ? 'the attempt was given up after its request was sent' : 'the attempt was given up')
+    this.sent = sent
+  }
+}
 class DestinationRefused extends Error {}
 class TimedOut extends Error {}
 
@@ -137,6 +147,7 @@ export function createOutbound(settings: OutboundSettings): Outbound {
     addresses: readonly ResolvedAddress[],
     request: OutboundRequest,
     signal: AbortSignal,
+    progress: { sent: boolean },
     fresh = false,
   ): Promise<ReceiverAnswer> {
     const secure = target.protocol === 'https:'
@@ -172,9 +183,11 @@ export function createOutbound(settings: OutboundSettings): Outbound {
         // A kept-alive connection the receiver closed just as it was reused: the request never reached it, so
         // it is sent once more on a new connection (Node's documented remedy).
         if (outgoing.reusedSocket && !fresh && (error as { code?: string }).code === 'ECONNRESET' && !signal.aborted) {
-          send(target, addresses, request, signal, true).then(resolve, reject)
+          progress.sent = false
+          send(target, addresses, request, signal, progress, true).then(resolve, reject)
         } else reject(error)
       })
+      outgoing.on('finish', () => (progress.sent = true))
       outgoing.end(request.body)
     })
   }
@@ -186,7 +199,8 @@ export function createOutbound(settings: OutboundSettings): Outbound {
         () => deadline.abort(new TimedOut(`no answer within ${settings.timeoutMs} ms`)),
         settings.timeoutMs,
       )
-      const abandon = () => deadline.abort(new AttemptAbandoned('the attempt was given up'))
+      const abandon = () => deadline.abort(new AttemptAbandoned())
+      const progress = { sent: false }
       request.signal.addEventListener('abort', abandon)
       if (request.signal.aborted) abandon()
       try {
@@ -197,7 +211,7 @@ export function createOutbound(settings: OutboundSettings): Outbound {
         )
         aborted.catch(() => {})
         const addresses = await Promise.race([checkedAddresses(target), aborted])
-        const response = await send(target, addresses, request, deadline.signal)
+        const response = await send(target, addresses, request, deadline.signal, progress)
         const responseBody = response.body.length > 0 ? new TextDecoder().decode(response.body) : null
         if (response.status >= 200 && response.status <= 299)
           return { outcome: 'succeeded', responseStatus: response.status, error: null, responseBody }
@@ -210,7 +224,7 @@ export function createOutbound(settings: OutboundSettings): Outbound {
         }
       } catch (error) {
         const reason: unknown = deadline.signal.aborted ? deadline.signal.reason : error
-        if (reason instanceof AttemptAbandoned) throw reason
+        if (reason instanceof AttemptAbandoned) throw new AttemptAbandoned(progress.sent)
         if (reason instanceof TimedOut)
           return { outcome: 'timed_out', responseStatus: null, error: reason.message, responseBody: null }
         if (reason instanceof DestinationRefused)

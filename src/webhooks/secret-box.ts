@@ -16,6 +16,17 @@ export interface SecretBox {
   open(sealed: string): string
 }
 
+/** A value sealed with a key that is not at hand: `keyId` names the key that sealed it. */
+export class UnknownKeyError extends Error {
+  readonly keyId: string
+
+  constructor(keyId: string) {
+    super(`a stored secret was sealed with key ${keyId}, which is not configured (was WEBHOOK_SECRET_KEY changed?)`)
+    this.name = 'UnknownKeyError'
+    this.keyId = keyId
+  }
+}
+
 /** A short, non-secret name of a key. */
 export function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8)
@@ -42,10 +53,7 @@ export function createSecretBox(key: Buffer, purpose: string, older: readonly Bu
       const openingKey = keys.get(id)
       if (format !== FORMAT || iv === undefined || sealed === undefined)
         throw new Error('a stored secret is not in the sealed format')
-      if (!openingKey)
-        throw new Error(
-          `a stored secret was sealed with key ${id}, which is not configured (was WEBHOOK_SECRET_KEY changed?)`,
-        )
+      if (!openingKey) throw new UnknownKeyError(id)
       const bytes = Buffer.from(sealed, 'base64url')
       const decipher = createDecipheriv('aes-256-gcm', openingKey, Buffer.from(iv, 'base64url'))
       decipher.setAAD(additionalData)

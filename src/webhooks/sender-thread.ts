@@ -41,7 +41,12 @@ port.on('message', (message: ToSender) => {
       .post({ url: job.url, headers, body: job.body, signal: abandon.signal })
       .then(
         (result) => report({ id: job.id, result }),
-        (error: unknown) => report({ id: job.id, abandoned: error instanceof AttemptAbandoned, error: String(error) }),
+        (error: unknown) =>
+          report({
+            id: job.id,
+            ...(error instanceof AttemptAbandoned ? { abandoned: true, sent: error.sent } : {}),
+            error: String(error),
+          }),
       )
       .finally(() => inProgress.delete(job.id))
   }

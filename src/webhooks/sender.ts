@@ -75,6 +75,8 @@ export interface SendOutcome {
   result?: OutboundResult
   /** Set when the attempt was given up (abandon), or failed in a way that is not an outcome (a bug). */
   abandoned?: boolean
+  /** With `abandoned`: the request had been sent (AttemptAbandoned.sent). */
+  sent?: boolean
   error?: string
 }
 
@@ -119,7 +121,7 @@ export function threadSender(settings: ThreadSettings): Sender {
         else
           waiting.reject(
             outcome.abandoned
-              ? new AttemptAbandoned('the attempt was given up')
+              ? new AttemptAbandoned(outcome.sent === true)
               : new Error(outcome.error ?? 'the sender thread failed'),
           )
       }

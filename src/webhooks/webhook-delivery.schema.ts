@@ -27,8 +27,9 @@ export const AttemptOutcomeSchema = named(
     description:
       'How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects ' +
       'included); `timed_out`; `network_error` (no connection, reset…); `destination_refused` (the host resolved ' +
-      'to a non-public address); `interrupted` (the instance that had taken it stopped before recording an ' +
-      'outcome, whether or not it had sent the request; retried once its lease ended); `event_gone` (the event ' +
+      'to a non-public address); `interrupted` (the instance that had taken it stopped before the answer: it ' +
+      'died, whether or not it had sent the request, and the attempt was retried once its lease ended; or it was ' +
+      'shut down after sending the request, and the attempt was retried at once); `event_gone` (the event ' +
       'was purged before it could be delivered); `internal_error` (the service could not make the request, e.g. ' +
       'its stored secret cannot be decrypted: see the logs).',
     examples: ['unexpected_status'],

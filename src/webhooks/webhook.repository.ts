@@ -13,11 +13,6 @@ export async function insertWebhook(trx: Writer, row: NewWebhookRow): Promise<We
   return trx.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-/** True when at least one endpoint is registered. */
-export async function anyWebhook(db: Reader): Promise<boolean> {
-  return (await db.selectFrom('webhook_endpoints').select('id').limit(1).executeTakeFirst()) !== undefined
-}
-
 export async function findWebhook(db: Reader, id: number): Promise<WebhookRow | undefined> {
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -18,8 +18,9 @@ const Url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    `Where deliveries are POSTed: an \`http\` or \`https\` URL (at most ${MAX_URL_LENGTH} characters), without ` +
-    'user name, password or fragment. ' +
+    `Where deliveries are POSTed: an \`http://\` or \`https://\` URL (at most ${MAX_URL_LENGTH} characters), ` +
+    'without user name, password or fragment, and without spaces, control characters (percent-encode them) or ' +
+    'backslashes. ' +
     'It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast ' +
     'or reserved address (or `localhost`) is refused with 400, ' +
     'and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves ' +
@@ -44,6 +45,17 @@ const Description = withPatternRule(
     pattern: '^[^\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF]*$',
   }),
   'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates',
+)
+// What a client sends may not hold bidirectional override and isolate characters either (U+202A–U+202E,
+// U+2066–U+2069), refused in animal and category names too: they make a note display as other text in a listing.
+// Descriptions stored before this rule are still answered as they are, so the response keeps the wider pattern.
+const NewDescription = withPatternRule(
+  Type.String({
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    pattern: '^[^\\x00-\\x1F\\x7F-\\x9F\\uD800-\\uDFFF\\u202A-\\u202E\\u2066-\\u2069]*$',
+  }),
+  'must not contain control characters (U+0000–U+001F, U+007F–U+009F), unpaired surrogates or bidirectional ' +
+    'override and isolate characters (U+202A–U+202E, U+2066–U+2069)',
 )
 const DESCRIPTION_EXAMPLE = 'Stock sync (warehouse team)'
 
@@ -70,8 +82,10 @@ export const NewWebhookSchema = named(
         examples: [TYPES_EXAMPLE],
       }),
       description: Type.Optional({
-        ...Description,
-        description: `A note for people (at most ${MAX_DESCRIPTION_LENGTH} characters, no control characters).`,
+        ...NewDescription,
+        description:
+          `A note for people (at most ${MAX_DESCRIPTION_LENGTH} characters, no control characters or ` +
+          'bidirectional override characters).',
         examples: [DESCRIPTION_EXAMPLE],
       }),
     },
@@ -100,7 +114,7 @@ export const WebhookPatchSchema = named(
       ),
       description: Type.Optional(
         Type.Unsafe<string | null>({
-          ...Description,
+          ...NewDescription,
           type: ['string', 'null'],
           description: 'The note; null removes it.',
           examples: [DESCRIPTION_EXAMPLE],

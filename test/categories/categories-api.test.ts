@@ -60,20 +60,44 @@ describe('category records', () => {
     assert.deepEqual(await renamed.json(), { id: holder.id, name: 'STRASSE' })
   })
 
-  it('gets a category with its ETag, 304 when If-None-Match names it, 404 when there is none', async () => {
+  it('gets a category with its ETag; 304 when If-None-Match names it, 412 when If-Match does not', async () => {
     const created = await createCategory(server, 'Birds')
     const response = await server.request(categoryPath(created.id))
     assert.equal(response.status, 200)
     assert.deepEqual(await response.json(), { id: created.id, name: 'Birds' })
     assert.equal(response.headers.get('etag'), created.etag)
     for (const ifNoneMatch of [created.etag, `W/${created.etag}`, '*', `"1.1", ${created.etag}`]) {
-      const unchanged = await server.request(categoryPath(created.id), { headers: { 'if-none-match': ifNoneMatch } })
-      assert.equal(unchanged.status, 304, ifNoneMatch)
-      assert.equal(await unchanged.text(), '')
-      assert.equal(unchanged.headers.get('etag'), created.etag)
+      for (const method of ['GET', 'HEAD']) {
+        const unchanged = await server.request(categoryPath(created.id), {
+          method,
+          headers: { 'if-none-match': ifNoneMatch },
+        })
+        assert.equal(unchanged.status, 304, `${method} ${ifNoneMatch}`)
+        assert.equal(await unchanged.text(), '')
+        assert.equal(unchanged.headers.get('etag'), created.etag)
+        // A 304 carries the 200's length or none (RFC 9110 section 8.6), not HEAD's own 0.
+        assert.equal(unchanged.headers.get('content-length'), null, `${method} ${ifNoneMatch}`)
+      }
     }
     const changed = await server.request(categoryPath(created.id), { headers: { 'if-none-match': '"1.1"' } })
     assert.equal(changed.status, 200)
+    // If-Match on a read: 412 with the current ETag unless it names it (strong comparison) or is *.
+    for (const ifMatch of ['"1.1"', `W/${created.etag}`]) {
+      const stale = await server.request(categoryPath(created.id), { headers: { 'if-match': ifMatch } })
+      assert.equal(stale.headers.get('etag'), created.etag)
+      await assertError(stale, {
+        status: 412,
+        code: 'precondition_failed',
+        message:
+          `If-Match does not name the current ETag of category ${created.id}, ${created.etag}: it was changed ` +
+          'since that ETag was read.',
+      })
+    }
+    for (const ifMatch of [created.etag, '*']) {
+      const held = await server.request(categoryPath(created.id), { headers: { 'if-match': ifMatch } })
+      assert.equal(held.status, 200, ifMatch)
+      assert.deepEqual(await held.json(), { id: created.id, name: 'Birds' })
+    }
     await assertError(await server.request(categoryPath(987654)), categoryNotFound(987654))
   })
 

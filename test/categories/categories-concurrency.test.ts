@@ -3,8 +3,9 @@
 // for the pet's transaction and then refuses, never deleting a category a committing pet uses), and a create
 // racing a pet create that takes the next id (the create waits for it and goes above it).
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import type { Writer } from '../../src/db/database.js'
 import { insertPet } from '../../src/pets/pet.repository.js'
 import { categoryPath, createCategory, deleteCategory, type Category } from '../helpers/categories.js'
 import { assertError } from '../helpers/error-assert.js'
@@ -80,40 +81,59 @@ async function waitsToHoldPetWrites(server: TestServer): Promise<boolean> {
 const LOOKS = 500
 const LOOK_INTERVAL_MS = 20
 
+/**
+ * Sends `request` while a pet create is in progress (`insert` has run in its transaction, which has not
+ * committed), and lets the pet commit once the request waits for the pet's transaction (or, were it not to wait,
+ * has answered): the race both tests below are about. Returns the answer and what `insert` returned.
+ */
+async function racingPetCreate<T>(
+  server: TestServer,
+  insert: (trx: Writer) => Promise<T>,
+  request: () => Promise<Response>,
+): Promise<{ response: Response; pet: T }> {
+  let commitPet!: () => void
+  const petMayCommit = new Promise<void>((resolve) => (commitPet = resolve))
+  let petInserted!: () => void
+  const inserted = new Promise<void>((resolve) => (petInserted = resolve))
+  const petTransaction = server.store.transaction(async (trx) => {
+    const pet = await insert(trx)
+    petInserted()
+    await petMayCommit
+    return pet
+  })
+  await inserted
+  let answered = false
+  const requesting = request().finally(() => (answered = true))
+  for (let look = 0; look < LOOKS && !answered && !(await waitsToHoldPetWrites(server)); look++)
+    await new Promise((resolve) => setTimeout(resolve, LOOK_INTERVAL_MS))
+  commitPet()
+  const pet = await petTransaction
+  return { response: await requesting, pet }
+}
+
 describe(
-  'a category delete racing a pet create that uses it (PostgreSQL)',
+  'category writes racing a pet create (PostgreSQL)',
   {
     skip: TEST_STORE === 'sqlite' ? 'SQLite runs one write transaction at a time' : false,
   },
   () => {
+    // A server and database for each test: a category one deletes would raise the floor of the other's versions.
     let server: TestServer
-    before(async () => {
+    beforeEach(async () => {
       server = await startTestServer()
     })
-    after(() => server.close())
+    afterEach(() => server.close())
 
-    it('waits for the pet to commit, then refuses with 409; once the pet is gone elsewhere, deletes', async () => {
+    it('a delete of the category the pet uses waits for the pet to commit, then refuses with 409; once the pet is \
+gone elsewhere, deletes', async () => {
       const category = await createCategory(server, 'Contested')
-      let commitPet!: () => void
-      const petMayCommit = new Promise<void>((resolve) => (commitPet = resolve))
-      let petInserted!: () => void
-      const inserted = new Promise<void>((resolve) => (petInserted = resolve))
-      // A pet create in progress: inserted, not yet committed, while the delete arrives.
-      const petTransaction = server.store.transaction(async (trx) => {
-        const row = await insertPet(trx, { name: 'Joining', category_id: category.id, status: 'available' })
-        petInserted()
-        await petMayCommit
-        return Number(row.id)
-      })
-      await inserted
-      let answered = false
-      const deleting = deleteCategory(server, category.id).finally(() => (answered = true))
-      // Once the delete waits for the pet's transaction (or, were it not to wait, has answered), the pet commits.
-      for (let look = 0; look < LOOKS && !answered && !(await waitsToHoldPetWrites(server)); look++)
-        await new Promise((resolve) => setTimeout(resolve, LOOK_INTERVAL_MS))
-      commitPet()
-      const petId = await petTransaction
-      await assertError(await deleting, {
+      const { response, pet: petId } = await racingPetCreate(
+        server,
+        async (trx) =>
+          Number((await insertPet(trx, { name: 'Joining', category_id: category.id, status: 'available' })).id),
+        () => deleteCategory(server, category.id),
+      )
+      await assertError(response, {
         status: 409,
         code: 'conflict',
         message:
@@ -124,42 +144,17 @@ describe(
       assert.equal((await server.request(`/v1/pets/${petId}`, { method: 'DELETE' })).status, 204)
       assert.equal((await deleteCategory(server, category.id)).status, 204)
     })
-  },
-)
 
-describe(
-  'a category create racing a pet create that takes the next id (PostgreSQL)',
-  {
-    skip: TEST_STORE === 'sqlite' ? 'SQLite runs one write transaction at a time' : false,
-  },
-  () => {
-    let server: TestServer
-    before(async () => {
-      server = await startTestServer()
-    })
-    after(() => server.close())
-
-    it('waits for the pet to commit, then chooses the id above its categoryId: 201', async () => {
+    it('a create while the pet takes the next id waits for the pet to commit, then chooses the id above its \
+categoryId: 201', async () => {
       const existing = await createCategory(server, 'Existing')
       const next = existing.id + 1
-      let commitPet!: () => void
-      const petMayCommit = new Promise<void>((resolve) => (commitPet = resolve))
-      let petInserted!: () => void
-      const inserted = new Promise<void>((resolve) => (petInserted = resolve))
-      // A pet create in progress, in the group the next category would get: inserted, not yet committed.
-      const petTransaction = server.store.transaction(async (trx) => {
-        await insertPet(trx, { name: 'Ahead', category_id: next, status: 'available' })
-        petInserted()
-        await petMayCommit
-      })
-      await inserted
-      let answered = false
-      const creating = server.request('/v1/categories', { json: { name: 'Newest' } }).finally(() => (answered = true))
-      for (let look = 0; look < LOOKS && !answered && !(await waitsToHoldPetWrites(server)); look++)
-        await new Promise((resolve) => setTimeout(resolve, LOOK_INTERVAL_MS))
-      commitPet()
-      await petTransaction
-      const response = await creating
+      // The pet is in the group the next category would get.
+      const { response } = await racingPetCreate(
+        server,
+        (trx) => insertPet(trx, { name: 'Ahead', category_id: next, status: 'available' }),
+        () => server.request('/v1/categories', { json: { name: 'Newest' } }),
+      )
       assert.equal(response.status, 201)
       assert.deepEqual(await response.json(), { id: next + 1, name: 'Newest' })
       assert.equal(response.headers.get('location'), `${server.baseUrl}${categoryPath(next + 1)}`)

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { categoryPath, createCategory, deleteCategory, putCategory } from '../helpers/categories.js'
 import { assertError } from '../helpers/error-assert.js'
-import { petstore } from '../helpers/move.js'
+import { exportShop, importIntoNewDatabase } from '../helpers/move.js'
 import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -114,11 +114,8 @@ describe(`a category deleted and named again (${TEST_STORE})`, () => {
   it('keeps the floor through an export and an import', async () => {
     assert.equal((await deleteCategory(server, ID + 1, { 'if-match': `"${ID + 1}.6"` })).status, 204)
     const file = join(directory, 'shop.jsonl')
-    const exported = await petstore(['export', file], { DATABASE_URL: database.url })
-    assert.equal(exported.code, 0, exported.stderr)
-    moved = await createTestDatabase()
-    const imported = await petstore(['import', file], { DATABASE_URL: moved.url })
-    assert.equal(imported.code, 0, imported.stderr)
+    await exportShop(database.url, file)
+    moved = await importIntoNewDatabase(file)
     const target = await startTestServer({ database: moved })
     try {
       await assertAnswer(await putCategory(target, ID, 'Dogs'), {

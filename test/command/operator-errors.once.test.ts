@@ -1,15 +1,16 @@
 // A command that cannot start says, in one line on stderr, which variable or path is at fault and what to do,
 // and exits 1: not the words of the library that failed (getaddrinfo ENOTFOUND, unable to open database file).
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
 import { loadConfig } from '../../src/config.js'
 import { migrations } from '../../src/db/migrate.js'
 import { openStore } from '../../src/db/store.js'
 import { migrateUntil } from '../helpers/migrations.js'
+import { NobodyTraversal, UNPRIVILEGED } from '../helpers/nobody.js'
 import { freePort, runCli } from '../helpers/process.js'
 import { makeTempDir } from '../helpers/temp.js'
 
@@ -127,33 +128,17 @@ describe('a data directory the service may not write to', () => {
   const directory = makeTempDir()
   const data = join(directory, 'data')
   const file = join(data, 'petstore.db')
-  // Root writes anywhere: as root, the command runs as nobody, for whom the directory is read-only.
-  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
-  // Nobody must be able to reach the checkout (node_modules, the CLI) and the temporary directory: a clone in a
-  // private directory (mktemp -d is 0700) would otherwise fail for that reason alone. Directories on the way
-  // that others cannot traverse get o+x (traverse only, never read) for the test, and their mode back after.
-  const opened: { path: string; mode: number }[] = []
-  function letNobodyTraverse(path: string): void {
-    for (let current = path; ; current = dirname(current)) {
-      const mode = statSync(current).mode & 0o7777
-      if ((mode & 0o001) === 0) {
-        opened.push({ path: current, mode })
-        chmodSync(current, mode | 0o001)
-      }
-      if (dirname(current) === current) break
-    }
-  }
+  const user = UNPRIVILEGED
+  const traversal = new NobodyTraversal()
   before(() => {
     mkdirSync(data)
     chmodSync(directory, 0o755)
     chmodSync(data, 0o555)
-    if (user) {
-      letNobodyTraverse(process.cwd())
-      letNobodyTraverse(directory)
-    }
+    traversal.open(process.cwd())
+    traversal.open(directory)
   })
   after(() => {
-    for (const { path, mode } of opened.reverse()) chmodSync(path, mode)
+    traversal.restore()
     chmodSync(data, 0o755)
     rmSync(directory, { recursive: true, force: true })
   })

@@ -329,6 +329,8 @@ not wait', async () => {
     const head = await server.request('/v1/events/stream', { method: 'HEAD' })
     assert.equal(head.status, 200)
     assert.equal(head.headers.get('content-type'), 'text/event-stream; charset=utf-8')
+    // GET's stream has no length (it is chunked): HEAD must not claim one, least of all 0 (RFC 9110 section 9.3.2).
+    assert.equal(head.headers.get('content-length'), null)
     assert.equal(await head.text(), '')
     const headList = await server.request('/v1/events?after=9007199254740991&wait=30', { method: 'HEAD' })
     assert.equal(headList.status, 200)

@@ -1,31 +1,11 @@
 // Exporting and importing a shop as an operator does: the petstore command as a process of its own.
-import { spawn } from 'node:child_process'
+import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { CLI } from './cli-path.js'
+import { runCli } from './process.js'
+import { createTestDatabase, type TestDatabase } from './store.js'
 
-const TSX = import.meta.resolve('tsx')
-
-export interface CommandResult {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs `petstore ARGS` with only PATH and `env` set. */
-export function petstore(args: string[], env: Record<string, string>): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+/** `petstore ARGS` with only PATH and `env` set. */
+export { runCli as petstore } from './process.js'
 
 /** The lines of a shop file as JSON values. */
 export function shopLines(file: string): Record<string, unknown>[] {
@@ -46,7 +26,26 @@ export function shopRows(file: string, table: string): Record<string, unknown>[]
 
 /** What a database holds: its shop file without the header and closing line (which name a time and a store). */
 export async function shopContents(url: string, file: string): Promise<string> {
-  const result = await petstore(['export', file], { DATABASE_URL: url })
+  const result = await runCli(['export', file], { DATABASE_URL: url })
   if (result.code !== 0) throw new Error(`export failed: ${result.stderr}`)
   return readFileSync(file, 'utf8').split('\n').slice(1, -2).join('\n')
+}
+
+/** `petstore export FILE` of the shop at `url`, asserted to succeed. */
+export async function exportShop(url: string, file: string): Promise<void> {
+  const exported = await runCli(['export', file], { DATABASE_URL: url })
+  assert.equal(exported.code, 0, exported.stderr)
+}
+
+/** `petstore import FILE` into a new database of the store under test, asserted to succeed; the caller drops it. */
+export async function importIntoNewDatabase(file: string): Promise<TestDatabase> {
+  const target = await createTestDatabase()
+  try {
+    const imported = await runCli(['import', file], { DATABASE_URL: target.url })
+    assert.equal(imported.code, 0, imported.stderr)
+    return target
+  } catch (error) {
+    await target.drop()
+    throw error
+  }
 }

@@ -1,9 +1,11 @@
 // Runs the petstore command as a separate process, as an operator would.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Tuning } from '../../src/config/tuning.js'
 import { CLI } from './cli-path.js'
+
+const TSX = import.meta.resolve('tsx')
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -74,21 +76,49 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `petstore ARGS` to completion; as another user when `user` is given (the test runs as root). */
-export async function runCli(
+/**
+ * Runs `petstore ARGS` to completion with only PATH and `env` set; in `cwd` when given, as another user when `uid`
+ * and `gid` are (the tests run as root). tsx is resolved from here, so the command also starts in a working
+ * directory without node_modules.
+ */
+export function runCli(
   args: string[],
   env: Record<string, string>,
-  user?: { uid: number; gid: number },
+  { closeStdout = false, ...options }: Pick<SpawnOptions, 'cwd' | 'uid' | 'gid'> & { closeStdout?: boolean } = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    ...user,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      ...options,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    // A reader that goes away before the command writes (`petstore export - | head -c 0`).
+    if (closeStdout) child.stdout.destroy()
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once('error', reject)
+    child.once('close', (code) => resolve({ code, stdout, stderr }))
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)))
-  return { code, stdout, stderr }
+}
+
+/** Requests to a spawned server with a static key: `json` is sent as the body (POST unless another method). */
+export function staticKeyClient(instance: Pick<ServerProcess, 'baseUrl'>, key: string) {
+  return {
+    request: (path: string, init: RequestInit & { json?: unknown } = {}) => {
+      const { json, ...rest } = init
+      return fetch(instance.baseUrl + path, {
+        ...rest,
+        ...(json === undefined ? {} : { method: rest.method ?? 'POST', body: JSON.stringify(json) }),
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      })
+    },
+  }
+}
+
+/** Kills every spawned server still running and waits until each has ended. */
+export async function killAll(instances: readonly ServerProcess[]): Promise<void> {
+  for (const instance of instances) instance.child.kill('SIGKILL')
+  await Promise.all(instances.map((instance) => instance.exited))
 }

@@ -63,7 +63,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logs: string[] = []
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(chunk.toString())
+      const line = chunk.toString()
+      logs.push(line)
+      // Warnings and errors go to stderr too: npm test prints a failed file's last lines there (a 503's cause).
+      if (/^\{"level":(4|5|6)0,/.test(line)) process.stderr.write(`server log: ${line.slice(0, 2000).trimEnd()}\n`)
       done()
     },
   })

@@ -121,3 +121,8 @@ export const SAMPLE_DELIVERY = {
   finishedAt: '2026-05-01T08:00:00.216Z',
   attempts: [SAMPLE_ATTEMPT],
 }
+
+/** The environment of a spawned instance that delivers to loopback receivers, on an already migrated database. */
+export function instanceEnv(databaseUrl: string, key: string): Record<string, string> {
+  return { DATABASE_URL: databaseUrl, PETSTORE_API_KEYS: key, MIGRATE_ON_START: 'false', ...LOOPBACK_WEBHOOKS }
+}

@@ -1,10 +1,13 @@
 // Small holes found from outside: links for HTTP/1.0 requests without Host, authentication before a path the
-// router cannot decode, 405 for every method the router knows (on the public routes too), a trailing slash that is
-// not a pet id, and a Retry-After on /readyz when the database is down.
+// router cannot decode, 405 for every method Node's parser accepts (on the public routes too), CONNECT refused with
+// the Error body, a trailing slash that is not a pet id, Range ignored, and a Retry-After on /readyz when the
+// database is down.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { assertError, assertRawError } from '../helpers/error-assert.js'
-import { rawExchange } from '../helpers/raw-http.js'
+import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
@@ -85,6 +88,13 @@ describe('HTTP edges', () => {
         { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
         { 'cache-control': null },
       )
+      // A target that is neither a path nor an http(s) URL is not a percent-encoding problem.
+      for (const target of ['ftp://b.example/v1/pets/1', 'ws://b.example/v1/pets'])
+        assertRawError(await send(`GET ${target} HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`), {
+          status: 400,
+          code: 'invalid_request',
+          message: 'The request target must be a path, or an absolute http or https URL.',
+        })
     })
   })
 
@@ -145,6 +155,14 @@ describe('HTTP edges', () => {
         ['DELETE', '/readyz'],
         ['PUT', '/metrics'],
         ['POST', '/'],
+        // Methods Fastify's router does not know, answered from the paths the service has.
+        ['PROPFIND', '/v1/openapi.json'],
+        ['LOCK', '/docs/static/index.html'],
+        ['PURGE', '/metrics'],
+        ['SEARCH', '/'],
+        // The page's own address, which the wildcard of its files matches with nothing after the slash.
+        ['POST', '/docs/'],
+        ['PROPFIND', '/docs/'],
       ]
       for (const [method, path] of cases) {
         await assertError(
@@ -158,23 +176,112 @@ describe('HTTP edges', () => {
         )
       }
       // The asterisk-form target names no resource: 404 for every method, as for GET.
-      for (const method of ['GET', 'POST'])
+      for (const method of ['GET', 'POST', 'PROPFIND'])
         assertRawError(await send(`${method} * HTTP/1.1\r\nHost: a\r\nConnection: close\r\n`), {
           status: 404,
           code: 'not_found',
           message: `No route ${method} *.`,
         })
       // The routes themselves still answer.
-      for (const path of ['/v1/openapi.json', '/docs/json', '/healthz', '/readyz', '/metrics', '/'])
+      for (const path of ['/v1/openapi.json', '/docs/', '/docs/json', '/healthz', '/readyz', '/metrics', '/'])
         assert.equal((await server.request(path, { auth: false })).status, 200, path)
     })
 
-    it('TRACE without a key is 401', async () => {
-      assertRawError(await send('TRACE /v1/pets HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'), {
-        status: 401,
-        code: 'unauthorized',
-        message: 'An API key is required: send Authorization: Bearer <key>.',
+    it("is 405 for methods Node parses beyond Fastify's own (WebDAV, PURGE); 404 on a path without route", async () => {
+      for (const method of ['PROPFIND', 'LOCK', 'PURGE', 'M-SEARCH']) {
+        assertRawError(
+          await send(
+            `${method} /v1/pets/1 HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: text/xml\r\nContent-Length: ` +
+              `7\r\nConnection: close\r\n`,
+            '<a></a>',
+          ),
+          {
+            status: 405,
+            code: 'method_not_allowed',
+            message: `${method} is not allowed on this resource; allowed: GET, PATCH, DELETE, HEAD.`,
+          },
+          { allow: 'GET, PATCH, DELETE, HEAD' },
+        )
+        assertRawError(await send(`${method} /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n`), {
+          status: 405,
+          code: 'method_not_allowed',
+          message: `${method} is not allowed on this resource; allowed: GET, HEAD.`,
+        })
+        assertRawError(await send(`${method} /v1/nothing HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`), {
+          status: 404,
+          code: 'not_found',
+          message: `No route ${method} /v1/nothing.`,
+        })
+      }
+      // A method the parser does not know cannot be read as a request at all.
+      assertRawError(await send(`BREW /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`), {
+        status: 400,
+        code: 'invalid_request',
+        message: 'The request could not be parsed as HTTP/1.1.',
       })
+    })
+
+    it('CONNECT is refused with the Error body; what follows it on the connection is not read', async () => {
+      const connection = await openRawConnection(server.baseUrl)
+      await connection.write(
+        `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n${AUTH}\r\n` + `GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n`,
+      )
+      const response = await connection.nextResponse()
+      assertRawError(
+        response,
+        { status: 400, code: 'invalid_request', message: 'This server is not a proxy: CONNECT is not served.' },
+        { connection: 'close', 'cache-control': 'no-store' },
+      )
+      await connection.closed
+      assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/)
+      // The GET after it got no answer: the connection ended with the refusal.
+      assert.equal(
+        await connection.nextResponse().then(
+          (next) => next.status,
+          () => 'none',
+        ),
+        'none',
+      )
+    })
+
+    it('answers HEAD with the Content-Length GET gets, on a path without a route and where GET is not \
+allowed', async () => {
+      for (const [path, auth] of [
+        ['/v1/nothing', true],
+        ['/v1/pets/1/', true],
+        ['/nothing', false],
+        ['/docs/index.html', false],
+        ['/v1/webhooks/1/rotate-secret', true],
+      ] as const) {
+        const get = await server.request(path, { auth })
+        const head = await server.request(path, { method: 'HEAD', auth })
+        assert.equal(head.status, get.status, path)
+        assert.ok([404, 405].includes(get.status), path)
+        assert.equal(head.headers.get('content-length'), String((await get.text()).length), path)
+        assert.equal(head.headers.get('allow'), get.headers.get('allow'), path)
+        assert.equal(await head.text(), '', path)
+      }
+    })
+
+    it('a client that resets the connection after the CONNECT refusal does not stop the server', async () => {
+      const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1')
+      socket.on('error', () => {})
+      await once(socket, 'connect')
+      socket.write('CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n')
+      await once(socket, 'data')
+      // The server reads ECONNRESET on its side of the connection: with no listener for it, an uncaught exception.
+      socket.resetAndDestroy()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.equal((await server.request('/healthz', { auth: false })).status, 200)
+    })
+
+    it('TRACE or PROPFIND without a key is 401, on a path that exists or not', async () => {
+      for (const head of ['TRACE /v1/pets', 'PROPFIND /v1/pets/1', 'PROPFIND /v1/nothing'])
+        assertRawError(await send(`${head} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n`), {
+          status: 401,
+          code: 'unauthorized',
+          message: 'An API key is required: send Authorization: Bearer <key>.',
+        })
     })
   })
 
@@ -204,6 +311,27 @@ describe('HTTP edges', () => {
         { deprecation: null },
       )
     })
+  })
+
+  it('ignores Range: the whole representation, 200, however the range is written', async () => {
+    // An API read, the document, and a static file of the docs page (served by a plugin that answers ranges).
+    for (const path of ['/v1/pets/1', '/v1/openapi.json', '/docs/static/swagger-ui.css']) {
+      const whole = await server.request(path)
+      assert.equal(whole.status, 200, path)
+      const body = await whole.text()
+      for (const range of ['bytes=0-1', 'bytes=-5', 'bytes=100000-', 'items=0-1', 'nonsense']) {
+        const response = await server.request(path, { headers: { range } })
+        assert.deepEqual(
+          {
+            status: response.status,
+            acceptRanges: response.headers.get('accept-ranges'),
+            whole: (await response.text()) === body,
+          },
+          { status: 200, acceptRanges: null, whole: true },
+          `${path} ${range}`,
+        )
+      }
+    }
   })
 
   it('/readyz says when to ask again while the database is unreachable', async () => {

@@ -184,6 +184,58 @@ describe('GET /docs', () => {
       assert.equal(response.headers.get('x-frame-options'), 'DENY', path)
     }
   })
+
+  it('answers 404 for a path under /docs/static that names no file it serves, not 403 forbidden', async () => {
+    for (const target of ['/docs/static/../../package.json', '/docs/static/%00', `/docs/static/${'a'.repeat(300)}`]) {
+      const response = await rawExchange(
+        server.baseUrl,
+        `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+      )
+      assert.equal(response.status, 404, target)
+      assert.equal(JSON.parse(response.body).code, 'not_found', target)
+    }
+  })
+
+  it('ignores Range on its files as everywhere else: the whole file, 200, never 206 or a refusal', async () => {
+    const path = '/docs/static/swagger-ui.css'
+    const whole = await (await server.request(path, { auth: false })).text()
+    for (const range of ['bytes=0-10', 'bytes=99999999-', 'bytes=5-1', 'bytes=abc']) {
+      const response = await server.request(path, { auth: false, headers: { range } })
+      assert.equal(response.status, 200, range)
+      assert.equal(response.headers.get('content-range'), null, range)
+      assert.equal(response.headers.get('accept-ranges'), null, range)
+      assert.equal(await response.text(), whole, range)
+    }
+  })
+})
+
+describe('GET /docs/static/index.html and its folder', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  it('redirect to the page, keeping a query, never to themselves', async () => {
+    // The file, with and without a query, and the folder.
+    const cases: [string, string][] = [
+      ['index.html', '/docs/'],
+      ['index.html?x=1', '/docs/?x=1'],
+      ['index.html?url=/docs/static/index.html', '/docs/?url=/docs/static/index.html'],
+      ['', '/docs/'],
+      ['?y=2', '/docs/?y=2'],
+    ]
+    for (const [target, location] of cases) {
+      const response = await server.request(`/docs/static/${target}`, { auth: false, redirect: 'manual' })
+      assert.equal(response.status, 302, target)
+      assert.equal(response.headers.get('location'), location, target)
+      await response.arrayBuffer()
+      const page = await server.request(location, { auth: false, redirect: 'manual' })
+      assert.equal(page.status, 200, location)
+      assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8', location)
+      await page.arrayBuffer()
+    }
+  })
 })
 
 describe('public routes under a small anonymous quota', () => {

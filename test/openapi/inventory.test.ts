@@ -21,6 +21,8 @@ const OPERATIONAL_ROUTES = [
   ...[
     '/docs',
     '/docs/',
+    // The folder and its index file redirect to the page.
+    '/docs/static/',
     '/docs/static/index.html',
     '/docs/static/swagger-initializer.js',
     '/docs/static/theme/favicon.svg',

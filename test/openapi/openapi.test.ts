@@ -80,7 +80,7 @@ const EXPECTED_OPERATIONS = {
     method: 'get',
     tag: 'Pets',
     beta: false,
-    statuses: ['200', '304', '400', '401', '403', '404', '405', '408', '429', '431', '500', '503'],
+    statuses: ['200', '304', '400', '401', '403', '404', '405', '408', '412', '429', '431', '500', '503'],
     scope: 'pets:read',
   },
   updatePet: {
@@ -518,6 +518,7 @@ visibly in their summary too', () => {
     const entityTags = { type: 'string', minLength: 1, maxLength: 1024, pattern: ENTITY_TAG_LIST_PATTERN }
     assert.deepEqual(parameters('getPet'), [
       petIdParameter,
+      { location: 'header', parameter: 'If-Match', required: false, schema: entityTags },
       { location: 'header', parameter: 'If-None-Match', required: false, schema: entityTags },
     ])
     // Every unsafe operation takes an optional Idempotency-Key header.

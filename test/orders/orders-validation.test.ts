@@ -282,5 +282,29 @@ query parameter', async () => {
       assert.equal(response.status, 200)
       assert.deepEqual(await response.json(), { ...order, status: 'cancelled' })
     })
+
+    it('treats an empty body under any other label as no body too, and still refuses one that is not \
+empty', async () => {
+      const placed = await placeOrder(server, { petId: (await addPet(server)).id })
+      const refused = await server.request(`/v1/store/orders/${placed.id}/complete`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      })
+      await assertError(refused, {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'The request body must be sent as Content-Type: application/json.',
+      })
+      assert.deepEqual(await readOrder(server, placed.id), placed)
+      // What a Java HttpURLConnection sends for a POST without a body.
+      const response = await server.request(`/v1/store/orders/${placed.id}/complete`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      })
+      assert.equal(response.status, 200)
+      assert.deepEqual(await response.json(), { ...placed, status: 'completed', complete: true })
+    })
   })
 })

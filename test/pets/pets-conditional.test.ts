@@ -1,5 +1,5 @@
 // Conditional requests on one pet (RFC 9110 section 13): a strong ETag on every answer carrying the pet, changing
-// exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match on GET.
+// exactly when the pet changes (orders included); If-Match on PATCH and DELETE; If-None-Match and If-Match on GET.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { assertError } from '../helpers/error-assert.js'
@@ -72,6 +72,31 @@ included', async () => {
       }
     })
 
+    it('ignores empty list elements (RFC 9110 section 5.6.1), as a proxy joining fields may leave', async () => {
+      const pet = await addPet(server)
+      for (const [index, ifMatch] of [
+        `${etagOf(pet.id, 1)},`,
+        `, ${etagOf(pet.id, 2)}`,
+        `"x",, ,${etagOf(pet.id, 3)} ,`,
+      ].entries()) {
+        const response = await patchPet(server, pet.id, { name: `Step ${index}` }, { 'if-match': ifMatch })
+        assert.equal(response.status, 200, ifMatch)
+        await response.arrayBuffer()
+      }
+      const stale = await patchPet(server, pet.id, { name: 'Late' }, { 'if-match': `, ${etagOf(pet.id, 1)},` })
+      assert.equal(stale.status, 412)
+      await stale.arrayBuffer()
+      const notModified = await server.request(`/v1/pets/${pet.id}`, {
+        headers: { 'if-none-match': `"x", ${etagOf(pet.id, 4)},` },
+      })
+      assert.equal(notModified.status, 304)
+      for (const malformed of [',', ', ,', '*,', `*, ${etagOf(pet.id, 4)}`]) {
+        const response = await patchPet(server, pet.id, { name: 'Never' }, { 'if-match': malformed })
+        assert.equal(response.status, 400, malformed)
+        await response.arrayBuffer()
+      }
+    })
+
     it('refuses a stale, weak, foreign or unknown tag with 412 and the current ETag, changing nothing', async () => {
       const pet = await addPet(server)
       await patchPet(server, pet.id, { name: 'Moved' })
@@ -122,8 +147,9 @@ included', async () => {
     })
   })
 
-  describe('If-None-Match on GET', () => {
-    it('answers 304 with the ETag and the deprecation headers and no body while the pet is unchanged', async () => {
+  describe('If-None-Match and If-Match on GET', () => {
+    it('answers 304 with the ETag and the deprecation headers, no body and no length while the pet is \
+unchanged', async () => {
       const pet = await addPet(server)
       for (const ifNoneMatch of [etagOf(pet.id, 1), `W/${etagOf(pet.id, 1)}`, `"x", ${etagOf(pet.id, 1)}`, '*']) {
         for (const method of ['GET', 'HEAD']) {
@@ -135,6 +161,8 @@ included', async () => {
           assert.equal(await response.text(), '')
           assert.equal(response.headers.get('etag'), etagOf(pet.id, 1))
           assert.equal(response.headers.get('content-type'), null)
+          // Not HEAD's own `Content-Length: 0`: a 304 carries the 200's length or none (RFC 9110 section 8.6).
+          assert.equal(response.headers.get('content-length'), null, `${method} ${ifNoneMatch}`)
           assert.equal(response.headers.get('deprecation'), '@1767225600')
           assert.equal(response.headers.get('sunset'), 'Thu, 05 Dec 2030 00:00:00 GMT')
           assert.equal(response.headers.get('link'), `<${server.baseUrl}/v1/pets>; rel="successor-version"`)
@@ -158,7 +186,53 @@ included', async () => {
       })
     })
 
-    it('refuses a malformed If-None-Match with 400', async () => {
+    it('answers 412 with the current ETag when If-Match does not name it, before If-None-Match counts', async () => {
+      const pet = await addPet(server)
+      await patchPet(server, pet.id, { name: 'Read' })
+      const current = etagOf(pet.id, 2)
+      for (const ifMatch of [etagOf(pet.id, 1), `W/${current}`, '"anything"', `${etagOf(pet.id, 1)}, "x"`]) {
+        for (const [method, body] of [
+          ['GET', true],
+          ['HEAD', false],
+        ] as const) {
+          const response = await server.request(`/v1/pets/${pet.id}`, {
+            method,
+            headers: { 'if-match': ifMatch, 'if-none-match': current },
+          })
+          assert.equal(response.status, 412, `${method} ${ifMatch}`)
+          assert.equal(response.headers.get('etag'), current)
+          assert.equal(response.headers.get('deprecation'), '@1767225600')
+          if (body)
+            assert.deepEqual(await response.json(), {
+              code: 'precondition_failed',
+              message:
+                `If-Match does not name the current ETag of pet ${pet.id}, ${current}: it was changed since that ` +
+                'ETag was read.',
+              status: 412,
+            })
+          else assert.equal(await response.text(), '')
+        }
+      }
+      // It holds: the current tag (strong), alone or listed, or *; then If-None-Match decides.
+      for (const ifMatch of [current, `"x", ${current}`, '*']) {
+        const read = await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-match': ifMatch } })
+        assert.equal(read.status, 200, ifMatch)
+        assert.deepEqual(await read.json(), { ...pet, name: 'Read' })
+        const unchanged = await server.request(`/v1/pets/${pet.id}`, {
+          headers: { 'if-match': ifMatch, 'if-none-match': current },
+        })
+        assert.equal(unchanged.status, 304, ifMatch)
+        assert.equal(await unchanged.text(), '')
+      }
+      // A pet that does not exist is a 404 whatever the condition (RFC 9110 section 13.2.1).
+      await assertError(await server.request('/v1/pets/987654', { headers: { 'if-match': '*' } }), {
+        status: 404,
+        code: 'not_found',
+        message: 'No pet has id 987654.',
+      })
+    })
+
+    it('refuses a malformed If-None-Match or If-Match with 400', async () => {
       const pet = await addPet(server)
       const message =
         'must be * or a comma-separated list of entity tags, each in double quotes as the ETag header gives it ' +
@@ -173,6 +247,12 @@ included', async () => {
         },
         { deprecation: '@1767225600' },
       )
+      await assertError(await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-match': '1.1' } }), {
+        status: 400,
+        code: 'invalid_request',
+        message: `Invalid request: header/if-match ${message}`,
+        details: [{ path: 'header/if-match', message }],
+      })
       assert.deepEqual(await readPet(server, pet.id), pet)
     })
   })

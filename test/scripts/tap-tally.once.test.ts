@@ -151,7 +151,7 @@ describe('the TAP tally of npm test', () => {
 })
 
 describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () => {
-  it('prints one line per file with its counts, each failure in full, and nothing the tests print', async () => {
+  it("prints a line per file with its counts, each failure in full, a failed file's last lines on stderr", async () => {
     const directory = makeTempDir()
     const mixed = join(directory, 'mixed.test.mjs')
     writeFileSync(
@@ -160,6 +160,7 @@ describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () =
         "import assert from 'node:assert/strict'",
         "import { before, describe, it } from 'node:test'",
         "console.log('noise from the test file')",
+        'for (let line = 1; line <= 45; line++) console.error(`stderr line ${line}`)',
         "describe('mixed', () => {",
         "  it('passes', () => {})",
         "  it('fails', () => assert.equal('shown', 'expected'))",
@@ -172,8 +173,8 @@ describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () =
     const skipped = join(directory, 'skipped.test.mjs')
     writeFileSync(
       skipped,
-      "import { describe, it } from 'node:test'\ndescribe('browser', { skip: 'no Chromium' }, () => { it('c', () " +
-        '=> {}) })\n',
+      "import { describe, it } from 'node:test'\nconsole.error('stderr of a file that did not fail')\n" +
+        "describe('browser', { skip: 'no Chromium' }, () => { it('c', () => {}) })\n",
     )
     const { code, stdout } = await runNode([
       '--test',
@@ -192,5 +193,9 @@ describe("npm test's reporter on the terminal (scripts/file-reporter.mjs)", () =
     assert.match(stdout, /\+ 'shown'\n {4}- 'expected'/)
     assert.match(stdout, /✖ FAILED \S+ › hooked\n {4}Error: no server/)
     assert.doesNotMatch(stdout, /noise from the test file/)
+    // The last 40 of the failed file's 45 lines on stderr, right under its line; none of the other file's.
+    const kept = Array.from({ length: 40 }, (_, index) => `    stderr line ${index + 6}\n`).join('')
+    assert.match(stdout, new RegExp(`1 passed, 2 failed, 2 skipped.*\n  its last 40 line\\(s\\) on stderr:\n${kept}-`))
+    assert.doesNotMatch(stdout, /stderr line 5\n|did not fail/)
   })
 })

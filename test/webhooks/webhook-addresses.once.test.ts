@@ -185,6 +185,50 @@ describe('checkDestination', () => {
     })
   })
 
+  it('refuses what the URL parser would silently repair, rather than store another URL than the one sent', () => {
+    for (const url of [
+      ' https://example.com/',
+      'https://example.com/\t',
+      'https://exa\nmple.com/',
+      'https://example.com/a b',
+      'https://example.com/\u0000',
+      'https://example.com/\u007f',
+    ]) {
+      assert.deepEqual(
+        refusal(url),
+        {
+          problem: 'must not contain spaces or control characters',
+          message: 'Invalid request: url must not contain spaces or control characters (percent-encode them).',
+        },
+        JSON.stringify(url),
+      )
+    }
+    for (const url of [
+      'http:example.com/',
+      'https:/example.com/',
+      'http:\\\\example.com/',
+      'https:\\/example.com/',
+      'https:///example.com/hook',
+    ]) {
+      assert.deepEqual(
+        refusal(url),
+        {
+          problem: 'must start with http:// or https://',
+          message: 'Invalid request: url must start with http:// or https:// and a host.',
+        },
+        url,
+      )
+    }
+    for (const url of ['https://\\example.com/hook', 'https://example.com\\hook', 'https://example.com/a\\b']) {
+      assert.deepEqual(
+        refusal(url),
+        { problem: 'must not contain a backslash', message: 'Invalid request: url must not contain a backslash (\\).' },
+        url,
+      )
+    }
+    assert.equal(checkDestination('https://example.com/a%20b', false), 'https://example.com/a%20b')
+  })
+
   it('refuses port 0, where nothing can be delivered, in every spelling', () => {
     for (const url of ['http://8.8.8.8:0/', 'https://example.com:0/hook', 'http://[2606:4700:4700::1111]:00/']) {
       assert.deepEqual(refusal(url), {

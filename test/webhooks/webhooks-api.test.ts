@@ -22,6 +22,11 @@ function withoutSecret(webhook: Webhook): Webhook {
   return shown
 }
 
+// The refusal of a description: printable, and no character that makes it display as other text.
+const DESCRIPTION_RULE =
+  'must not contain control characters (U+0000–U+001F, U+007F–U+009F), unpaired surrogates or bidirectional ' +
+  'override and isolate characters (U+202A–U+202E, U+2066–U+2069)'
+
 describe(`webhook endpoints on ${TEST_STORE}`, () => {
   let server: TestServer
   const storedEndpoints = () => server.store.admin.selectFrom('webhook_endpoints').selectAll().execute()
@@ -185,14 +190,16 @@ Webhooks form', async () => {
         {},
         { message: 'Invalid request: body/url is required', details: [{ path: 'body/url', message: 'is required' }] },
       )
-      const printable = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or unpaired surrogates'
-      await refused(
-        { url: 'https://example.com/', description: 'line\nbreak' },
-        {
-          message: `Invalid request: body/description ${printable}`,
-          details: [{ path: 'body/description', message: printable }],
-        },
-      )
+      // A line break, and the characters that make a note display as other text ("Trojan Source").
+      for (const description of ['line\nbreak', '\u202Eevil', 'stock \u2066sync\u2069']) {
+        await refused(
+          { url: 'https://example.com/', description },
+          {
+            message: `Invalid request: body/description ${DESCRIPTION_RULE}`,
+            details: [{ path: 'body/description', message: DESCRIPTION_RULE }],
+          },
+        )
+      }
       await refused(
         { url: 'https://example.com/', types: [] },
         {
@@ -285,6 +292,15 @@ Webhooks form', async () => {
           'public addresses unless the service runs with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (for a receiver on a ' +
           'local network).',
         details: [{ path: 'body/url', message: 'is a private network address' }],
+      },
+    )
+    await assertError(
+      await server.request(`/v1/webhooks/${webhook.id}`, { method: 'PATCH', json: { description: 'a\u202Eb' } }),
+      {
+        status: 400,
+        code: 'invalid_request',
+        message: `Invalid request: body/description ${DESCRIPTION_RULE}`,
+        details: [{ path: 'body/description', message: DESCRIPTION_RULE }],
       },
     )
     await assertError(await server.request(`/v1/webhooks/${webhook.id}`, { method: 'PATCH', json: {} }), {

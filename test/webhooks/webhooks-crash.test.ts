@@ -9,10 +9,10 @@
 // tell whose attempts were open.)
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
+import { killAll, runCli, spawnServer, staticKeyClient, type ServerProcess } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
-import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+import { deliveriesWhen, instanceEnv, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const KEY = 'webhooks-crash-static-key-0123'
 const EVENTS = 300
@@ -25,22 +25,10 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
   let release: () => void = () => {}
   const instances: ServerProcess[] = []
 
-  const client = (instance: ServerProcess) => ({
-    request: (path: string, init: RequestInit & { json?: unknown } = {}) => {
-      const { json, ...rest } = init
-      return fetch(instance.baseUrl + path, {
-        ...rest,
-        ...(json === undefined ? {} : { method: rest.method ?? 'POST', body: JSON.stringify(json) }),
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      })
-    },
-  })
+  const client = (instance: ServerProcess) => staticKeyClient(instance, KEY)
 
   const env = () => ({
-    DATABASE_URL: database.url,
-    PETSTORE_API_KEYS: KEY,
-    MIGRATE_ON_START: 'false',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...instanceEnv(database.url, KEY),
     WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms,100ms',
   })
   const tuning = {
@@ -59,8 +47,7 @@ describe(`kill -9 of the delivering instance on ${TEST_STORE}`, () => {
   })
   after(async () => {
     release()
-    for (const instance of instances) instance.child.kill('SIGKILL')
-    await Promise.all(instances.map((instance) => instance.exited))
+    await killAll(instances)
     await receiver.close()
     await database.drop()
   })

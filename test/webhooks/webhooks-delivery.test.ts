@@ -26,6 +26,17 @@ async function createPet(server: TestServer, name: string): Promise<{ id: number
   return response.json() as Promise<{ id: number }>
 }
 
+/** What each attempt of `delivery` came to, without its start and duration (which vary from run to run). */
+function attemptResults(delivery: Delivery) {
+  return delivery.attempts.map(({ attempt, outcome, responseStatus, error, responseBody }) => ({
+    attempt,
+    outcome,
+    responseStatus,
+    error,
+    responseBody,
+  }))
+}
+
 /** The newest event id now: what a test's own changes come after. */
 async function newestEventId(server: TestServer): Promise<number> {
   return (await readWholeFeed((path) => server.request(path))).at(-1)?.id ?? 0
@@ -147,35 +158,26 @@ never changes', async () => {
       flaky.abandoned.map((received) => received.number),
       [2],
     )
-    assert.deepEqual(
-      delivery.attempts.map(({ attempt, outcome, responseStatus, error, responseBody }) => ({
-        attempt,
-        outcome,
-        responseStatus,
-        error,
-        responseBody,
-      })),
-      [
-        {
-          attempt: 1,
-          outcome: 'unexpected_status',
-          responseStatus: 500,
-          error: 'the receiver answered 500; only 2xx is success',
-          responseBody: 'x'.repeat(4096),
-        },
-        {
-          attempt: 2,
-          outcome: 'timed_out',
-          responseStatus: null,
-          // A time-out throttles the endpoint (half its places) until it answers again, and says so.
-          error:
-            `no answer within ${ATTEMPT_TIMEOUT_MS} ms; the endpoint's attempts time out, so this instance gives ` +
-            'it 4 of its 8 delivery places until it answers again',
-          responseBody: null,
-        },
-        { attempt: 3, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'thanks' },
-      ],
-    )
+    assert.deepEqual(attemptResults(delivery), [
+      {
+        attempt: 1,
+        outcome: 'unexpected_status',
+        responseStatus: 500,
+        error: 'the receiver answered 500; only 2xx is success',
+        responseBody: 'x'.repeat(4096),
+      },
+      {
+        attempt: 2,
+        outcome: 'timed_out',
+        responseStatus: null,
+        // A time-out throttles the endpoint (half its places) until it answers again, and says so.
+        error:
+          `no answer within ${ATTEMPT_TIMEOUT_MS} ms; the endpoint's attempts time out, so this instance gives ` +
+          'it 4 of its 8 delivery places until it answers again',
+        responseBody: null,
+      },
+      { attempt: 3, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'thanks' },
+    ])
     assert.ok((delivery.attempts[1]?.durationMs ?? 0) >= ATTEMPT_TIMEOUT_MS - 10)
     assert.equal(delivery.nextAttemptAt, null)
     assert.ok(delivery.finishedAt !== null)
@@ -199,25 +201,16 @@ times out', async () => {
       ([first]) => first !== undefined && first.status !== 'pending',
     )
     assert.equal(delivery?.status, 'succeeded')
-    assert.deepEqual(
-      delivery.attempts.map(({ attempt, outcome, responseStatus, error, responseBody }) => ({
-        attempt,
-        outcome,
-        responseStatus,
-        error,
-        responseBody,
-      })),
-      [
-        {
-          attempt: 1,
-          outcome: 'unexpected_status',
-          responseStatus: 500,
-          error: 'the receiver answered 500; only 2xx is success',
-          responseBody: 'oops',
-        },
-        { attempt: 2, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'x' },
-      ],
-    )
+    assert.deepEqual(attemptResults(delivery), [
+      {
+        attempt: 1,
+        outcome: 'unexpected_status',
+        responseStatus: 500,
+        error: 'the receiver answered 500; only 2xx is success',
+        responseBody: 'oops',
+      },
+      { attempt: 2, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'x' },
+    ])
     // Decided well before the attempt time-out; the connections are closed rather than waited on.
     for (const attempt of delivery.attempts)
       assert.ok(attempt.durationMs < ATTEMPT_TIMEOUT_MS, String(attempt.durationMs))

@@ -39,7 +39,7 @@ export interface paths {
         /**
          * Get an animal (deprecated)
          * @deprecated
-         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged.
+         * @description Deprecated since 2026-01-01 and removed on 2030-12-05: use `GET /pets` with the `status` filter. Responses carry `Deprecation`, `Sunset` and `Link: rel="successor-version"`. The animal comes with its `ETag`; with `If-None-Match` naming it, the answer is 304 without a body while the animal is unchanged; with `If-Match` naming another, 412 with the current `ETag`.
          *
          *     **Required scope:** `pets:read` (otherwise 403 `forbidden`).
          */
@@ -444,7 +444,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects included); `timed_out`; `network_error` (no connection, reset…); `destination_refused` (the host resolved to a non-public address); `interrupted` (the instance that had taken it stopped before recording an outcome, whether or not it had sent the request; retried once its lease ended); `event_gone` (the event was purged before it could be delivered); `internal_error` (the service could not make the request, e.g. its stored secret cannot be decrypted: see the logs).
+         * @description How an attempt ended: `succeeded` (a 2xx in time); `unexpected_status` (any other status, redirects included); `timed_out`; `network_error` (no connection, reset…); `destination_refused` (the host resolved to a non-public address); `interrupted` (the instance that had taken it stopped before the answer: it died, whether or not it had sent the request, and the attempt was retried once its lease ended; or it was shut down after sending the request, and the attempt was retried at once); `event_gone` (the event was purged before it could be delivered); `internal_error` (the service could not make the request, e.g. its stored secret cannot be decrypted: see the logs).
          * @example unexpected_status
          * @enum {string}
          */
@@ -761,7 +761,7 @@ export interface components {
         NewWebhook: {
             /**
              * Format: uri
-             * @description Where deliveries are POSTed: an `http` or `https` URL (at most 2048 characters), without user name, password or fragment. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
+             * @description Where deliveries are POSTed: an `http://` or `https://` URL (at most 2048 characters), without user name, password or fragment, and without spaces, control characters (percent-encode them) or backslashes. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
              * @example https://hooks.example.com/petstore
              */
             url: string;
@@ -774,7 +774,7 @@ export interface components {
              */
             types?: components["schemas"]["EventType"][];
             /**
-             * @description A note for people (at most 500 characters, no control characters).
+             * @description A note for people (at most 500 characters, no control characters or bidirectional override characters).
              * @example Stock sync (warehouse team)
              */
             description?: string;
@@ -1151,7 +1151,7 @@ export interface components {
         WebhookPatch: {
             /**
              * Format: uri
-             * @description Where deliveries are POSTed: an `http` or `https` URL (at most 2048 characters), without user name, password or fragment. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
+             * @description Where deliveries are POSTed: an `http://` or `https://` URL (at most 2048 characters), without user name, password or fragment, and without spaces, control characters (percent-encode them) or backslashes. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
              * @example https://hooks.example.com/petstore
              */
             url?: string;
@@ -1680,6 +1680,28 @@ export interface components {
             };
         };
         /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "precondition_failed",
+                 *       "message": "If-Match does not name the current ETag of pet 12, \"12.4\": it was changed since it was read. Nothing was changed; read it again before retrying.",
+                 *       "status": 412
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
         PreconditionFailedReplayable: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2064,6 +2086,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description Answers 412 `precondition_failed`, with the current `ETag` and no animal, unless the animal's current ETag is one of those listed (strong comparison) or the value is `*`: a read of exactly the version a client holds. Evaluated before `If-None-Match`. `*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it.
+                 * @example "12.3"
+                 */
+                "If-Match"?: string;
+                /**
                  * @description Answers 304 Not Modified, without a body, when the animal's current ETag is one of those listed (weak comparison) or the value is `*`; otherwise the animal as usual. `*`, or one or more entity tags separated by commas (RFC 9110 §13.1.1), each in double quotes as the ETag header gives it.
                  * @example "12.3"
                  */
@@ -2180,6 +2207,31 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
+            /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
+            412: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["SuccessorLink"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "precondition_failed",
+                     *       "message": "If-Match does not name the current ETag of pet 12, \"12.4\": it was changed since it was read. Nothing was changed; read it again before retrying.",
+                     *       "status": 412
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2763,6 +2815,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description Answers 412 `precondition_failed`, with the current `ETag` and no category, unless the category's current ETag is one of those listed (strong comparison) or the value is `*`. Evaluated before `If-None-Match`.
+                 * @example "12.3"
+                 */
+                "If-Match"?: string;
+                /**
                  * @description Answers 304 Not Modified, without a body, when the category's current ETag is one of those listed (weak comparison) or the value is `*`; otherwise the category as usual.
                  * @example "12.3"
                  */
@@ -2819,6 +2876,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];

@@ -1,9 +1,10 @@
 // PostgreSQL's side of a move session (db/move-session.ts): one pg client of its own.
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely } from 'kysely'
 import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
-import { quoted, type MoveSession, type Row } from '../move-session.js'
+import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
 import { parseInt8 } from '../postgres.js'
+import { WorkingSchemaPostgresDialect } from '../postgres-schema-introspector.js'
 
 export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
   const { default: pg } = await import('pg')
@@ -33,7 +34,7 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     async migrateInsideLoad() {
       const lent = { query: client.query.bind(client), release: () => {} }
       const pool = { connect: async () => lent, end: async () => {} }
-      await migrateInsideTransaction(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }))
+      await migrateInsideTransaction(new Kysely<Database>({ dialect: new WorkingSchemaPostgresDialect({ pool }) }))
     },
     jsonFromStore: (value) => value,
     booleanToStore: (value) => value,
@@ -60,6 +61,13 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     },
     // The numbering already starts above max(id) and the mark (db/postgres/number-events.ts).
     continueEventIdsAfterRetentionMark: async () => undefined,
+    // An event in event_inbox has no id yet; it will get one above every id handed out so far.
+    setCategoryVersionFloorToEventBound: () =>
+      run(
+        `update category_id_counter set version_floor = greatest(${CATEGORY_VERSION_BOUNDS}) + ` +
+          '(select count(*) from event_inbox) where last_id > 0',
+        [],
+      ),
     close: () => client.end(),
   }
 }

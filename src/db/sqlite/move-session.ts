@@ -5,7 +5,7 @@ import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
 import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
-import { quoted, type MoveSession, type Row } from '../move-session.js'
+import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
 import { BUSY_TIMEOUT_MS, SqliteDatabaseMissingError } from '../sqlite.js'
 
 export function openSqliteMoveSession(path: string, { create = false } = {}): MoveSession {
@@ -70,6 +70,9 @@ export function openSqliteMoveSession(path: string, { create = false } = {}): Mo
       const [mark] = await select('select coalesce(max(purged_through), 0) as value from event_retention', [])
       await setCounter('events', 'id', typeof mark?.value === 'number' ? mark.value : 0)
     },
+    // Every event has its id from its insert: none waits. SQLite's max() of several values is the largest of them.
+    setCategoryVersionFloorToEventBound: () =>
+      run(`update category_id_counter set version_floor = max(${CATEGORY_VERSION_BOUNDS}) where last_id > 0`, []),
     close: async () => {
       handle.close()
     },

@@ -3,7 +3,8 @@
 // the Error body too.
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { STATUS_CODES, type Server } from 'node:http'
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
 import { MESSAGES } from './error-messages.js'
@@ -45,11 +46,16 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
     code: 'invalid_request' as const,
     message: 'The request could not be parsed as HTTP/1.1.',
   }
-  const body = JSON.stringify(errorBody(code, message))
-  const status = errorBody(code, message).status
   // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
   const { rawPacket } = error as { rawPacket?: unknown }
   const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
+  endWithError(socket, code, message, head)
+}
+
+/** Writes the Error body as the connection's last response, outside Fastify, and closes the connection. */
+function endWithError(socket: Duplex, code: ErrorCode, message: string, head = false): void {
+  const body = JSON.stringify(errorBody(code, message))
+  const status = errorBody(code, message).status
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
@@ -61,6 +67,21 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
       '\r\n' +
       (head ? '' : body),
   )
+}
+
+/**
+ * CONNECT asks the server to open a tunnel, as a proxy does (RFC 9110 section 9.3.6); Node hands it to the
+ * server's 'connect' listener rather than to Fastify, and without one closed the connection unanswered. This
+ * server is not a proxy: the request is refused with the Error body, and the connection closed (whatever the
+ * client sent after it would be the tunnel's bytes, not requests). Node takes its own error listener off the
+ * socket before handing it over: without this one, a client that resets the connection (ECONNRESET) would raise
+ * an uncaught exception and stop the process.
+ */
+export function refuseConnect(app: FastifyInstance): void {
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy())
+    endWithError(socket, 'invalid_request', MESSAGES.connectRefused())
+  })
 }
 
 /**

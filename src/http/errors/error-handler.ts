@@ -6,6 +6,7 @@ import { isClientAbort } from '../request/client-abort.js'
 import { duplicateHeaderError } from '../request/duplicate-headers.js'
 import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
 import { redactKeys } from '../request/log-url.js'
+import { noteRefusal } from '../request/refusal-note.js'
 import { acceptedMediaTypes } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
@@ -44,7 +45,13 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is not valid JSON.')
     case 'FST_ERR_BAD_URL':
-      return new ApiError('invalid_request', 'The request path is not validly percent-encoded.')
+      // The router takes a path, or an absolute http(s) URL (RFC 9112 section 3.2.2); anything else is no path.
+      return new ApiError(
+        'invalid_request',
+        /^(\/|https?:\/\/)/i.test(request.url)
+          ? 'The request path is not validly percent-encoded.'
+          : 'The request target must be a path, or an absolute http or https URL.',
+      )
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('invalid_request', 'A segment of the request path is too long.')
   }
@@ -67,19 +74,20 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
 
 /**
  * A masked failure is logged in full, with the request id; so is a database error answered 503 (at warn: it is
- * transient, but an operator must see which error it was); a client error in one line.
+ * transient, but an operator must see which error it was). Every refusal, those too, is told by the request's
+ * access line (its code and message): no line of its own, so a flood of refusals writes one line per request.
  */
 function logError(request: FastifyRequest, error: FastifyError, apiError: ApiError): void {
   if (apiError.statusCode >= 500 && knownApiError(error) === undefined) {
     if (apiError.code === 'unavailable') request.log.warn({ err: error }, 'request failed: database unavailable')
     else request.log.error({ err: error }, 'request failed')
-  } else {
-    const message = redactKeys(apiError.message)
-    request.log.info(
-      { code: apiError.code, status: apiError.statusCode },
-      message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message,
-    )
   }
+  const message = redactKeys(apiError.message)
+  noteRefusal(request, {
+    code: apiError.code,
+    errorMessage:
+      message.length > MAX_LOGGED_MESSAGE_LENGTH ? `${message.slice(0, MAX_LOGGED_MESSAGE_LENGTH)}…` : message,
+  })
 }
 
 /**

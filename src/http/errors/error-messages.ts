@@ -8,6 +8,7 @@ export const MESSAGES = {
   keyRequired: () => 'An API key is required: send Authorization: Bearer <key>.',
   scopeMissing: (scope: string) => `This API key does not have the scope ${scope}, which this operation requires.`,
   methodNotAllowed: (method: string, allow: string) => `${method} is not allowed on this resource; allowed: ${allow}.`,
+  connectRefused: () => 'This server is not a proxy: CONNECT is not served.',
   requestTimeout: () => 'The request was not received in time.',
   headersTooLarge: () => `The request line and headers are larger than the ${inKiB(HEADER_LIMIT_BYTES)} limit.`,
   bodyTooLarge: () => `The request body is larger than the ${inKiB(BODY_LIMIT_BYTES)} limit.`,

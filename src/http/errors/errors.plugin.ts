@@ -3,13 +3,16 @@
 import type { FastifyInstance } from 'fastify'
 import { API_PREFIX, requestPath } from '../paths.js'
 import { guardRequest, type ApiGuard } from '../auth/auth.js'
-import { handOverRequestsNodeWouldRefuse } from './client-errors.js'
+import { handOverRequestsNodeWouldRefuse, refuseConnect } from './client-errors.js'
+import { methodNotAllowed, registerKnownPaths } from './known-paths.js'
 import { registerErrorHandler } from './error-handler.js'
 import { noRouteError } from './no-route.js'
 
 /** Before any route: a route takes the error handler the app has when the route is added. */
 export function registerErrorHandling(app: FastifyInstance): void {
   handOverRequestsNodeWouldRefuse(app)
+  refuseConnect(app)
+  registerKnownPaths(app)
   registerErrorHandler(app)
 }
 
@@ -19,7 +22,11 @@ export function registerNoRouteHandler(app: FastifyInstance, guard: ApiGuard): v
     // Under the API prefix, authentication (and its rate limit) comes first even for routes that do not exist.
     // The path as the router reads it (absolute-form and percent-encoded targets included).
     const path = requestPath(request)
-    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) await guardRequest(request, reply, guard)
-    throw noRouteError(request)
+    const known = app.knownPaths.match(app, request)
+    if (!known?.isPublic && (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)))
+      await guardRequest(request, reply, guard)
+    if (!known) throw noRouteError(request)
+    await known.limit?.call(app, request, reply)
+    throw methodNotAllowed(request, known.allow)
   })
 }

@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, onRequestAsyncHookHandler } from 'fastify'
-import { ApiError } from './errors.js'
-import { MESSAGES } from './error-messages.js'
+import { API_PREFIX } from '../paths.js'
+import { methodNotAllowed } from './known-paths.js'
 
 // HEAD follows GET, and OPTIONS belongs to CORS preflight.
 const ANSWERED_ELSEWHERE = new Set(['HEAD', 'OPTIONS'])
 
 /**
  * Answers 405 with an Allow header for the methods a path does not support (instead of a misleading 404):
- * every method the router knows (TRACE and QUERY included), not only the common ones. `limit`, for a public
- * route outside the API's guard, counts the refusal against the client address like the route's own requests.
+ * every method the router knows (TRACE and QUERY included), not only the common ones, and through knownPaths the
+ * methods it does not know (known-paths.ts). `limit`, for a public route outside the API's guard, counts the
+ * refusal against the client address like the route's own requests.
  */
 export function rejectOtherMethods(
   app: FastifyInstance,
@@ -17,8 +18,9 @@ export function rejectOtherMethods(
   limit?: onRequestAsyncHookHandler,
 ): void {
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', ')
+  app.knownPaths.add(`${app.prefix}${url}`, { allow, isPublic: !app.prefix.startsWith(API_PREFIX), limit })
   const refuse = (request: FastifyRequest, _reply: FastifyReply, done: (error: Error) => void) => {
-    done(new ApiError('method_not_allowed', MESSAGES.methodNotAllowed(request.method, allow), { headers: { allow } }))
+    done(methodNotAllowed(request, allow))
   }
   app.route({
     method: app.supportedMethods.filter(

@@ -86,6 +86,14 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
   addJsonBodyParser(app, 'application/json')
+  // Every other media type is refused (415) without reading the body; but an empty body (Content-Length: 0) is no
+  // body whatever its label, on an operation that takes none: Java's HttpURLConnection, for one, labels a bodiless
+  // POST application/x-www-form-urlencoded.
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    if (request.headers['content-length'] === '0' && request.routeOptions.schema?.body === undefined)
+      return done(null, undefined)
+    done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request))), undefined)
+  })
 }
 
 /**

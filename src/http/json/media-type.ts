@@ -7,8 +7,13 @@ import type { FastifyRequest } from 'fastify'
 // RFC 9110 section 5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
 const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
 const QUOTED_PAIR = /\\(.)/g
+/** A charset parameter left once every well-formed parameter is taken out: an empty or unclosed value. */
+const MALFORMED_CHARSET = /(?:^|;)[\t ]*charset[\t ]*=([^;]*)/i
 
-/** The first charset parameter of a Content-Type value that is not `utf-8` (any case, quoted or not), if any. */
+/**
+ * The first charset parameter of a Content-Type value that is not `utf-8` (any case, quoted or not), or one that is
+ * malformed, if any.
+ */
 export function unsupportedCharset(contentType: string | undefined): string | undefined {
   // Nearly every request: `application/json`, without parameters.
   if (contentType === undefined) return undefined
@@ -19,7 +24,8 @@ export function unsupportedCharset(contentType: string | undefined): string | un
     const value = raw.startsWith('"') ? raw.slice(1, -1).replace(QUOTED_PAIR, '$1') : raw
     if (value.toLowerCase() !== 'utf-8') return value
   }
-  return undefined
+  // `charset="utf-8` (never closed) or `charset=` declares no charset this service can read as UTF-8 either.
+  return MALFORMED_CHARSET.exec(contentType.slice(parameters).replace(PARAMETER, ''))?.[1]
 }
 
 /** RFC 7396's media type, which every operation that takes a JSON Merge Patch accepts besides application/json. */

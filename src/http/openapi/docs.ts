@@ -8,11 +8,14 @@ import { ErrorSchema, forbiddenResponse } from '../errors/error.schema.js'
 import { markNames, useComponents } from './openapi-components.js'
 import { configuredServers, openapiBase, type ApiServers, type DocumentWebhooks } from './openapi-info.js'
 import { API_PREFIX } from '../paths.js'
+import { ApiError } from '../errors/errors.js'
+import { noRouteError } from '../errors/no-route.js'
 import { exampleBody } from '../errors/error-examples.js'
 import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './prepared-documents.js'
 import { publicOrigin } from '../request/public-origin.js'
 import { AllowHeader, EVERY_RESPONSE_HEADERS } from './response-headers.js'
+import { DOCS_INDEX_FILE, redirectToDocsPage } from './docs-index-redirect.js'
 
 /** Must be registered before the routes it documents. `webhooks`: the document's section of that name. */
 export async function registerOpenApi(
@@ -185,17 +188,33 @@ export async function registerDocs(
   await app.register(async (docs) => {
     // Every route of the reference, its static files included.
     docs.addHook('onRequest', limitPublicRoute)
-    docs.addHook('onRequest', async (_request, reply) => {
+    docs.addHook('onRequest', async (request, reply) => {
       reply.header('content-security-policy', csp)
       reply.header('x-frame-options', 'DENY')
+      // Range is ignored here too, as everywhere (docs/decisions.md): the plugin's static files would answer 206.
+      delete request.raw.headers.range
     })
-    // Swagger UI's own handlers serialise the document on every request; these serve the prepared bytes.
+    docs.addHook('onSend', async (_request, reply, payload) => {
+      reply.removeHeader('accept-ranges')
+      return payload
+    })
+    // The static files' server refuses a path outside its folder or no file system takes (`../`, `%00`, too long a
+    // name) with 403; such a path names no file, and 403 `forbidden` is the answer to a key without its scope.
+    docs.setErrorHandler(async (error, request) => {
+      const refused = !(error instanceof ApiError) && (error as { statusCode?: number }).statusCode === 403
+      throw refused ? noRouteError(request) : error
+    })
+    // Swagger UI's own handlers serialise the document on every request; these serve the prepared bytes. Its
+    // redirect of the index file loops when a query is sent (docs-index-redirect.ts).
     docs.addHook('onRoute', (route) => {
       if (route.url === '/docs/json') route.handler = send('json')
       if (route.url === '/docs/yaml') route.handler = send('yaml')
+      if (route.url === DOCS_INDEX_FILE) route.handler = redirectToDocsPage
     })
     // @ts-expect-error -- `logo: null` means no logo (the plugin reads its own only when `logo` is undefined);
     // its types know a logo or nothing.
     await docs.register(swaggerUi, { routePrefix: '/docs', ...DOCS_PAGE })
+    // The folder itself would get the plugin's index file as it is, not the page made from it.
+    docs.get('/docs/static/', { schema: { hide: true } }, redirectToDocsPage)
   })
 }

@@ -102,7 +102,8 @@ that changes exactly when the animal changes, an order moving its status include
 \`DELETE /pets/{petId}\` take \`If-Match\` (one or more ETags, or \`*\`): when it does not name the current ETag, or
 the animal is gone, the answer is 412 \`precondition_failed\` (with the current \`ETag\` when the animal exists) and
 nothing changes, so two clerks editing the same animal cannot overwrite each other unknowingly. \`GET
-/pets/{petId}\` takes \`If-None-Match\`: while it names the current ETag, the answer is 304 without a body.
+/pets/{petId}\` takes \`If-None-Match\`: while it names the current ETag, the answer is 304 without a body; and
+\`If-Match\`, evaluated first: when it does not name the current ETag, the answer is 412 with that ETag.
 
 **Servers.** \`servers\` lists the production and staging base addresses the operator configured \
 (\`PRODUCTION_BASE_URL\`,

@@ -1,13 +1,15 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { redactUrl } from './log-url.js'
+import { refusalOf } from './refusal-note.js'
 
 /**
  * Fastify's request logging with one line per request instead of two: written once the response has gone
  * out, with what was asked, what was answered, how long it took, from where and with which key. Fastify's
  * default also logs "incoming request" (serialising the request for it): at the request rates this service
  * is built for, that line cost more CPU than the rest of a cached read. It is still written at debug level,
- * for following a request that never completes. Fastify's other request-scoped lines (stream and writeHead
- * errors) are kept as they are.
+ * for following a request that never completes. A refused request's line carries the refusal's code and
+ * message (refusal-note.ts) instead of a line of its own. Fastify's other request-scoped lines (stream and
+ * writeHead errors) are kept as they are.
  */
 export class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -47,6 +49,7 @@ export class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.#aborted.has(request)) return
+    const refusal = refusalOf(request)
     const line = {
       method: request.method,
       url: redactUrl(request.url),
@@ -54,6 +57,10 @@ export class AccessLog extends LogController {
       responseTime: reply.elapsedTime,
       remoteAddress: request.ip,
       keyId: request.principal?.keyId,
+      // A refused request's code and message (refusal-note.ts), so that this is its only line. Left out of the
+      // JSON when undefined, as keyId is without a key.
+      code: refusal?.code,
+      errorMessage: refusal?.errorMessage,
     }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request completed')

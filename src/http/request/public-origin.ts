@@ -5,6 +5,7 @@ import { ApiError } from '../errors/errors.js'
 // inject text into the absolute URLs of Location and Link, or make them unusable.
 const SAFE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?$/
 const MAX_PORT = 65535
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i
 
 function isSafeHost(host: string): boolean {
   const port = SAFE_HOST.exec(host)
@@ -12,12 +13,19 @@ function isSafeHost(host: string): boolean {
 }
 
 /**
- * The origin absolute URLs are built on: PUBLIC_BASE_URL when configured, else the request's own. An HTTP/1.0
+ * The origin absolute URLs are built on: PUBLIC_BASE_URL when configured, else the request's own: the host of an
+ * absolute-form target, else Host (or the host a trusted proxy forwarded). An HTTP/1.0
  * request may come without Host (HTTP/1.1 ones are refused without it): its links name the address and port
  * the connection reached, which is where the client did find the service.
  */
 export function publicOrigin(request: FastifyRequest, configured: string | undefined): string {
   if (configured) return configured
+  const target = targetAuthority(request)
+  if (target !== undefined) {
+    if (!isSafeHost(target))
+      throw new ApiError('invalid_request', 'The host of the request target is not a valid host name.')
+    return `${request.protocol}://${target}`
+  }
   const host = request.host
   if (!host) return `${request.protocol}://${listeningAddress(request)}`
   if (!isSafeHost(host)) {
@@ -26,6 +34,16 @@ export function publicOrigin(request: FastifyRequest, configured: string | undef
     })
   }
   return `${request.protocol}://${host}`
+}
+
+/**
+ * The host of an absolute-form target (`GET http://host/v1/pets`), which RFC 9112 section 3.2.2 makes the request's
+ * host whatever Host says; undefined for an origin-form target, or when a trusted proxy forwarded the host.
+ */
+function targetAuthority(request: FastifyRequest): string | undefined {
+  const url = request.raw.url ?? ''
+  if (url.startsWith('/') || request.host !== (request.headers.host ?? '')) return undefined
+  return ABSOLUTE_FORM.exec(url)?.[1]
 }
 
 function listeningAddress(request: FastifyRequest): string {

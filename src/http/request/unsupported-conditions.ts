@@ -15,19 +15,22 @@ function declaredHeaders(route: RouteOptions): Set<string> {
   return new Set(Object.keys(headers?.properties ?? {}).map((name) => name.toLowerCase()))
 }
 
-function refusal(name: string): ApiError {
+/** `taken`: the conditions the operation does evaluate (updatePet takes If-Match, not If-None-Match). */
+function refusal(name: string, taken: string[]): ApiError {
   const shown = CONDITIONS[name] ?? name
-  return new ApiError(
-    'invalid_request',
-    `This operation does not take ${shown}: its resource has no entity tag to compare. Nothing was changed.`,
-    { details: [{ path: `header/${name}`, message: 'is not supported by this operation' }] },
-  )
+  const why =
+    taken.length === 0
+      ? 'its resource has no entity tag to compare'
+      : `it takes ${taken.map((other) => CONDITIONS[other] ?? other).join(' and ')} only`
+  return new ApiError('invalid_request', `This operation does not take ${shown}: ${why}. Nothing was changed.`, {
+    details: [{ path: `header/${name}`, message: 'is not supported by this operation' }],
+  })
 }
 
-function refuseWhenPresent(names: string[]): preValidationHookHandler {
+function refuseWhenPresent(names: string[], taken: string[]): preValidationHookHandler {
   return (request: FastifyRequest, _reply, done) => {
     const sent = names.find((name) => request.headers[name] !== undefined)
-    done(sent === undefined ? undefined : refusal(sent))
+    done(sent === undefined ? undefined : refusal(sent, taken))
   }
 }
 
@@ -38,6 +41,7 @@ export function refuseUnsupportedConditions(app: FastifyInstance): void {
     const declared = declaredHeaders(route)
     const unsupported = Object.keys(CONDITIONS).filter((name) => !declared.has(name))
     if (unsupported.length === 0) return
-    route.preValidation = [...[route.preValidation ?? []].flat(), refuseWhenPresent(unsupported)]
+    const taken = Object.keys(CONDITIONS).filter((name) => declared.has(name))
+    route.preValidation = [...[route.preValidation ?? []].flat(), refuseWhenPresent(unsupported, taken)]
   })
 }

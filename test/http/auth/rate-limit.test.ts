@@ -66,6 +66,25 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
         'retry-after': String(retryAfter),
       },
     )
+    // One log line for the refused request, its access line, with the refusal's code and message: a flood of
+    // refusals writes no more lines than requests.
+    const requestId = refused.headers.get('x-request-id')
+    assert.deepEqual(
+      server.logs
+        .flatMap((chunk) => chunk.split('\n'))
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.reqId === requestId)
+        .map(({ msg, statusCode, code, errorMessage }) => ({ msg, statusCode, code, errorMessage })),
+      [
+        {
+          msg: 'request completed',
+          statusCode: 429,
+          code: 'rate_limited',
+          errorMessage: `This API key has used its 5 requests per 60 s; retry in ${retryAfter} s.`,
+        },
+      ],
+    )
   })
 
   it('refuses an exhausted key before validation, routing and lookup, and leaves other keys alone', async () => {

@@ -198,6 +198,16 @@ describe('error responses', () => {
     assert.equal(err.type, 'Error')
     assert.equal(err.message, SECRET)
     assert.match(err.stack, /^Error: secret internal detail \/etc\/passwd\n/)
+    // The failure's own line, with its details, as before; the access line carries the answer's code.
+    assert.deepEqual(
+      entries
+        .filter((entry) => entry.reqId === 'boom-1')
+        .map(({ level, msg, code, statusCode }) => ({ level, msg, code, statusCode })),
+      [
+        { level: 50, msg: 'request failed', code: undefined, statusCode: undefined },
+        { level: 30, msg: 'request completed', code: 'internal_error', statusCode: 500 },
+      ],
+    )
   })
 
   describe('requests Node cannot parse (raw sockets)', () => {

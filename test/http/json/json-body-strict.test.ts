@@ -140,6 +140,9 @@ describe('strict JSON bodies', () => {
       ['application/json;charset=utf-16', 'utf-16'],
       ['application/json; charset=UTF-8; charset=utf-16', 'utf-16'],
       ['application/json; foo=bar; CHARSET=us-ascii', 'us-ascii'],
+      // Malformed: a quoted value never closed, an empty value.
+      ['application/json; charset="utf-8', '"utf-8'],
+      ['application/json; charset=', ''],
     ]
     for (const [contentType, charset] of refused) {
       it(contentType, async () => {

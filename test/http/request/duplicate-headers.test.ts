@@ -84,6 +84,17 @@ describe('repeated Host, Authorization and Content-Type headers', () => {
     )
   })
 
+  it('sees the second one after 2000 other header lines, where Node stops listing headers by default', async () => {
+    // 2100 short lines stay far below the 16 KiB limit of the request head.
+    const filler = 'X-A: b\r\n'.repeat(2100)
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${filler}Authorization: Bearer wrong\r\n`),
+      twoAuthorizations,
+    )
+    assertRawError(await send(`GET /healthz HTTP/1.1\r\nHost: a.example\r\n${filler}Host: b.example\r\n`), twoHosts)
+    assert.equal((await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${filler}${AUTH}`)).status, 200)
+  })
+
   it('still serves a request with one of each', async () => {
     const response = await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}`)
     assert.equal(response.status, 200)

@@ -25,11 +25,14 @@ describe('URLs in the logs', () => {
       .filter((entry) => entry.reqId === requestId)
   }
 
-  async function logged(path: string): Promise<{ status: number; entries: Entry[] }> {
+  /** `refusal`: what the access line of a refused request adds, the answer's code and message. */
+  async function logged(path: string): Promise<{ status: number; entries: Entry[]; refusal: Entry }> {
     const response = await server.request(path)
-    await response.arrayBuffer()
+    const text = await response.text()
     const requestId = response.headers.get('x-request-id') ?? ''
-    return { status: response.status, entries: entriesFor(requestId) }
+    const body = response.status >= 400 ? (JSON.parse(text) as { code: string; message: string }) : undefined
+    const refusal = body ? { code: body.code, errorMessage: body.message } : {}
+    return { status: response.status, entries: entriesFor(requestId), refusal }
   }
 
   const cases: [string, string][] = [
@@ -47,7 +50,7 @@ describe('URLs in the logs', () => {
 
   for (const [path, expected] of cases) {
     it(`logs ${path} as ${expected}`, async () => {
-      const { status, entries } = await logged(path)
+      const { status, entries, refusal } = await logged(path)
       const text = JSON.stringify(entries)
       assert.ok(!text.includes(KEY.slice(4)), `the key is in the log: ${text}`)
       assert.ok(!text.includes('hunter2'), `a secret is in the log: ${text}`)
@@ -67,6 +70,7 @@ describe('URLs in the logs', () => {
         url: expected,
         statusCode: status,
         remoteAddress: '127.0.0.1',
+        ...refusal,
         msg: 'request completed',
       })
       const incoming = entries.find((entry) => entry.msg === 'incoming request')
@@ -78,8 +82,8 @@ describe('URLs in the logs', () => {
     const { status, entries } = await logged(`/v1/no-such/${KEY}`)
     assert.equal(status, 404)
     assert.deepEqual(
-      entries.filter((entry) => entry.code === 'not_found').map((entry) => entry.msg),
-      ['No route GET /v1/no-such/[redacted].'],
+      entries.filter((entry) => entry.code === 'not_found').map((entry) => [entry.msg, entry.errorMessage]),
+      [['request completed', 'No route GET /v1/no-such/[redacted].']],
     )
   })
 

@@ -46,7 +46,7 @@ describe('validation errors are bounded', () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((entry) => entry.reqId === requestId && entry.code === 'invalid_request')
-      .map((entry) => String(entry.msg))
+      .map((entry) => String(entry.errorMessage))
   }
 
   it('shortens a long parameter name to 200 characters in details and message', async () => {

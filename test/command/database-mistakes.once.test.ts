@@ -1,0 +1,156 @@
+// DATABASE_URL pointing at the wrong thing, as an operator mistypes it: a directory instead of the SQLite file, a
+// database petstore never migrated, a PostgreSQL search_path naming a schema that does not exist. Each command
+// says what is wrong with that database and what to do, in one line, and exits 1.
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
+import pg from 'pg'
+import { runCli } from '../helpers/process.js'
+import { urlForSchema } from '../helpers/store.js'
+import { makeTempDir } from '../helpers/temp.js'
+
+const directory = makeTempDir()
+
+/** stderr after the line naming the database. */
+const refusal = (stderr: string) => stderr.split('\n').slice(1).join('\n')
+
+describe('a directory as the SQLite database', () => {
+  const folder = join(directory, 'data')
+  mkdirSync(folder)
+  for (const args of [['migrate'], ['keys', 'list'], ['export', join(directory, 'shop.jsonl')]]) {
+    it(`petstore ${args[0]} says it is a directory, not that its parent must be writable`, async () => {
+      const result = await runCli(args, { DATABASE_URL: `file:${folder}` })
+      assert.equal(result.code, 1)
+      assert.equal(
+        refusal(result.stderr),
+        `petstore: ${folder} is a directory, not a SQLite database file; set DATABASE_URL=file:PATH to the ` +
+          'database file in it (petstore.db by default)\n',
+      )
+    })
+  }
+})
+
+describe('petstore export of a database petstore never migrated', () => {
+  it('SQLite (a file of another program): run petstore migrate first, no file written', async () => {
+    const foreign = join(directory, 'other.db')
+    const handle = new SqliteDatabase(foreign)
+    handle.exec('create table notes (body text)')
+    handle.close()
+    const file = join(directory, 'other.jsonl')
+    const result = await runCli(['export', file], { DATABASE_URL: `file:${foreign}` })
+    assert.equal(result.code, 1)
+    assert.equal(
+      refusal(result.stderr),
+      `petstore: the SQLite database ${foreign} holds no petstore schema: nothing to export ` +
+        '(is DATABASE_URL right? a database not migrated yet needs petstore migrate first)\n',
+    )
+    assert.equal(existsSync(file), false)
+  })
+})
+
+describe('petstore migrate of a SQLite file of another program', () => {
+  it('refuses it and leaves its tables and its journal mode as they were', async () => {
+    const foreign = join(directory, 'inventory.db')
+    const handle = new SqliteDatabase(foreign)
+    handle.exec('create table items (id integer primary key, label text); create table notes (body text)')
+    handle.close()
+    const result = await runCli(['migrate'], { DATABASE_URL: `file:${foreign}` })
+    assert.equal(result.code, 1)
+    assert.equal(
+      refusal(result.stderr),
+      "petstore: the database holds tables of another program (items, notes) and none of petstore's: set " +
+        "DATABASE_URL to the service's database file, or to a new one\n",
+    )
+    const after = new SqliteDatabase(foreign)
+    const tables = after.prepare("select name from sqlite_master where type = 'table' order by name").all()
+    const journalMode = after.pragma('journal_mode', { simple: true })
+    after.close()
+    assert.deepEqual(tables, [{ name: 'items' }, { name: 'notes' }])
+    assert.equal(journalMode, 'delete')
+    assert.equal(existsSync(`${foreign}-wal`), false)
+  })
+})
+
+describe('a PostgreSQL server without TLS, with sslmode in DATABASE_URL', () => {
+  it('cannot connect, naming the database and DATABASE_URL', async () => {
+    // Answers PostgreSQL's SSLRequest with 'N', as a server without TLS does.
+    const server = createServer((socket) => socket.once('data', () => socket.end('N')))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      const result = await runCli(['keys', 'list'], {
+        DATABASE_URL: `postgres://petstore@127.0.0.1:${port}/petstore?sslmode=verify-full`,
+      })
+      assert.equal(result.code, 1)
+      assert.match(
+        refusal(result.stderr),
+        new RegExp(
+          `^petstore: cannot connect to PostgreSQL database 127\\.0\\.0\\.1:${port}/petstore \\(DATABASE_URL\\): ` +
+            'The server does not support SSL connections; check ',
+        ),
+      )
+    } finally {
+      server.close()
+    }
+  })
+})
+
+const serverUrl = process.env.TEST_DATABASE_URL
+describe('PostgreSQL schemas named in DATABASE_URL', { skip: !serverUrl && 'needs TEST_DATABASE_URL' }, () => {
+  const schema = `ops_${randomBytes(6).toString('hex')}`
+  const missing = `${schema}_missing`
+  const admin = () => new pg.Client({ connectionString: serverUrl })
+  after(async () => {
+    const client = admin()
+    await client.connect()
+    await client.query(`drop schema if exists ${schema} cascade`)
+    await client.end()
+  })
+
+  it('the line naming the database names the schema DATABASE_URL selects too', async () => {
+    const url = new URL(serverUrl ?? '')
+    const result = await runCli(['keys', 'list'], { DATABASE_URL: urlForSchema(serverUrl ?? '', missing) })
+    assert.equal(
+      result.stderr.split('\n')[0],
+      `petstore: using PostgreSQL database ${url.hostname}:${url.port || '5432'}${url.pathname} ` +
+        `(search_path ${missing})`,
+    )
+  })
+
+  it('export of an empty schema: run petstore migrate first', async () => {
+    const client = admin()
+    await client.connect()
+    await client.query(`create schema ${schema}`)
+    await client.end()
+    const file = join(directory, 'empty-schema.jsonl')
+    const result = await runCli(['export', file], { DATABASE_URL: urlForSchema(serverUrl ?? '', schema) })
+    assert.equal(result.code, 1)
+    assert.match(refusal(result.stderr), /holds no petstore schema: nothing to export/)
+    assert.equal(existsSync(file), false)
+  })
+
+  const shop = join(directory, 'shop-to-import.jsonl')
+  before(async () => {
+    const source = `file:${join(directory, 'source.db')}`
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: source })).code, 0)
+    assert.equal((await runCli(['export', shop], { DATABASE_URL: source })).code, 0)
+  })
+
+  for (const args of [['migrate'], ['import', shop]]) {
+    it(`petstore ${args[0]} with a search_path naming no existing schema says so`, async () => {
+      const result = await runCli(args, { DATABASE_URL: urlForSchema(serverUrl ?? '', missing) })
+      assert.equal(result.code, 1)
+      assert.match(
+        refusal(result.stderr),
+        new RegExp(
+          `no schema to create tables in: the search_path of DATABASE_URL \\(${missing}\\) names none that ` +
+            'exists; create it \\(CREATE SCHEMA\\) or correct DATABASE_URL\n$',
+        ),
+      )
+    })
+  }
+})

@@ -1,0 +1,96 @@
+// SIGTERM or SIGINT (Ctrl-C) in the middle of petstore export or import: the command stops with exit 1 and one
+// line saying so, and leaves nothing behind: no partial export file (it holds secrets), no database file the
+// import created.
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { before, describe, it } from 'node:test'
+import SqliteDatabase from 'better-sqlite3'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { openStore } from '../../src/db/store.js'
+import { loadConfig } from '../../src/config.js'
+import { CLI } from '../helpers/cli-path.js'
+import { makeTempDir } from '../helpers/server.js'
+
+const TSX = import.meta.resolve('tsx')
+const directory = makeTempDir()
+const database = join(directory, 'source.db')
+
+function start(args: string[], url: string): { child: ChildProcess; ended: Promise<[number | null, string]> } {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  return { child, ended: new Promise((resolve) => child.once('close', (code) => resolve([code, stderr]))) }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+describe('petstore export and import stopped by a signal', () => {
+  before(async () => {
+    const store = openStore(loadConfig({ DATABASE_URL: `file:${database}` }))
+    try {
+      await migrateToLatest(store.admin)
+    } finally {
+      await store.close()
+    }
+    // Enough rows that the export is still writing when the signal comes.
+    const handle = new SqliteDatabase(database)
+    const insert = handle.prepare("insert into pets (name, category_id, status) values (?, 1, 'available')")
+    handle.transaction(() => {
+      for (let i = 0; i < 400_000; i++) insert.run(`Pet ${i} ${'x'.repeat(60)}`)
+    })()
+    handle.close()
+  })
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`export: ${signal} removes the partial file`, async () => {
+      const file = join(directory, `shop-${signal}.jsonl`)
+      const { child, ended } = start(['export', file], `file:${database}`)
+      await until(() => readdirSync(directory).some((name) => name.endsWith('.partial')))
+      child.kill(signal)
+      const [code, stderr] = await ended
+      assert.equal(code, 1)
+      assert.equal(
+        stderr.split('\n').slice(1).join('\n'),
+        `petstore: export interrupted by ${signal}: no file written\n`,
+      )
+      assert.deepEqual(
+        readdirSync(directory).filter((name) => name.includes('shop')),
+        [],
+      )
+    })
+
+    it(`import: ${signal} while the file is still coming removes the database it created`, async () => {
+      const target = join(directory, `target-${signal}.db`)
+      const { child, ended } = start(['import', '-'], `file:${target}`)
+      // The header, and nothing more yet: the import waits for the rest, as from a slow pipe.
+      child.stdin?.write(
+        '{"format":"petstore-shop","formatVersion":1,"schemaVersion":"0015_webhook_pending_events",' +
+          '"sourceStore":"sqlite","exportedAt":"2026-11-27T00:00:00.000Z"}\n',
+      )
+      await until(() => existsSync(target))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      child.kill(signal)
+      const [code, stderr] = await ended
+      assert.equal(code, 1)
+      assert.equal(
+        stderr.split('\n').slice(1).join('\n'),
+        `petstore: import interrupted by ${signal}, nothing changed\n`,
+      )
+      assert.deepEqual(
+        readdirSync(directory).filter((name) => name.startsWith('target')),
+        [],
+      )
+    })
+  }
+})
