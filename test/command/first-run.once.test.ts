@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
-import { freePort } from '../helpers/process.js'
+import { freePort, waitUntilServing } from '../helpers/process.js'
 import { makeTempDir } from '../helpers/server.js'
 import { CLI } from '../helpers/cli-path.js'
 
@@ -57,20 +57,9 @@ function spawnServe(cwd: string, env: Record<string, string>, port: number): Ser
 
 /** Starts `petstore serve` and waits until it answers /healthz (it listens on the default host, 127.0.0.1). */
 async function startServe(cwd: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const server = spawnServe(cwd, env, await freePort())
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (server.child.exitCode !== null)
-      throw new Error(`serve exited with ${server.child.exitCode}: ${server.stdout()}${server.stderr()}`)
-    try {
-      const response = await fetch(`${server.baseUrl}/healthz`)
-      if (response.status === 200) return server
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`serve did not start: ${server.stdout()}${server.stderr()}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const server = spawnServe(cwd, env, 0)
+  server.baseUrl = await waitUntilServing(server.child, () => server.stdout() + server.stderr(), 60_000)
+  return server
 }
 
 /** Sends the signal and resolves with how the process ended. */

@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SHUTDOWN_GRACE_MS } from '../../src/server.js'
 import { CLI } from '../helpers/cli-path.js'
-import { freePort } from '../helpers/process.js'
+import { waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
 // Beyond the grace period, for a slow shared machine: the process either exits on its own or never does.
@@ -28,11 +28,10 @@ after(() => {
 
 /** Starts `petstore serve` with stdout piped to this process, which does not read it. */
 async function startServe(name: string) {
-  const port = await freePort()
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     env: {
       PATH: process.env.PATH ?? '',
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       DATABASE_URL: `file:${join(directory, `${name}.db`)}`,
@@ -51,21 +50,7 @@ async function startServe(name: string) {
       resolve({ code, signal })
     })
   })
-  const baseUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    assert.equal(child.exitCode, null, `serve exited: ${stderr}`)
-    const healthy = await fetch(`${baseUrl}/healthz`).then(
-      async (response) => {
-        await response.arrayBuffer()
-        return response.ok
-      },
-      () => false,
-    )
-    if (healthy) break
-    assert.ok(Date.now() < deadline, `serve did not start: ${stderr}`)
-    await sleep(100)
-  }
+  const baseUrl = await waitUntilServing(child, () => stderr, 60_000)
   return { child, baseUrl, exited, stderr: () => stderr }
 }
 

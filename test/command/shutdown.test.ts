@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { assertRawError } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'
-import { freePort } from '../helpers/process.js'
+import { waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, startTestServer, TEST_API_KEY } from '../helpers/server.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -139,14 +139,13 @@ describe('graceful shutdown with a long poll waiting', () => {
 describe('graceful shutdown of the process', () => {
   it('exits 0 on SIGTERM after logging "shutting down", without waiting for a connection never used', async () => {
     const directory = makeTempDir()
-    const port = await freePort()
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,
         DATABASE_URL: `file:${join(directory, 'p.db')}`,
         PETSTORE_API_KEYS: TEST_API_KEY,
-        PORT: String(port),
+        PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         PUBLIC_BASE_URL: '',
@@ -170,19 +169,9 @@ describe('graceful shutdown of the process', () => {
       running = false
     })
     try {
-      let healthy = false
-      while (!healthy) {
-        assert.ok(running, `the server exited before answering; stdout: ${stdout} stderr: ${stderr}`)
-        healthy = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-          async (response) => {
-            await response.arrayBuffer()
-            return response.status === 200
-          },
-          () => false,
-        )
-        if (!healthy) await sleep(100)
-      }
-      const listed = await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+      const baseUrl = await waitUntilServing(child, () => `stdout: ${stdout} stderr: ${stderr}`)
+      const port = Number(new URL(baseUrl).port)
+      const listed = await fetch(`${baseUrl}/v1/pets`, {
         headers: { authorization: `Bearer ${TEST_API_KEY}` },
       })
       assert.equal(listed.status, 200)

@@ -11,7 +11,7 @@ import { openStore } from '../../src/db/store.js'
 import { keyId, newSigningSecret } from '../../src/webhooks/secret-box.js'
 import { STORED_KEY, signingSecretBox } from '../../src/webhooks/secret-keys.js'
 import { CLI } from '../helpers/cli-path.js'
-import { freePort, runCli, spawnServer, type CliResult } from '../helpers/process.js'
+import { runCli, spawnServer, type CliResult } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 const OLD_KEY = Buffer.alloc(32, 1)
@@ -69,7 +69,7 @@ async function databaseWith(sealers: Buffer[], kept?: Buffer): Promise<string> {
  */
 async function serve(env: Record<string, string>): Promise<CliResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 30_000,
     killSignal: 'SIGKILL',

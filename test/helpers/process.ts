@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Tuning } from '../../src/config/tuning.js'
 import { CLI } from './cli-path.js'
+import { listeningPort } from './listening-port.js'
 
 const TSX = import.meta.resolve('tsx')
 
@@ -18,6 +19,34 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * Waits until a `petstore serve` child started with PORT=0 listens and answers /healthz, and returns its base URL.
+ * Throws (after killing it) when it exits first or has not answered within `timeoutMs`; `output` is for the message.
+ */
+export async function waitUntilServing(child: ChildProcess, output: () => string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output()}`)
+    const port = child.pid === undefined ? undefined : await listeningPort(child.pid)
+    if (port !== undefined) {
+      const baseUrl = `http://127.0.0.1:${port}`
+      const healthy = await fetch(`${baseUrl}/healthz`).then(
+        async (response) => {
+          await response.arrayBuffer()
+          return response.ok
+        },
+        () => false, // listening, not answering yet
+      )
+      if (healthy) return baseUrl
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error(`server did not start: ${output()}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
 export interface ServerProcess {
   baseUrl: string
   child: ChildProcess
@@ -29,11 +58,11 @@ export interface ServerProcess {
 const TUNED_SERVE = fileURLToPath(new URL('tuned-serve.ts', import.meta.url))
 
 /**
- * Starts `petstore serve` with the given environment and waits until /healthz answers. With `tuning`, the server
- * runs the same start from the sources (tuned-serve.ts), since the command takes no tuning.
+ * Starts `petstore serve` on a port the kernel picks and waits until the process listens and /healthz answers there.
+ * With `tuning`, the server runs the same start from the sources (tuned-serve.ts), since the command takes no
+ * tuning.
  */
 export async function spawnServer(env: Record<string, string>, tuning?: Partial<Tuning>): Promise<ServerProcess> {
-  const port = await freePort()
   const command = tuning ? [TUNED_SERVE, JSON.stringify(tuning)] : [CLI, 'serve']
   const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
     // Quotas no test reaches, unless it sets its own (as in helpers/server.ts).
@@ -43,7 +72,7 @@ export async function spawnServer(env: Record<string, string>, tuning?: Partial<
       RATE_LIMIT_PER_KEY: '1000000000',
       RATE_LIMIT_ANONYMOUS: '1000000000',
       ...env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,21 +81,7 @@ export async function spawnServer(env: Record<string, string>, tuning?: Partial<
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const baseUrl = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output}`)
-    try {
-      if ((await fetch(`${baseUrl}/healthz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`server did not start: ${output}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const baseUrl = await waitUntilServing(child, () => output)
   return { baseUrl, child, output: () => output, exited }
 }
 
