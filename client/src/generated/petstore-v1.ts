@@ -575,7 +575,7 @@ export interface components {
              *     - `request_timeout` (408): The request was not received completely in time.
              *     - `conflict` (409): The request is valid but the resource's current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.
              *     - `idempotency_key_in_flight` (409): A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.
-             *     - `precondition_failed` (412): The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it no longer exists; nothing was changed.
+             *     - `precondition_failed` (412): The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it does not exist; nothing was changed.
              *     - `gone` (410): What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).
              *     - `payload_too_large` (413): The request body is larger than 16 KiB.
              *     - `unsupported_media_type` (415): The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.
@@ -1679,7 +1679,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -1701,7 +1701,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
         PreconditionFailedReplayable: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2207,7 +2207,7 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            /** @description The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is in the response), or it no longer exists (code `precondition_failed`). Nothing was changed. */
+            /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
             412: {
                 headers: {
                     ETag: components["headers"]["ETag"];

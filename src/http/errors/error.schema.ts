@@ -94,8 +94,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     'connection is closed.',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
-    'The `If-Match` condition does not hold: the animal changed since that ETag was read (its current `ETag` is ' +
-    'in the response), or it no longer exists (code `precondition_failed`). Nothing was changed.',
+    'The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is ' +
+    'in the response), or it does not exist (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight:
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
     'retry after Retry-After seconds to get its response.',

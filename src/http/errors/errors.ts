@@ -39,7 +39,7 @@ export const ERROR_CODES = {
     status: 412,
     meaning:
       'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one ' +
-      'is in the ETag header), or it no longer exists; nothing was changed.',
+      'is in the ETag header), or it does not exist; nothing was changed.',
   },
   gone: {
     status: 410,
