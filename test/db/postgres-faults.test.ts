@@ -24,7 +24,11 @@ describe('PostgreSQL outages', () => {
     proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
     const viaProxy = new URL(database.url)
     viaProxy.port = String(proxy.port)
-    server = await startTestServer({ database: { url: viaProxy.toString(), drop: async () => {} } })
+    server = await startTestServer({
+      database: { url: viaProxy.toString(), drop: async () => {} },
+      // The production statement time-out: a stalled database is given up after it (503), well within HANG_MS.
+      env: { DATABASE_STATEMENT_TIMEOUT_MS: '1500' },
+    })
     storedKey = (await issueApiKey(server.store, 'outage')).key
   })
   after(async () => {

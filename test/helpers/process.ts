@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { Tuning } from '../../src/config/tuning.js'
 import { CLI } from './cli-path.js'
 import { listeningPort } from './listening-port.js'
+import { PATIENT_DATABASE } from './store.js'
 
 const TSX = import.meta.resolve('tsx')
 
@@ -65,12 +66,13 @@ const TUNED_SERVE = fileURLToPath(new URL('tuned-serve.ts', import.meta.url))
 export async function spawnServer(env: Record<string, string>, tuning?: Partial<Tuning>): Promise<ServerProcess> {
   const command = tuning ? [TUNED_SERVE, JSON.stringify(tuning)] : [CLI, 'serve']
   const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
-    // Quotas no test reaches, unless it sets its own (as in helpers/server.ts).
+    // Quotas no test reaches and a patient database, unless it sets its own (as in helpers/server.ts).
     env: {
       PATH: process.env.PATH ?? '',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_KEY: '1000000000',
       RATE_LIMIT_ANONYMOUS: '1000000000',
+      ...PATIENT_DATABASE,
       ...env,
       PORT: '0',
       HOST: '127.0.0.1',

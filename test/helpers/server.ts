@@ -9,7 +9,7 @@ import type { Tuning } from '../../src/config/tuning.js'
 import { openStore, type Store } from '../../src/db/store.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
-import { createTestDatabase, type TestDatabase } from './store.js'
+import { createTestDatabase, PATIENT_DATABASE, type TestDatabase } from './store.js'
 import { NO_NETWORK } from './webhooks.js'
 
 export { makeTempDir } from './temp.js'
@@ -58,6 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'info',
     PORT: '0',
     ...UNLIMITED,
+    ...PATIENT_DATABASE,
     ...options.env,
   })
   const logs: string[] = []
