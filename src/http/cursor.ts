@@ -60,8 +60,9 @@ export function createCursorCodec<Status extends string = never>(secret: Buffer,
         ]
         throw new ApiError(
           'invalid_request',
-          `The cursor was issued for ${filters.join(' and ') || 'no filter'}; repeat that filter or start ` +
-            'without a cursor.',
+          filters.length > 0
+            ? `The cursor was issued for ${filters.join(' and ')}; repeat that filter or start without a cursor.`
+            : 'The cursor was issued without a filter; send it without one, or start without a cursor.',
           {
             details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
           },

@@ -69,7 +69,7 @@ describe('GET /v1/pets filtered by categoryId', () => {
     await assertError(await server.request(`/v1/pets?categoryId=41&cursor=${plain}`), {
       status: 400,
       code: 'invalid_request',
-      message: 'The cursor was issued for no filter; repeat that filter or start without a cursor.',
+      message: 'The cursor was issued without a filter; send it without one, or start without a cursor.',
       details: [{ path: 'query/cursor', message: 'belongs to another filter' }],
     })
   })

@@ -1928,7 +1928,7 @@ export interface components {
          */
         Sunset: string;
         /**
-         * @description RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not valid. 403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation requires>"`.
+         * @description RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a Bearer key was sent but is not valid (without an error code when none was, or another scheme was used). 403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation requires>"`.
          * @example Bearer realm="petstore"
          */
         WWWAuthenticate: string;

@@ -7,6 +7,7 @@ import type { Scope } from './scopes.js'
 import { ApiError } from '../errors/errors.js'
 import type { RateLimiter } from './rate-limit.js'
 import { MESSAGES } from '../errors/error-messages.js'
+import { bearerToken } from './bearer-credential.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,10 +39,6 @@ export interface ApiGuard {
 }
 
 const REALM = 'Bearer realm="petstore"'
-// RFC 6750 section 2.1: the scheme is case-insensitive. The token may be any visible ASCII, wider than the
-// b64token grammar, because static keys (PETSTORE_API_KEYS) allow such characters; validity is decided by
-// the digest comparison, not by the grammar.
-const BEARER = /^Bearer +([\x21-\x7E]+) *$/i
 
 /**
  * `access_token` where the route accepts it (as a header would carry it), or what refuses it; undefined when absent.
@@ -63,17 +60,21 @@ function queryToken(request: FastifyRequest): string | ApiError | undefined {
   return `Bearer ${token}`
 }
 
-/** The key the request presents: the Bearer token, or '' for an Authorization of another form; or its refusal. */
+/**
+ * The key the request presents: the Bearer token, or '' for a malformed Bearer credential; or its refusal. A
+ * request without one, or with another scheme (Basic, a bare key), is refused as having no key, with a challenge
+ * that carries no error code (RFC 6750 section 3.1).
+ */
 function presentedKey(request: FastifyRequest): string | ApiError {
   const fromQuery = queryToken(request)
   if (fromQuery instanceof ApiError) return fromQuery
-  const header = fromQuery ?? request.headers.authorization
-  if (header === undefined || header === '') {
+  const token = bearerToken(fromQuery ?? request.headers.authorization)
+  if (token === undefined) {
     return new ApiError('unauthorized', MESSAGES.keyRequired(), {
       headers: { 'www-authenticate': REALM },
     })
   }
-  return BEARER.exec(header)?.[1] ?? ''
+  return token
 }
 
 /** Sets request.principal for a valid key; otherwise returns the 401 to answer. */

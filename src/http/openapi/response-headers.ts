@@ -74,9 +74,9 @@ export const WwwAuthenticateHeader = namedHeader(
   'WWWAuthenticate',
   Type.String({
     description:
-      'RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but ' +
-      'is not valid. 403: `Bearer realm="petstore", error="insufficient_scope", scope="<the scope the operation ' +
-      'requires>"`.',
+      'RFC 6750 challenge. 401: `Bearer realm="petstore"`, with `error="invalid_token"` when a Bearer key was ' +
+      'sent but is not valid (without an error code when none was, or another scheme was used). 403: `Bearer ' +
+      'realm="petstore", error="insufficient_scope", scope="<the scope the operation requires>"`.',
     examples: ['Bearer realm="petstore"'],
   }),
 )

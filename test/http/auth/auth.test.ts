@@ -71,17 +71,26 @@ describe('bearer authentication', () => {
   })
 
   for (const [label, header] of [
-    ['another scheme', 'Basic xyz'],
-    ['another scheme carrying a valid key', `Basic ${TEST_API_KEY}`],
     ['the scheme without a token', 'Bearer'],
     ['two tokens', 'Bearer abc def'],
     ['a valid key followed by another token', `Bearer ${TEST_API_KEY} extra`],
-    ['a valid key without the scheme', TEST_API_KEY],
-    ['a scheme glued to the key', `Bearer${TEST_API_KEY}`],
     ['a comma-separated list of keys', `Bearer ${TEST_API_KEY},${SYMBOL_KEY}`],
   ] as const) {
-    it(`answers 401 with error="invalid_token" for a malformed header: ${label}`, async () => {
+    it(`answers 401 with error="invalid_token" for a malformed Bearer credential: ${label}`, async () => {
       await assertUnauthorized(await withAuthorization('/v1/pets', header), INVALID)
+    })
+  }
+
+  // RFC 6750 section 3.1: a request that uses another authentication method gets the challenge without an error
+  // code, as one without credentials does.
+  for (const [label, header] of [
+    ['another scheme', 'Basic xyz'],
+    ['another scheme carrying a valid key', `Basic ${TEST_API_KEY}`],
+    ['a valid key without the scheme', TEST_API_KEY],
+    ['a scheme glued to the key', `Bearer${TEST_API_KEY}`],
+  ] as const) {
+    it(`answers 401 as to a request without a key for another scheme: ${label}`, async () => {
+      await assertUnauthorized(await withAuthorization('/v1/pets', header), MISSING)
     })
   }
 

@@ -18,24 +18,31 @@ describe('/metrics with METRICS_TOKEN set', () => {
   })
   after(() => server.close())
 
-  it('answers 401 with the Error body and WWW-Authenticate without the token', async () => {
-    await assertError(
-      await server.request('/metrics', { auth: false }),
-      {
-        status: 401,
-        code: 'unauthorized',
-        message: 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.',
-      },
-      { 'www-authenticate': 'Bearer realm="metrics"' },
-    )
+  it('answers 401 with the Error body and WWW-Authenticate without the token, or with another scheme', async () => {
+    // RFC 6750 section 3.1: another authentication method gets the challenge without an error code.
+    const withoutToken: Record<string, string>[] = [
+      {},
+      { authorization: `Basic ${METRICS_TOKEN}` },
+      { authorization: METRICS_TOKEN },
+    ]
+    for (const headers of withoutToken) {
+      await assertError(
+        await server.request('/metrics', { auth: false, headers }),
+        {
+          status: 401,
+          code: 'unauthorized',
+          message: 'The metrics need a token: send Authorization: Bearer <METRICS_TOKEN>.',
+        },
+        { 'www-authenticate': 'Bearer realm="metrics"' },
+      )
+    }
   })
 
-  it('answers 401 invalid_token to a wrong token, an API key, another scheme or a token prefix', async () => {
+  it('answers 401 invalid_token to a wrong token, an API key, a token prefix or no token', async () => {
     for (const authorization of [
       `Bearer ${METRICS_TOKEN}x`,
       `Bearer ${METRICS_TOKEN.slice(0, -1)}`,
       `Bearer ${TEST_API_KEY}`,
-      `Basic ${METRICS_TOKEN}`,
       'Bearer',
     ]) {
       await assertError(
