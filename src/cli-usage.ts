@@ -88,9 +88,9 @@ const HELP: Record<Command, CommandHelp> = {
     usage: 'petstore export FILE|-',
     summary:
       'Write the whole shop (pets, categories, orders, keys, events, webhooks and their secrets as stored, ' +
-      'idempotency records, the cursor key) as one consistent snapshot to FILE, created with mode 0600 (an earlier export ' +
-      'there is replaced; any other file is refused), or to stdout with -; the service may keep serving ' +
-      'meanwhile. Progress goes to stderr when it is a terminal. ' +
+      'idempotency records, the cursor key) as one consistent snapshot to FILE, created with mode 0600 (an ' +
+      'earlier export there is replaced; any other file is refused), or to stdout with -; the service may keep ' +
+      'serving meanwhile. Progress goes to stderr when it is a terminal. ' +
       `${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [],
   },

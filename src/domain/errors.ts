@@ -11,6 +11,10 @@ export const DOMAIN_MESSAGES = {
   eventsPurged: (purgedThrough: number, after: number) =>
     `Events up to ${purgedThrough} are no longer kept, so some after ${after} were missed; ` +
     'resynchronise and start again with after=0.',
+  eventsAhead: (newest: number, after: number) =>
+    `The feed has no event ${after}: its newest is ${newest}, so the events this position stands for are not ` +
+    'here (a database restored from an earlier copy, or a position from another shop); resynchronise and start ' +
+    'again with after=0.',
 }
 
 /** The resource does not exist (or no longer does). */

@@ -40,11 +40,13 @@ export interface EventPageRows {
   scanned: { count: number; last: number | undefined } | undefined
   /** Every event with an id up to this one has been purged. */
   purgedThrough: number
+  /** The largest id the feed has given out (an event's, or the purge's mark once every event is purged). */
+  newest: number
 }
 
 /**
  * Readable events after `after`, ascending, in ONE statement, so that the rows, how far they were looked for,
- * and how far the purge had gone are all seen as of the same moment. With a type filter, only the first
+ * how far the purge had gone and the newest id are all seen as of the same moment. With a type filter, only the first
  * `scanLimit` readable events are looked at, so that a rare type costs a bounded read, not the whole table.
  */
 export async function readEventPage(db: Reader, query: EventPageQuery): Promise<EventPageRows> {
@@ -67,6 +69,7 @@ export async function readEventPage(db: Reader, query: EventPageQuery): Promise<
     .leftJoin(page.as('page'), (join) => join.onTrue())
     .select(['retention.purged_through', 'page.id', 'page.type', 'page.occurred_at', 'page.data'])
     .select((eb) => [
+      newestReadableEventIdQuery(db).as('newest'),
       (types === undefined ? eb.lit(null) : lastScanned()).as('last_scanned'),
       (types === undefined ? eb.lit(0) : db.selectFrom(scan()).select((count) => count.fn.countAll().as('count'))).as(
         'scanned_count',
@@ -97,6 +100,7 @@ export async function readEventPage(db: Reader, query: EventPageQuery): Promise<
             last: first.last_scanned === null ? undefined : Number(first.last_scanned),
           },
     purgedThrough: Number(first.purged_through),
+    newest: Math.max(Number(first.newest ?? 0), Number(first.purged_through)),
   }
 }
 

@@ -122,7 +122,8 @@ const After = Type.Integer({
   description:
     'Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event ' +
     'kept). Take it from the previous response\'s `Link: rel="next"`. An `after` older than the events kept (see ' +
-    'retention) is 410 `gone`: resynchronise and start again at 0.',
+    'retention), or beyond the newest event (a database restored from an earlier copy), is 410 `gone`: ' +
+    'resynchronise and start again at 0.',
   examples: [4711],
 })
 

@@ -82,6 +82,9 @@ export function createEventService(dependencies: EventServiceDependencies): Even
       if (after > 0 && after < page.purgedThrough) {
         throw new Gone(DOMAIN_MESSAGES.eventsPurged(page.purgedThrough, after))
       }
+      // Every position the feed hands out is an id it has given out: one beyond them was never read here. Waiting
+      // for it would skip, unseen, every event numbered up to it from now on.
+      if (after > page.newest) throw new Gone(DOMAIN_MESSAGES.eventsAhead(page.newest, after))
       const events = page.rows.map(toFeedEvent)
       const full = events.length === limit
       const lastEvent = events.at(-1)?.id ?? after

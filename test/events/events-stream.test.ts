@@ -219,6 +219,18 @@ same URL)', async () => {
     })
   })
 
+  it('answers 410 for a position beyond the newest event', async () => {
+    const newest = await newestId()
+    await assertError(await server.request('/v1/events/stream', { headers: { 'last-event-id': String(newest + 1) } }), {
+      status: 410,
+      code: 'gone',
+      message:
+        `The feed has no event ${newest + 1}: its newest is ${newest}, so the events this position stands for ` +
+        'are not here (a database restored from an earlier copy, or a position from another shop); ' +
+        'resynchronise and start again with after=0.',
+    })
+  })
+
   it('answers 410 for a position inside the purged range', async () => {
     await addPet(server, 'available', 'Old')
     const purgedThrough = await newestId()
@@ -332,11 +344,12 @@ not wait', async () => {
     // GET's stream has no length (it is chunked): HEAD must not claim one, least of all 0 (RFC 9110 section 9.3.2).
     assert.equal(head.headers.get('content-length'), null)
     assert.equal(await head.text(), '')
-    const headList = await server.request('/v1/events?after=9007199254740991&wait=30', { method: 'HEAD' })
+    const newest = await barrier((path, init) => server.request(path, init))
+    const headList = await server.request(`/v1/events?after=${newest}&wait=30`, { method: 'HEAD' })
     assert.equal(headList.status, 200)
     assert.match(
       headList.headers.get('link') ?? '',
-      /^<[^>]+\/v1\/events\?after=9007199254740991&limit=100&wait=30>; rel="next"$/,
+      new RegExp(`^<[^>]+/v1/events\\?after=${newest}&limit=100&wait=30>; rel="next"$`),
     )
     assert.equal(await metric('petstore_event_streams_open'), 0)
     assert.equal(await metric('petstore_event_long_polls_waiting'), 0)

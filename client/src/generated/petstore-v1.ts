@@ -3045,7 +3045,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). Take it from the previous response's `Link: rel="next"`. An `after` older than the events kept (see retention) is 410 `gone`: resynchronise and start again at 0.
+                 * @description Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). Take it from the previous response's `Link: rel="next"`. An `after` older than the events kept (see retention), or beyond the newest event (a database restored from an earlier copy), is 410 `gone`: resynchronise and start again at 0.
                  * @example 4711
                  */
                 after?: number;
@@ -3134,7 +3134,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). Take it from the previous response's `Link: rel="next"`. An `after` older than the events kept (see retention) is 410 `gone`: resynchronise and start again at 0.
+                 * @description Only events with a greater id: the id of the last event already seen (0, the default: from the oldest event kept). Take it from the previous response's `Link: rel="next"`. An `after` older than the events kept (see retention), or beyond the newest event (a database restored from an earlier copy), is 410 `gone`: resynchronise and start again at 0.
                  * @example 4711
                  */
                 after?: number;
