@@ -10,13 +10,13 @@ import { applySecurityHeaders } from './security-headers.js'
 
 /**
  * OPTIONS, a CORS preflight or not, says which methods the path takes (RFC 9110 section 9.3.7), where the path
- * exists: CORS answers OPTIONS on any path.
+ * exists: CORS answers OPTIONS on any path. The same Allow as a 405 on the path: its operations' methods and HEAD.
  */
 function allowOptions(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): void {
   // `OPTIONS *` asks about the server, not a path (the router reads it as `/`): no path's methods.
   if (request.url === '*') return
   const known = app.knownPaths.find(request.url)
-  if (known) reply.header('allow', `${known.allow}, OPTIONS`)
+  if (known) reply.header('allow', known.allow)
 }
 
 export function registerFirstHook(app: FastifyInstance, shuttingDown: () => ApiError | undefined): void {
