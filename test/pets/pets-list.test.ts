@@ -134,6 +134,23 @@ describe('GET /v1/pets (listPets)', () => {
     ['page=2', [{ path: 'query/page', message: 'is not a known parameter' }]],
     ['__proto__=x', [{ path: 'query/__proto__', message: 'is not a known parameter' }]],
     ['cursor=', [{ path: 'query/cursor', message: 'must NOT have fewer than 1 characters' }]],
+    // Every problem of the query in one answer, an unknown or repeated parameter beside the others' values.
+    [
+      'limit=500&status=bad&foo=1&cursor=',
+      [
+        { path: 'query/foo', message: 'is not a known parameter' },
+        { path: 'query/limit', message: 'must be <= 100' },
+        { path: 'query/status', message: 'must be one of "available", "pending", "sold"' },
+        { path: 'query/cursor', message: 'must NOT have fewer than 1 characters' },
+      ],
+    ],
+    [
+      'limit=5&limit=6&status=lost',
+      [
+        { path: 'query/limit', message: 'must be given at most once' },
+        { path: 'query/status', message: 'must be one of "available", "pending", "sold"' },
+      ],
+    ],
   ]
   for (const [query, details] of badQueries) {
     it(`refuses ?${query} with 400`, async () => {

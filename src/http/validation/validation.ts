@@ -62,9 +62,16 @@ function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
         parsed[name] = raw
       }
     }
-    if (errors.length > 0) return { error: errors }
-    if (!validate(parsed)) return { error: validate.errors ?? [] }
-    return { value: parsed }
+    // The schema's problems with the rest too, so that one answer lists them all; a parameter already reported
+    // (given twice) is not reported again as missing.
+    if (!validate(parsed)) {
+      const reported = new Set(errors.map((error) => error.instancePath))
+      for (const error of validate.errors ?? []) {
+        const missing = error.keyword === 'required' ? `/${String(error.params.missingProperty)}` : undefined
+        if (missing === undefined || !reported.has(missing)) errors.push(error)
+      }
+    }
+    return errors.length > 0 ? { error: errors } : { value: parsed }
   }
 }
 
