@@ -160,7 +160,10 @@ const webhookProperties = {
   ),
   status: WebhookStatusSchema,
   createdAt: DateTime('When the endpoint was registered (RFC 3339, UTC, milliseconds).', '2026-05-01T08:00:00.000Z'),
-  updatedAt: DateTime('When it was last changed, its secret rotated included.', '2026-05-01T08:00:00.000Z'),
+  updatedAt: DateTime(
+    'When it was last changed, its secret rotated included (a patch that changes nothing leaves it).',
+    '2026-05-01T08:00:00.000Z',
+  ),
   previousSecretExpiresAt: NullableDateTime(
     'After a rotation: until when the previous secret signs beside the current one (a second `v1,…` in ' +
       '`webhook-signature`); null if the secret was never rotated.',

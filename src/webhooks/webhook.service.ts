@@ -20,9 +20,17 @@ import {
   rotateWebhookSecret,
   updateWebhook,
   type WebhookChanges,
+  type WebhookRow,
 } from './webhook.repository.js'
 import type { Delivery } from './webhook-delivery.schema.js'
 import type { NewWebhook, Webhook, WebhookPatch, WebhookWithSecret } from './webhook.schema.js'
+
+/** Whether `changes` sets a column (updated_at aside) to another value than `row` holds. */
+function changesAnything(row: WebhookRow, changes: WebhookChanges): boolean {
+  return (['url', 'types', 'description', 'status'] as const).some(
+    (column) => changes[column] !== undefined && changes[column] !== row[column],
+  )
+}
 
 export interface DeliveryPageQuery {
   /** Only deliveries older than this one (newest first). */
@@ -119,6 +127,10 @@ export function createWebhookService({
       if (patch.types !== undefined) changes.types = storedTypes(patch.types as NewWebhook['types'] | null)
       if (patch.description !== undefined) changes.description = patch.description
       if (patch.status !== undefined) changes.status = patch.status
+      // A patch that changes nothing leaves the endpoint as it is, its updatedAt included.
+      const current = await findWebhook(trx, id)
+      if (!current) throw new NotFound('webhook', id)
+      if (!changesAnything(current, changes)) return toWebhook(current)
       afterwards(deliveryScheduled)
       // Events not fanned out yet (those of every change acknowledged so far) are delivered as the endpoint was
       // when they were committed.

@@ -320,6 +320,23 @@ Webhooks form', async () => {
     assert.equal(read.url, 'https://hooks.example.com/patch')
   })
 
+  it('leaves an endpoint as it is, updatedAt included, when a patch changes nothing', async () => {
+    const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/unchanged' })
+    const patch = (body: unknown) => server.request(`/v1/webhooks/${webhook.id}`, { method: 'PATCH', json: body })
+    for (const body of [
+      { types: null, status: 'enabled' },
+      { url: webhook.url, description: null },
+    ]) {
+      const response = await patch(body)
+      assert.equal(response.status, 200, JSON.stringify(body))
+      assert.deepEqual(await response.json(), withoutSecret(webhook), JSON.stringify(body))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const changed = (await (await patch({ description: 'changed' })).json()) as Webhook
+    assert.equal(changed.description, 'changed')
+    assert.ok(changed.updatedAt > webhook.updatedAt, `${changed.updatedAt} after ${webhook.updatedAt}`)
+  })
+
   it('takes the merge patch as application/merge-patch+json too, and that type nowhere else', async () => {
     const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/merge-patch' })
     const mergePatch = (path: string, method: string, body: unknown) =>

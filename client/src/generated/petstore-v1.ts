@@ -1003,7 +1003,7 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description When it was last changed, its secret rotated included.
+             * @description When it was last changed, its secret rotated included (a patch that changes nothing leaves it).
              * @example 2026-05-01T08:00:00.000Z
              */
             updatedAt: string;
@@ -1228,7 +1228,7 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
-             * @description When it was last changed, its secret rotated included.
+             * @description When it was last changed, its secret rotated included (a patch that changes nothing leaves it).
              * @example 2026-05-01T08:00:00.000Z
              */
             updatedAt: string;
