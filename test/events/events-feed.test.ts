@@ -316,7 +316,7 @@ what was looked at', async () => {
     assert.equal((await server.request('/v1/events?after=9007199254740991')).status, 410)
   })
 
-  it('answers 410 gone for a position beyond the newest event, and waits on the newest itself', async () => {
+  it('answers 410 gone for a position beyond the newest event, and no events after the newest itself', async () => {
     const newest = await newestId()
     const ahead = (after: number) => ({
       status: 410,
