@@ -40,7 +40,7 @@ export class EventNumbering {
   #again = false
   #failing = false
   #stopped = false
-  /** Events were moved out of the inbox since its last vacuum. */
+  /** Events were moved out of the inbox since its last vacuum, or it left pages behind. */
   #movedSinceVacuum = false
   /** A sweep asked for the vacuum, which follows the numbering in progress. */
   #vacuumDue = false
@@ -100,8 +100,7 @@ export class EventNumbering {
         if (more) this.#again = true
         if (this.#vacuumDue && this.#movedSinceVacuum && !more) {
           this.#vacuumDue = false
-          this.#movedSinceVacuum = false
-          await vacuumEventInbox(this.#settings.maintenance)
+          this.#movedSinceVacuum = await vacuumEventInbox(this.#settings.maintenance)
         }
       } catch (error) {
         // Reported once per outage; the next commit or sweep tries again.

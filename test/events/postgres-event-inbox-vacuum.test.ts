@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 
 const PETS = 300
@@ -20,36 +21,79 @@ describe('the event inbox on postgres', () => {
         .rows[0]?.pages,
     )
 
-  it('is vacuumed by the sweep after numberings, down to no page at all', async () => {
-    for (let start = 0; start < PETS; start += 30)
+  const createPets = async (count: number) => {
+    for (let start = 0; start < count; start += 30)
       await Promise.all(
-        Array.from({ length: 30 }, async (_, index) => {
+        Array.from({ length: Math.min(30, count - start) }, async (_, index) => {
           const response = await server.request('/v1/pets', { json: { name: `v${start + index}`, categoryId: 1 } })
           assert.equal(response.status, 201)
           await response.arrayBuffer()
         }),
       )
+  }
+
+  const feedIds = async (after: number, count: number) => {
     // The numbering follows each commit: the last events are readable a moment after their 201.
     const deadline = Date.now() + 10_000
     let ids: number[] = []
-    while (ids.length < PETS && Date.now() < deadline) {
-      const feed = await server.request(`/v1/events?after=0&limit=${PETS}`)
+    while (ids.length < count && Date.now() < deadline) {
+      const feed = await server.request(`/v1/events?after=${after}&limit=${count}`)
       assert.equal(feed.status, 200)
       ids = ((await feed.json()) as { id: number }[]).map((event) => event.id)
     }
-    assert.deepEqual(
-      ids,
-      Array.from({ length: PETS }, (_, index) => index + 1),
-    )
-    // Every event is numbered, so the inbox holds only moved rows until the sweep (once a second) vacuums it. A
-    // VACUUM reclaims them only once no transaction in the database can still see them: other test files' open
-    // transactions (some held open on purpose) delay it, so this wait has a deadline of its own.
-    const vacuumDeadline = Date.now() + 30_000
+    return ids
+  }
+
+  const untilNoPage = async () => {
+    // A VACUUM reclaims the moved rows only once no transaction in the database can still see them: other test
+    // files' open transactions (some held open on purpose) delay it, so this wait has a deadline of its own.
+    const deadline = Date.now() + 30_000
     let pages = await inboxPages()
-    while (pages > 0 && Date.now() < vacuumDeadline) {
+    while (pages > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100))
       pages = await inboxPages()
     }
-    assert.equal(pages, 0)
+    return pages
+  }
+
+  const inboxVacuums = async () =>
+    Number(
+      (
+        await sql<{ vacuums: string }>`select vacuum_count as vacuums from pg_stat_user_tables
+          where schemaname = current_schema() and relname = 'event_inbox'`.execute(server.store.admin)
+      ).rows[0]?.vacuums ?? 0,
+    )
+
+  it('is vacuumed by the sweep after numberings, down to no page at all', async () => {
+    await createPets(PETS)
+    assert.deepEqual(
+      await feedIds(0, PETS),
+      Array.from({ length: PETS }, (_, index) => index + 1),
+    )
+    // Every event is numbered, so the inbox holds only moved rows until the sweep (once a second) vacuums it.
+    assert.equal(await untilNoPage(), 0)
+  })
+
+  it('is vacuumed again by later sweeps when a transaction elsewhere held the rows back', async () => {
+    const elsewhere = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await elsewhere.connect()
+    try {
+      // A snapshot taken before the events are moved can see them in the inbox: no vacuum may reclaim them.
+      await elsewhere.query('begin isolation level repeatable read')
+      await elsewhere.query('select 1')
+      await createPets(30)
+      assert.equal((await feedIds(PETS, 30)).length, 30)
+      const vacuumsBefore = await inboxVacuums()
+      const deadline = Date.now() + 10_000
+      while ((await inboxVacuums()) === vacuumsBefore && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.ok((await inboxVacuums()) > vacuumsBefore, 'a sweep vacuumed the inbox while the snapshot was held')
+      assert.ok((await inboxPages()) > 0, 'the held rows are still there')
+      await elsewhere.query('commit')
+    } finally {
+      await elsewhere.end()
+    }
+    // No event moves after this: only a sweep that vacuums again reclaims the rows.
+    assert.equal(await untilNoPage(), 0)
   })
 })

@@ -54,8 +54,12 @@ export const NUMBERING_BATCH = 10_000
  * it moved before included, until a vacuum has been through it, and autovacuum looks at a database once a
  * minute at best: 120,000 moved rows (a minute of 2,000 creates a second) made the inbox 19 MB and each
  * numbering 8.5 ms instead of a fraction of one. SKIP_LOCKED: another instance's vacuum at the same time does it.
- * Outside any transaction, as VACUUM must be.
+ * Outside any transaction, as VACUUM must be. Returns whether the inbox still has pages: rows that a transaction
+ * open somewhere in the database may still see are not reclaimed by this vacuum, nor events waiting for their
+ * numbers, and the next sweep vacuums again.
  */
-export async function vacuumEventInbox(db: Kysely<Database>): Promise<void> {
+export async function vacuumEventInbox(db: Kysely<Database>): Promise<boolean> {
   await sql`vacuum (skip_locked) event_inbox`.execute(db)
+  const { rows } = await sql<{ left: boolean }>`select pg_relation_size('event_inbox') > 0 as left`.execute(db)
+  return rows[0]?.left ?? false
 }
