@@ -16,7 +16,7 @@ export class UsageError extends Error {
 
 /** What the command line asks for, before any configuration is read (help works with a broken environment). */
 export type Invocation =
-  | { kind: 'help'; command: Command | undefined }
+  | { kind: 'help'; command: Command | undefined; group?: string }
   | { kind: 'version' }
   | { kind: 'run'; command: Command; values: Record<string, string | boolean | undefined>; positionals: string[] }
 
@@ -74,7 +74,7 @@ export function parseInvocation(args: string[]): Invocation {
   if (subcommands !== undefined) {
     if (second === undefined || second === '--help' || second === '-h') {
       if (second === undefined) throw new UsageError(`${first} needs a subcommand: ${subcommands}`)
-      return { kind: 'help', command: undefined }
+      return { kind: 'help', command: undefined, group: first }
     }
     if (isOption(second))
       throw new UsageError(

@@ -114,9 +114,7 @@ function variableRows(names: readonly string[]): string {
   return columns(names.map((name) => [name, variableHelp(name)]))
 }
 
-/** The list of commands: shown by --help, and after a usage error that names no known command. */
-export const SYNOPSIS = `Usage:
-${columns([
+const SYNOPSIS_ROWS: [string, string][] = [
   ['petstore serve', 'run the API server'],
   ['petstore migrate', 'bring the database schema up to date'],
   ['petstore keys create --name NAME', 'create an API key (printed once); options: petstore keys create --help'],
@@ -128,7 +126,17 @@ ${columns([
   ['petstore import FILE|-', 'load an exported shop into an empty database'],
   ['petstore COMMAND --help', "a command's options and the environment variables it reads"],
   ['petstore --version', 'the version'],
-])}`
+]
+
+/** The list of commands: shown by --help, and after a usage error that names no known command. */
+export const SYNOPSIS = `Usage:\n${columns(SYNOPSIS_ROWS)}`
+
+/** `petstore keys --help`: the subcommands of one group, and where each one's options are. */
+export function groupHelp(group: string): string {
+  const rows = SYNOPSIS_ROWS.filter(([synopsis]) => synopsis.startsWith(`petstore ${group} `))
+  const more = `Run "petstore ${group} SUBCOMMAND --help" for its options and environment variables.`
+  return `Usage:\n${columns(rows)}\n\n${more}`
+}
 
 export function globalHelp(): string {
   return `${SYNOPSIS}

@@ -2,7 +2,7 @@
 // The petstore command: serve, migrate, manage API keys and look at webhooks. One line of output per action on
 // stdout, so that it can be read by a script; the database used, warnings and errors go to stderr. Exit codes:
 // 0 success, 1 failure, 2 usage error (with the usage on stderr).
-import { SYNOPSIS, commandHelp, commandUsage, globalHelp, version } from './cli-usage.js'
+import { SYNOPSIS, commandHelp, commandUsage, globalHelp, groupHelp, version } from './cli-usage.js'
 import {
   UsageError,
   deliveriesLimit,
@@ -63,7 +63,8 @@ async function main(): Promise<void> {
   try {
     const invocation = parseInvocation(process.argv.slice(2))
     if (invocation.kind === 'help') {
-      console.log(invocation.command ? commandHelp(invocation.command) : globalHelp())
+      const { command, group } = invocation
+      console.log(command ? commandHelp(command) : group ? groupHelp(group) : globalHelp())
     } else if (invocation.kind === 'version') {
       console.log(`petstore ${version()}`)
     } else {

@@ -720,10 +720,32 @@ data/petstore.db under the current directory
     })
   }
 
-  it('petstore keys --help lists the commands', async () => {
+  it('petstore keys --help lists the keys subcommands only', async () => {
     const result = await petstore(['keys', '--help'], { cwd: directory, env })
     assert.equal(result.code, 0)
-    assert.ok(result.stdout.startsWith(SYNOPSIS), result.stdout)
+    assert.equal(result.stderr, '')
+    const lines = result.stdout.split('\n')
+    assert.equal(lines[0], 'Usage:')
+    assert.deepEqual(
+      lines.slice(1, 4).map((line) => line.trim().split(/ {2,}/)[0]),
+      ['petstore keys create --name NAME', 'petstore keys list', 'petstore keys revoke ID'],
+    )
+    assert.equal(lines[5], 'Run "petstore keys SUBCOMMAND --help" for its options and environment variables.')
+    assert.ok(SYNOPSIS.includes('petstore webhooks list'), 'the full list has the other group')
+    assert.ok(!result.stdout.includes('webhooks'), result.stdout)
+  })
+
+  it('petstore webhooks -h lists the webhooks subcommands only', async () => {
+    const result = await petstore(['webhooks', '-h'], { cwd: directory, env })
+    assert.equal(result.code, 0)
+    assert.deepEqual(
+      result.stdout
+        .split('\n')
+        .slice(1, 3)
+        .map((line) => line.trim().split(/ {2,}/)[0]),
+      ['petstore webhooks list', 'petstore webhooks deliveries ID'],
+    )
+    assert.ok(!result.stdout.includes('keys'), result.stdout)
   })
 
   for (const flag of ['--version', '-v']) {

@@ -3,7 +3,7 @@
 // parser (secure-json-parse: refuses __proto__ and constructor.prototype keys) then reads the text, and one
 // more pass (json-scan.ts) refuses what JSON.parse would accept silently: numbers it would round, and keys
 // given twice in one object.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
@@ -81,6 +81,30 @@ function codedBody(coding: string): ApiError {
   )
 }
 
+/**
+ * The 415 a body gets whatever it holds, decided on the headers alone: its media type is not one the route takes,
+ * or its coding or charset is not one the service reads. Also asked before 100 Continue, so that a client that
+ * waits for it before sending the body gets the 415 instead and never uploads it.
+ */
+export function refusalOnHeaders(request: FastifyRequest): ApiError | undefined {
+  const contentType = request.headers['content-type']
+  if (contentType === undefined) return undefined
+  // An empty body is no body whatever its label, on an operation that takes none (as the parsers below decide).
+  if (request.headers['content-length'] === '0' && request.routeOptions.schema?.body === undefined) return undefined
+  const accepted = acceptedMediaTypes(request)
+  const mediaType = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? ''
+  if (!accepted.includes(mediaType)) return new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted))
+  const coded = contentCoding(request.headers['content-encoding'])
+  if (coded !== undefined) return codedBody(coded)
+  const charset = unsupportedCharset(contentType)
+  if (charset === undefined) return undefined
+  return new ApiError(
+    'unsupported_media_type',
+    `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +
+      `${mediaType} (charset=utf-8 may be added).`,
+  )
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
@@ -107,23 +131,8 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
     // no body, an empty one is simply no body (the operation refuses one that is not empty).
     if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
-    // A scope's parser serves all of its routes; only those that document the type (`consumes`) take it.
-    const accepted = acceptedMediaTypes(request)
-    if (!accepted.includes(mediaType))
-      return done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted)), undefined)
-    const coded = contentCoding(request.headers['content-encoding'])
-    if (coded !== undefined) return done(codedBody(coded), undefined)
-    const charset = unsupportedCharset(request.headers['content-type'])
-    if (charset !== undefined) {
-      return done(
-        new ApiError(
-          'unsupported_media_type',
-          `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +
-            `${mediaType} (charset=utf-8 may be added).`,
-        ),
-        undefined,
-      )
-    }
+    const refused = refusalOnHeaders(request)
+    if (refused !== undefined) return done(refused, undefined)
     const text = decodeUtf8(body)
     if (text === undefined) return done(notUtf8(body), undefined)
     parse(request, text, (error, value) => {

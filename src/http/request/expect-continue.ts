@@ -3,11 +3,13 @@
 // arrives, before any check; with a checkContinue listener it leaves that to the application (and it never sends
 // 100 to HTTP/1.0, which the RFC forbids). Here 100 is sent once the request has passed everything its route decides
 // before the body is read (the Host, authentication, the key's scope, the rate limit, the method, the declared
-// length): a request refused before gets its final status alone, and Node closes the connection after it (the
-// client may still send the body it held back). A request no route takes goes to the not-found handler, which
-// reads the body before it answers: it gets 100 at once, as Node would have sent it.
+// length, the body's media type, coding and charset): a request refused before gets its final status alone, and
+// Node closes the connection after it (the client may still send the body it held back). A request no route takes
+// goes to the not-found handler, which reads the body before it answers: it gets 100 at once, as Node would have
+// sent it.
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify'
+import { refusalOnHeaders } from '../json/json-body.js'
 
 /** Fastify reads no body for these: a route that takes only them never waits for one. */
 const WITHOUT_BODY = new Set(['GET', 'HEAD'])
@@ -29,7 +31,11 @@ export function continueAfterChecks(app: FastifyInstance): void {
   })
   // After the onRequest hooks, right before Fastify reads the body.
   const sendContinue: preParsingHookHandler = (request, reply: FastifyReply, payload, done) => {
-    if (expecting.delete(request.raw) && !reply.raw.headersSent && !declaredTooLarge(request)) reply.raw.writeContinue()
+    if (!expecting.delete(request.raw) || reply.raw.headersSent || declaredTooLarge(request)) return done(null, payload)
+    // Refused here, not by the body's parser: that one would wait for a body the client holds back.
+    const refused = refusalOnHeaders(request)
+    if (refused !== undefined) return done(refused)
+    reply.raw.writeContinue()
     done(null, payload)
   }
   app.addHook('onRoute', (route) => {

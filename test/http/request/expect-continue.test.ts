@@ -24,6 +24,9 @@ interface Options {
   version?: '1.0' | '1.1'
   /** Send the body after this long without 100 Continue, as curl does after a second; undefined: never. */
   giveUpWaitingMs?: number
+  /** More header lines, each ending in CRLF. */
+  headers?: string
+  contentType?: string
 }
 
 /**
@@ -36,7 +39,15 @@ function expectingContinue(
   path: string,
   key: string | undefined,
   body: string,
-  { method = 'POST', length = Buffer.byteLength(body), close = true, version = '1.1', giveUpWaitingMs }: Options = {},
+  {
+    method = 'POST',
+    length = Buffer.byteLength(body),
+    close = true,
+    version = '1.1',
+    giveUpWaitingMs,
+    headers = '',
+    contentType = 'application/json',
+  }: Options = {},
 ): Promise<Exchange> {
   const { port } = new URL(server.baseUrl)
   return new Promise((resolve, reject) => {
@@ -68,7 +79,7 @@ function expectingContinue(
     })
     socket.write(
       `${method} ${path} HTTP/${version}\r\nHost: localhost\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}` +
-        `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n` +
+        `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n${headers}` +
         `${close ? 'Connection: close\r\n' : ''}\r\n`,
     )
   })
@@ -112,6 +123,39 @@ describe('Expect: 100-continue', () => {
     assert.equal(exchange.interim, undefined)
     assert.equal(exchange.status, 413, exchange.body)
     assert.equal(JSON.parse(exchange.body).code, 'payload_too_large')
+  })
+
+  it('a body the route would refuse for its media type, coding or charset: 415 alone, no 100', async () => {
+    const cases: Array<[Options, string]> = [
+      [{ contentType: 'text/plain' }, 'The request body must be sent as Content-Type: application/json.'],
+      [
+        { contentType: 'application/merge-patch+json' },
+        'The request body must be sent as Content-Type: application/json.',
+      ],
+      [
+        { headers: 'Content-Encoding: gzip\r\n' },
+        'Content-Encoding gzip is not supported: send the body without a content coding (identity).',
+      ],
+      [
+        { contentType: 'application/json; charset=latin1' },
+        'The request body must be UTF-8 JSON; charset=latin1 is not supported. Send Content-Type: application/json ' +
+          '(charset=utf-8 may be added).',
+      ],
+    ]
+    for (const [options, message] of cases) {
+      const exchange = await expectingContinue(server, '/v1/pets', TEST_API_KEY, pet, { ...options, close: false })
+      assert.equal(exchange.interim, undefined, `${exchange.status} came after 100 Continue`)
+      assert.equal(exchange.status, 415, exchange.body)
+      assert.deepEqual(JSON.parse(exchange.body), { code: 'unsupported_media_type', message, status: 415 })
+    }
+  })
+
+  it('a JSON type the route takes, with charset=utf-8: 100, then its answer', async () => {
+    const exchange = await expectingContinue(server, '/v1/pets', TEST_API_KEY, pet, {
+      contentType: 'Application/JSON; charset="UTF-8"',
+    })
+    assert.equal(exchange.interim, 'HTTP/1.1 100 Continue')
+    assert.equal(exchange.status, 201, exchange.body)
   })
 
   it('a path no route takes: 100 at once, as its answer comes once the body is read', async () => {
