@@ -1,5 +1,6 @@
 // What makes two requests "the same request" for an Idempotency-Key: the operation (method and route), the
-// resource it acts on (path parameters), the body and the condition (If-Match), compared after validation, so
+// resource it acts on (path parameters), the body and the conditions (If-Match, If-None-Match), compared after
+// validation, so
 // that the spelling of the JSON (key order, white space, a default written out or left to the schema) does not
 // matter.
 import { createHash } from 'node:crypto'
@@ -23,19 +24,24 @@ export interface RequestIdentity {
   body: unknown
   /** The If-Match header as sent: the same change on another condition is another request. */
   ifMatch?: string | undefined
+  /** The If-None-Match header as sent (`*` on a put: create only), for the same reason. */
+  ifNoneMatch?: string | undefined
 }
 
 /**
- * SHA-256 (hex) of the request's identity. A request without If-Match has the fingerprint it had before conditions
- * existed.
+ * SHA-256 (hex) of the request's identity. A request without conditions has the fingerprint it had before
+ * conditions existed, and one with If-Match only the fingerprint it had before If-None-Match was counted: keys
+ * stored by an earlier version still match their retries.
  */
-export function requestFingerprint({ method, route, params, body, ifMatch }: RequestIdentity): string {
+export function requestFingerprint({ method, route, params, body, ifMatch, ifNoneMatch }: RequestIdentity): string {
   const identity = [
     method.toUpperCase(),
     route,
     params ?? {},
     body ?? null,
     ...(ifMatch === undefined ? [] : [ifMatch]),
+    // An object, where If-Match is a string: one header is never taken for the other.
+    ...(ifNoneMatch === undefined ? [] : [{ ifNoneMatch }]),
   ]
   return createHash('sha256').update(canonicalJson(identity)).digest('hex')
 }

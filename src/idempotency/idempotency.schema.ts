@@ -23,8 +23,8 @@ export const IdempotencyHeaders = Type.Object({
         description:
           'Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID ' +
           'is a good choice). ' +
-          "A retry with the same key and the same request (operation, path and body) gets the first request's " +
-          'response again, with `Idempotent-Replayed: true`, and changes nothing; ' +
+          'A retry with the same key and the same request (operation, path, body and conditional headers) gets the ' +
+          "first request's response again, with `Idempotent-Replayed: true`, and changes nothing; " +
           'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still ' +
           'being processed, 409 `idempotency_key_in_flight`. ' +
           'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the ' +

@@ -220,6 +220,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
         params: request.params,
         body: request.body,
         ifMatch: request.headers['if-match'],
+        ifNoneMatch: request.headers['if-none-match'],
       })
       const claimed = await claim(id, fingerprint)
       switch (claimed.outcome) {

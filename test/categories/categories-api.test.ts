@@ -156,6 +156,34 @@ same name', async () => {
     })
   })
 
+  it('counts If-None-Match in what makes a put under an Idempotency-Key the same request', async () => {
+    const reused = {
+      status: 422,
+      code: 'idempotency_key_reused',
+      message:
+        'This Idempotency-Key was already used for a different request ' +
+        '(another operation, resource, body or condition); ' +
+        'send a new key for a new request.',
+    }
+    // A conditional put that failed, retried without the condition: another request, not the stored 412.
+    const created = await createCategory(server, 'Ferrets')
+    const ferrets = { id: created.id, name: created.name }
+    const conditional = { 'idempotency-key': 'put-conditional', 'if-none-match': '*' }
+    assert.equal((await putCategory(server, ferrets.id, 'Polecats', conditional)).status, 412)
+    const replayed = await putCategory(server, ferrets.id, 'Polecats', conditional)
+    assert.equal(replayed.status, 412)
+    assert.equal(replayed.headers.get('idempotent-replayed'), 'true')
+    await assertError(
+      await putCategory(server, ferrets.id, 'Polecats', { 'idempotency-key': 'put-conditional' }),
+      reused,
+    )
+    // And the other way: an unconditional put that created, retried with If-None-Match: *.
+    const plain = { 'idempotency-key': 'put-plain' }
+    assert.equal((await putCategory(server, 9100, 'Stoats', plain)).status, 201)
+    await assertError(await putCategory(server, 9100, 'Stoats', { ...plain, 'if-none-match': '*' }), reused)
+    assert.deepEqual(await server.request(categoryPath(ferrets.id)).then((r) => r.json()), ferrets)
+  })
+
   it('deletes: 204, then 404; 409 while a pet uses it, 204 once the pet is deleted; 412 on a stale \
 If-Match', async () => {
     const used = await createCategory(server, 'Used')

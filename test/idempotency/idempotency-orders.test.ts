@@ -11,7 +11,8 @@ const REUSED = {
   status: 422,
   code: 'idempotency_key_reused',
   message:
-    'This Idempotency-Key was already used for a different request (another operation, resource or body); send a ' +
+    'This Idempotency-Key was already used for a different request ' +
+    '(another operation, resource, body or condition); send a ' +
     'new key for a new request.',
 }
 

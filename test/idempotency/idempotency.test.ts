@@ -85,7 +85,8 @@ describe('Idempotency-Key on POST /v1/pets', () => {
       status: 422,
       code: 'idempotency_key_reused',
       message:
-        'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+        'This Idempotency-Key was already used for a different request ' +
+        '(another operation, resource, body or condition); ' +
         'send a new key for a new request.',
     }
     await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), expected, {
@@ -265,7 +266,8 @@ stores nothing', async () => {
       status: 422,
       code: 'idempotency_key_reused',
       message:
-        'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+        'This Idempotency-Key was already used for a different request ' +
+        '(another operation, resource, body or condition); ' +
         'send a new key for a new request.',
     })
     const takenOver = await createPet('abandoned', body)

@@ -421,6 +421,23 @@ visibly in their summary too', () => {
     assert.match(operation('cancelOrder').description ?? '', /returns its animal to `available`.*409/s)
   })
 
+  it('names under idempotent retries exactly the operations that take an Idempotency-Key', () => {
+    const taking = Object.values(document.paths)
+      .flatMap((item) => Object.values(item ?? {}))
+      .filter((found): found is Operation => typeof found === 'object' && found !== null && 'operationId' in found)
+      .filter((found) =>
+        (found.parameters ?? []).some(
+          (parameter) => 'name' in parameter && parameter.name === 'Idempotency-Key' && parameter.in === 'header',
+        ),
+      )
+      .map((found) => found.operationId)
+    const section = /#### Idempotent retries\n\n(.*?)\n\n/s.exec(document.info.description)?.[1] ?? ''
+    const list = section.slice(0, section.indexOf(' take an optional'))
+    const named = [...list.matchAll(/`([a-z][A-Za-z]+)`/g)].map((match) => match[1])
+    assert.deepEqual(named.toSorted(), taking.toSorted())
+    assert.match(section, /`If-Match` and `If-None-Match`\)/)
+  })
+
   it('declares the tags Pets, Categories, Store, Events and Webhooks globally', () => {
     assert.deepEqual(
       document.tags.map((tag) => tag.name),

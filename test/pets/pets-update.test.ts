@@ -313,7 +313,8 @@ change', async () => {
         status: 422,
         code: 'idempotency_key_reused',
         message:
-          'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+          'This Idempotency-Key was already used for a different request ' +
+          '(another operation, resource, body or condition); ' +
           'send a new key for a new request.',
       }
       await assertError(

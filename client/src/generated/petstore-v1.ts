@@ -1496,7 +1496,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `Idempotency-Key` was already used for a different request: another operation, resource or body (code `idempotency_key_reused`). Nothing was changed. */
+        /** @description The `Idempotency-Key` was already used for a different request: another operation, resource, body or condition (code `idempotency_key_reused`). Nothing was changed. */
         IdempotencyKeyReused: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -1510,7 +1510,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "idempotency_key_reused",
-                 *       "message": "This Idempotency-Key was already used for a different request (another operation, resource or body); send a new key for a new request.",
+                 *       "message": "This Idempotency-Key was already used for a different request (another operation, resource, body or condition); send a new key for a new request.",
                  *       "status": 422
                  *     }
                  */
@@ -2019,7 +2019,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2243,7 +2243,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2299,7 +2299,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2450,7 +2450,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2570,7 +2570,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2632,7 +2632,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2752,7 +2752,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2888,7 +2888,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2990,7 +2990,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3276,7 +3276,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3409,7 +3409,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3459,7 +3459,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3544,7 +3544,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3723,7 +3723,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path and body) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;

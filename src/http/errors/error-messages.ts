@@ -17,7 +17,7 @@ export const MESSAGES = {
   idempotencyKeyInFlight: () =>
     'A request with this Idempotency-Key is still being processed; retry later to get its response.',
   idempotencyKeyReused: () =>
-    'This Idempotency-Key was already used for a different request (another operation, resource or body); ' +
+    'This Idempotency-Key was already used for a different request (another operation, resource, body or condition); ' +
     'send a new key for a new request.',
   keyQuotaUsed: (max: number, window: number, retryAfter: number) =>
     `This API key has used its ${max} requests per ${window} s; retry in ${retryAfter} s.`,

@@ -100,7 +100,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
     'retry after Retry-After seconds to get its response.',
   idempotency_key_reused:
-    'The `Idempotency-Key` was already used for a different request: another operation, resource or body (code ' +
+    'The `Idempotency-Key` was already used for a different request: ' +
+    'another operation, resource, body or condition (code ' +
     '`idempotency_key_reused`). Nothing was changed.',
   gone: 'The feed position is older than the events kept (code `gone`): start again with `after=0`.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,

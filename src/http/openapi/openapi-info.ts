@@ -85,12 +85,13 @@ an integer is expected) is refused with 400, never rounded.
 **Deprecation.** \`GET /pets/{petId}\` is deprecated since 2026-01-01 (\`Deprecation: @1767225600\`, RFC 9745) and
 will be removed on 2030-12-05 (\`Sunset\`, RFC 8594); use \`GET /pets\` instead.
 
-**Idempotent retries.** \`createPet\`, \`updatePet\`, \`deletePet\`, \`placeOrder\`, \`cancelOrder\`, \`completeOrder\`,
-\`createWebhook\`, \`updateWebhook\`, \`deleteWebhook\`, \`rotateWebhookSecret\` and \`retryWebhookDelivery\` take an
-optional \`Idempotency-Key\` header (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters,
-new for each request (a random UUID, say). The response (status, body, \`Location\` and \`ETag\`) is stored in the
-same database transaction as the request's effect. A retry with the same key and the same request (operation, path,
-body compared as JSON values, and \`If-Match\`) gets that response again with \`Idempotent-Replayed: true\`, and
+**Idempotent retries.** \`createPet\`, \`updatePet\`, \`deletePet\`, \`createCategory\`, \`putCategory\`,
+\`deleteCategory\`, \`placeOrder\`, \`cancelOrder\`, \`completeOrder\`, \`createWebhook\`, \`updateWebhook\`,
+\`deleteWebhook\`, \`rotateWebhookSecret\` and \`retryWebhookDelivery\` take an optional \`Idempotency-Key\` header
+(draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, new for each request (a random
+UUID, say). The response (status, body, \`Location\` and \`ETag\`) is stored in the same database transaction as
+the request's effect. A retry with the same key and the same request (operation, path, body compared as JSON
+values, \`If-Match\` and \`If-None-Match\`) gets that response again with \`Idempotent-Replayed: true\`, and
 changes nothing; the same key with a different request is 422 \`idempotency_key_reused\`; a retry while the first
 request is still being processed is 409 \`idempotency_key_in_flight\` with \`Retry-After\`. An error of the
 operation itself (404, 409 \`conflict\`) is stored and replayed like a success; a server error (5xx) is not, so a
