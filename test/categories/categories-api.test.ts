@@ -10,7 +10,7 @@ import {
   putCategory,
   type Category,
 } from '../helpers/categories.js'
-import { assertError } from '../helpers/error-assert.js'
+import { assertError, IDEMPOTENCY_KEY_REUSED } from '../helpers/error-assert.js'
 import { collectPages, nextLink } from '../helpers/link.js'
 import { addPet } from '../helpers/orders.js'
 import { deletePet, VISIBLE_NAME_RULE } from '../helpers/pets.js'
@@ -157,14 +157,6 @@ same name', async () => {
   })
 
   it('counts If-None-Match in what makes a put under an Idempotency-Key the same request', async () => {
-    const reused = {
-      status: 422,
-      code: 'idempotency_key_reused',
-      message:
-        'This Idempotency-Key was already used for a different request ' +
-        '(another operation, resource, body or condition); ' +
-        'send a new key for a new request.',
-    }
     // A conditional put that failed, retried without the condition: another request, not the stored 412.
     const created = await createCategory(server, 'Ferrets')
     const ferrets = { id: created.id, name: created.name }
@@ -175,12 +167,15 @@ same name', async () => {
     assert.equal(replayed.headers.get('idempotent-replayed'), 'true')
     await assertError(
       await putCategory(server, ferrets.id, 'Polecats', { 'idempotency-key': 'put-conditional' }),
-      reused,
+      IDEMPOTENCY_KEY_REUSED,
     )
     // And the other way: an unconditional put that created, retried with If-None-Match: *.
     const plain = { 'idempotency-key': 'put-plain' }
     assert.equal((await putCategory(server, 9100, 'Stoats', plain)).status, 201)
-    await assertError(await putCategory(server, 9100, 'Stoats', { ...plain, 'if-none-match': '*' }), reused)
+    await assertError(
+      await putCategory(server, 9100, 'Stoats', { ...plain, 'if-none-match': '*' }),
+      IDEMPOTENCY_KEY_REUSED,
+    )
     assert.deepEqual(await server.request(categoryPath(ferrets.id)).then((r) => r.json()), ferrets)
   })
 

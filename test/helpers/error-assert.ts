@@ -50,3 +50,12 @@ export function assertRawError(
 ): string {
   return check(response.status, (name) => response.headers[name] ?? null, response.body, expected, headers)
 }
+
+/** The 422 of an Idempotency-Key sent again with another request. */
+export const IDEMPOTENCY_KEY_REUSED = {
+  status: 422,
+  code: 'idempotency_key_reused',
+  message:
+    'This Idempotency-Key was already used for a different request (another operation, resource, body or ' +
+    'condition); send a new key for a new request.',
+}

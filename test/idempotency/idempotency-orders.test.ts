@@ -3,18 +3,9 @@
 // a path that names another order being another request, concurrent duplicates, and server errors not stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError } from '../helpers/error-assert.js'
+import { assertError, IDEMPOTENCY_KEY_REUSED } from '../helpers/error-assert.js'
 import { addPet, cancelRequest, readPet, storedOrderCount, storedOrdersOf } from '../helpers/orders.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
-
-const REUSED = {
-  status: 422,
-  code: 'idempotency_key_reused',
-  message:
-    'This Idempotency-Key was already used for a different request ' +
-    '(another operation, resource, body or condition); send a ' +
-    'new key for a new request.',
-}
 
 describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{orderId} and POST …/complete', () => {
   let server: TestServer
@@ -56,7 +47,10 @@ describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{ord
     assert.equal(await storedOrderCount(server), ordersBefore + 1)
     assert.equal((await readPet(server, pet.id)).status, 'pending')
 
-    await assertError(await place('place-1', { petId: pet.id, shipDate: '2026-05-02T10:00:00+02:00' }), REUSED)
+    await assertError(
+      await place('place-1', { petId: pet.id, shipDate: '2026-05-02T10:00:00+02:00' }),
+      IDEMPOTENCY_KEY_REUSED,
+    )
   })
 
   it('replays a client error the request got (409 conflict) even after the state has changed', async () => {
@@ -92,7 +86,7 @@ describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{ord
     assert.equal((await readPet(server, pet.id)).status, 'sold')
 
     const other = await (await place('place-3b', { petId: (await addPet(server)).id })).json()
-    await assertError(await complete('complete-3', other.id), REUSED)
+    await assertError(await complete('complete-3', other.id), IDEMPOTENCY_KEY_REUSED)
     assert.deepEqual(await storedOrdersOf(server, other.petId), [{ id: other.id, status: 'placed' }])
   })
 
@@ -115,10 +109,10 @@ is 422', async () => {
     assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'cancelled' }])
 
     const other = await (await place('place-6b', { petId: (await addPet(server)).id })).json()
-    await assertError(await cancel('cancel-6', other.id), REUSED)
+    await assertError(await cancel('cancel-6', other.id), IDEMPOTENCY_KEY_REUSED)
     assert.deepEqual(await storedOrdersOf(server, other.petId), [{ id: other.id, status: 'placed' }])
     // The same key on completeOrder for the same order is another operation: 422 too, and nothing changes.
-    await assertError(await complete('cancel-6', order.id), REUSED)
+    await assertError(await complete('cancel-6', order.id), IDEMPOTENCY_KEY_REUSED)
   })
 
   it('replays a cancel refused 409 (the order is completed) with Idempotent-Replayed', async () => {

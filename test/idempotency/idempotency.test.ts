@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { requestFingerprint } from '../../src/idempotency/fingerprint.js'
 import { purgeExpiredKeys } from '../../src/idempotency/purge.js'
-import { assertError, assertRawError } from '../helpers/error-assert.js'
+import { assertError, assertRawError, IDEMPOTENCY_KEY_REUSED } from '../helpers/error-assert.js'
 import { rawExchange } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
@@ -81,21 +81,13 @@ describe('Idempotency-Key on POST /v1/pets', () => {
 
   it('answers 422 to the same key with a different body or operation, and changes nothing', async () => {
     assert.equal((await createPet('mismatch-1', { name: 'Mismatch', categoryId: 1 })).status, 201)
-    const expected = {
-      status: 422,
-      code: 'idempotency_key_reused',
-      message:
-        'This Idempotency-Key was already used for a different request ' +
-        '(another operation, resource, body or condition); ' +
-        'send a new key for a new request.',
-    }
-    await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), expected, {
+    await assertError(await createPet('mismatch-1', { name: 'Mismatch', categoryId: 2 }), IDEMPOTENCY_KEY_REUSED, {
       'idempotent-replayed': null,
     })
-    await assertError(await createPet('mismatch-1', { name: 'Other', categoryId: 1 }), expected)
+    await assertError(await createPet('mismatch-1', { name: 'Other', categoryId: 1 }), IDEMPOTENCY_KEY_REUSED)
     await assertError(
       await server.request('/v1/store/orders', { json: { petId: 1 }, headers: { 'idempotency-key': 'mismatch-1' } }),
-      expected,
+      IDEMPOTENCY_KEY_REUSED,
     )
     assert.equal(await petsNamed('Mismatch'), 1)
     assert.equal(await petsNamed('Other'), 0)
@@ -262,14 +254,7 @@ stores nothing', async () => {
       code: 'idempotency_key_in_flight',
       message: 'A request with this Idempotency-Key is still being processed; retry later to get its response.',
     })
-    await assertError(await createPet('held', { ...body, categoryId: 5 }), {
-      status: 422,
-      code: 'idempotency_key_reused',
-      message:
-        'This Idempotency-Key was already used for a different request ' +
-        '(another operation, resource, body or condition); ' +
-        'send a new key for a new request.',
-    })
+    await assertError(await createPet('held', { ...body, categoryId: 5 }), IDEMPOTENCY_KEY_REUSED)
     const takenOver = await createPet('abandoned', body)
     assert.equal(takenOver.status, 201)
     assert.equal(takenOver.headers.get('idempotent-replayed'), null)

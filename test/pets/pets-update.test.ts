@@ -2,7 +2,7 @@
 // placed order, Idempotency-Key, and every refusal with the pet as stored asserted unchanged after it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
+import { assertError, IDEMPOTENCY_KEY_REUSED, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
 import { addPet, finishOrder, placeOrder, readPet } from '../helpers/orders.js'
 import { etagOf, MERGE_PATCH, patchPet, storedPet, VISIBLE_NAME_RULE as NAME_RULE } from '../helpers/pets.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -309,14 +309,6 @@ change', async () => {
         ).status,
         200,
       )
-      const reused = {
-        status: 422,
-        code: 'idempotency_key_reused',
-        message:
-          'This Idempotency-Key was already used for a different request ' +
-          '(another operation, resource, body or condition); ' +
-          'send a new key for a new request.',
-      }
       await assertError(
         await patchPet(
           server,
@@ -324,11 +316,11 @@ change', async () => {
           { name: 'Keyed' },
           { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 2) },
         ),
-        reused,
+        IDEMPOTENCY_KEY_REUSED,
       )
       await assertError(
         await patchPet(server, pet.id, { name: 'Keyed' }, { 'idempotency-key': 'patch-reused' }),
-        reused,
+        IDEMPOTENCY_KEY_REUSED,
       )
       await assertError(
         await patchPet(
@@ -337,7 +329,7 @@ change', async () => {
           { name: 'Other' },
           { 'idempotency-key': 'patch-reused', 'if-match': etagOf(pet.id, 1) },
         ),
-        reused,
+        IDEMPOTENCY_KEY_REUSED,
       )
       assert.deepEqual(await readPet(server, pet.id), { ...pet, name: 'Keyed' })
     })
