@@ -1,7 +1,7 @@
 // The event feed's use cases: a page (or a long poll) of the feed, and a stream that follows it. Events are
 // written by the other services, in their own transactions (event-log.ts); this one reads them.
 import type { DataAccess, EventType } from '../db/database.js'
-import { DOMAIN_MESSAGES, Gone } from '../domain/errors.js'
+import { DOMAIN_MESSAGES, Gone, TooManyOpenReads } from '../domain/errors.js'
 import { EventHub, type HubSource } from './event-hub.js'
 import { toFeedEvent, type FeedEvent } from './event.mapper.js'
 import { newestReadableEventId, readEventPage } from './event.repository.js'
@@ -109,7 +109,16 @@ export function createEventService(dependencies: EventServiceDependencies): Even
     async list(query, { waitMs: asked, holder, stop }) {
       const waitMs = Math.min(asked, dependencies.maxWaitMs)
       if (waitMs === 0) return read(query.types)(query.after, query.limit)
-      const release = limits.acquire(holder)
+      let release: () => void
+      try {
+        release = limits.acquire(holder)
+      } catch (error) {
+        // A long poll whose events are there already does not wait, so it needs no place: it is answered.
+        if (!(error instanceof TooManyOpenReads)) throw error
+        const page = await read(query.types)(query.after, query.limit)
+        if (page.events.length > 0) return page
+        throw error
+      }
       const follower = new FeedFollower(hub, read(query.types), query.after, query.types)
       const onStop = () => follower.stop()
       stop.addEventListener('abort', onStop)

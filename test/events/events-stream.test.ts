@@ -310,7 +310,7 @@ describe(`event streams and long polls per key on ${TEST_STORE}`, () => {
   }
 
   it('refuses a third stream or waiting long poll with 429, not other keys, and not requests that do \
-not wait', async () => {
+not wait or whose events are there', async () => {
     const first = await openStream(`${server.baseUrl}/v1/events/stream`, auth)
     const waiting = server.request('/v1/events?wait=30')
     await until(async () => (await metric('petstore_event_long_polls_waiting')) === 1)
@@ -329,6 +329,18 @@ not wait', async () => {
     assert.equal((await waiting).status, 200)
     const second = await openStream(`${server.baseUrl}/v1/events/stream`, auth)
     await assertError(await server.request('/v1/events/stream'), tooMany, { 'retry-after': '5' })
+    // Every place taken: a long poll whose events are there already does not wait, and is answered; one that
+    // would wait is refused.
+    const answered = await server.request('/v1/events?after=0&wait=1')
+    assert.equal(answered.status, 200)
+    const events = (await answered.json()) as { id: number; type: string }[]
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['pet.created'],
+    )
+    await assertError(await server.request(`/v1/events?after=${events[0]?.id}&wait=1`), tooMany, {
+      'retry-after': '5',
+    })
     // A stream whose client went away gives its place back.
     await first.close()
     await until(async () => (await metric('petstore_event_streams_open')) === 1)
