@@ -43,8 +43,21 @@ async function load(session: MoveSession, file: ShopFile, config: Config, progre
   } catch (error) {
     if (error instanceof DamagedFileError || error instanceof ForeignSecretError) throw error
     for (let next = await records.next(); next.done !== true; next = await records.next());
+    // The file is what its checksum says, yet its rows break a rule no export breaks: it was made or edited by
+    // hand, and checksummed again.
+    if (breaksAConstraint(error))
+      throw new Error(`the file's rows break a rule of the shop, so it was edited after its export: ${error.message}`, {
+        cause: error,
+      })
     throw error
   }
+}
+
+/** A unique, foreign-key, not-null or check constraint of either store refused a row. */
+function breaksAConstraint(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code))
 }
 
 async function loadRecords(session: MoveSession, records: Records, config: Config, progress: MoveProgress) {

@@ -22,7 +22,10 @@ export class TableLoader {
   }
 
   /** Adds a row of the file; inserts a batch when one is full. */
-  async add(row: Row): Promise<void> {
+  async add(fileRow: Row): Promise<void> {
+    const derived = this.#table.derived
+    const row = derived ? { ...fileRow } : fileRow
+    for (const [column, derive] of Object.entries(derived ?? {})) row[column] = derive(row)
     const columns = Object.keys(row)
     for (const column of columns)
       if (!Object.hasOwn(this.#table.columns, column))

@@ -1,5 +1,7 @@
 // What a shop is made of: every table that must move for the shop to continue, in the order they are written
 // and loaded (a table comes after the tables it refers to). Adding a table is one entry here.
+import { nameKey } from '../categories/category.mapper.js'
+import type { Row } from '../db/move-session.js'
 import type { ColumnKind } from './columns.js'
 
 export interface TableEntry {
@@ -21,6 +23,11 @@ export interface TableEntry {
    * next ids as they are inserted), so none is left behind.
    */
   waiting?: { table: string; order: string }
+  /**
+   * Columns the service derives from others: worked out again on import, whatever the file says, so that a file
+   * edited by hand cannot load a row the service would never have written (two category names equal but for case).
+   */
+  derived?: Readonly<Record<string, (row: Row) => unknown>>
 }
 
 const text = 'text'
@@ -31,7 +38,12 @@ export const TABLES: readonly TableEntry[] = [
   { name: 'service_secrets', columns: { name: text, value: text }, key: ['name'], replaced: true },
   // A category's id is chosen by the service above every id handed out before (the counter row), not by the store;
   // its first version goes above the counter row's floor, the versions deleted categories reached.
-  { name: 'categories', columns: { id: integer, name: text, name_key: text, version: integer }, key: ['id'] },
+  {
+    name: 'categories',
+    columns: { id: integer, name: text, name_key: text, version: integer },
+    key: ['id'],
+    derived: { name_key: (row) => (typeof row.name === 'string' ? nameKey(row.name) : row.name_key) },
+  },
   {
     name: 'category_id_counter',
     columns: { last_id: integer, version_floor: integer },

@@ -2,7 +2,7 @@
 // that already holds a shop, a damaged, truncated, edited or reordered file, a newer format, webhook secrets
 // sealed with another WEBHOOK_SECRET_KEY, a missing file. On both stores; an empty target is left unmigrated.
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import SqliteDatabase from 'better-sqlite3'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -28,6 +28,29 @@ function variant(name: string, edit: (text: string) => string): string {
   writeFileSync(file, edit(readFileSync(exported, 'utf8')))
   return file
 }
+
+/**
+ * A copy of the exported file with its records changed by `edit`, then sealed again: counts and checksum made to
+ * match, as someone editing it by hand could. Only what the rows themselves break can refuse it.
+ */
+function resealed(name: string, edit: (records: string[]) => string[]): string {
+  const lines = readFileSync(exported, 'utf8').split('\n').slice(0, -1)
+  const [header = '', ...rest] = lines
+  const closing = JSON.parse(rest.pop() ?? '') as { counts: Record<string, number>; sha256: string }
+  const records = edit(rest)
+  for (const table of Object.keys(closing.counts))
+    closing.counts[table] = records.filter((line) => line.startsWith(`{"table":"${table}","row"`)).length
+  const body = [header, ...records].map((line) => `${line}\n`).join('')
+  closing.sha256 = createHash('sha256').update(body, 'utf8').digest('hex')
+  const file = join(directory, name)
+  writeFileSync(file, `${body}${JSON.stringify(closing)}\n`)
+  return file
+}
+
+/** Where a re-sealed file's rows break a rule of the shop: the store's own reason follows. */
+const BREAKS_A_RULE =
+  "petstore: import refused, nothing changed: the file's rows break a rule of the shop, so it was edited after " +
+  'its export: '
 
 async function migratedDatabase(store: TestStore): Promise<TestDatabase> {
   const database = await createTestDatabase(store)
@@ -175,6 +198,48 @@ for (const store of ['sqlite', 'postgres'] as const) {
       )
       assert.deepEqual(await tablesIn(target), tables)
       assert.equal(await shopContents(target.url, join(directory, `empty-${store}-after.jsonl`)), empty)
+    })
+
+    it('a re-sealed file with two category names equal but for case, whatever name_key it gives', async () => {
+      const target = await createTestDatabase(store)
+      databases.push(target)
+      const file = resealed(`categories-${store}.jsonl`, (records) => {
+        const at = records.findIndex((line) => line.startsWith('{"table":"category_id_counter"'))
+        records.splice(
+          at,
+          0,
+          '{"table":"categories","row":{"id":900,"name":"Ferrets","name_key":"ferrets","version":1}}',
+          '{"table":"categories","row":{"id":901,"name":"FERRETS","name_key":"not-its-key","version":1}}',
+        )
+        return records
+      })
+      const refusal = await refusedImport(target, file)
+      assert.ok(refusal.startsWith(BREAKS_A_RULE), refusal)
+      assert.match(
+        refusal.slice(BREAKS_A_RULE.length),
+        store === 'sqlite'
+          ? /^UNIQUE constraint failed: categories\.name_key\n$/
+          : /^duplicate key value violates unique constraint "[a-z_]+"\n$/,
+      )
+      if (store === 'postgres') assert.deepEqual(await tablesIn(target), [])
+    })
+
+    it('a re-sealed file with an order of a pet it does not hold', async () => {
+      const target = await createTestDatabase(store)
+      databases.push(target)
+      const file = resealed(`orphan-${store}.jsonl`, (records) =>
+        records.map((line) =>
+          line.startsWith('{"table":"orders","row"') ? line.replace(/"pet_id":\d+/, '"pet_id":999') : line,
+        ),
+      )
+      const refusal = await refusedImport(target, file)
+      assert.ok(refusal.startsWith(BREAKS_A_RULE), refusal)
+      assert.match(
+        refusal.slice(BREAKS_A_RULE.length),
+        store === 'sqlite'
+          ? /^FOREIGN KEY constraint failed\n$/
+          : /^insert or update on table "orders" violates foreign key constraint "[a-z_]+"\n$/,
+      )
     })
 
     it('a database that already holds a shop, and changes nothing', async () => {
