@@ -1,8 +1,7 @@
 // What makes two requests "the same request" for an Idempotency-Key: the operation (method and route), the
 // resource it acts on (path parameters), the body and the conditions (If-Match, If-None-Match), compared after
-// validation, so
-// that the spelling of the JSON (key order, white space, a default written out or left to the schema) does not
-// matter.
+// validation, so that the spelling of the JSON (key order, white space, a default written out or left to the
+// schema) does not matter.
 import { createHash } from 'node:crypto'
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
