@@ -96,7 +96,7 @@ const variables = {
   ),
   REDIS_URL: variable(
     'redisUrl',
-    url(/^rediss?:\/\/./, 'a redis:// or rediss:// URL'),
+    url(/^rediss?:\/\/./, 'a well-formed redis:// or rediss:// URL'),
     'serve',
     'redis:// or rediss:// URL: rate-limit counters shared by every instance',
   ),

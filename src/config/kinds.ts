@@ -138,7 +138,8 @@ export function url(scheme: RegExp, accepts: string): Kind<string | undefined> {
     accepts,
     unset: () => undefined,
     parse(value, name) {
-      if (!scheme.test(value)) throw new ConfigError(name, accepts, withoutPassword(value))
+      // Read by the client only when it connects: a URL it could not read would stop `serve` without naming it.
+      if (!scheme.test(value) || !wellFormedUrl(value)) throw new ConfigError(name, accepts, withoutPassword(value))
       return value
     },
   }

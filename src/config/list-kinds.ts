@@ -10,16 +10,26 @@ export type TrustProxy = false | number | string[]
 // 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 and fc00::/7).
 const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal']
 
+// The widest range a proxy is trusted in: 10.0.0.0/8 and fc00::/7 are the widest private ones. A wider range is
+// most of the internet: its clients could name any address they like (0.0.0.0/1 and 128.0.0.0/1 together are
+// every peer, which is not offered; see below).
+const WIDEST_PREFIX = { 4: 8, 6: 7 } as const
+// An IPv4-mapped IPv6 range (::ffff:0.0.0.0/96) holds IPv4 addresses: its prefix counts from bit 96.
+const MAPPED_IPV4 = /^::ffff:\d+\.\d+\.\d+\.\d+$/i
+
 function isProxyAddress(entry: string): boolean {
   if (NAMED_RANGES.includes(entry)) return true
   const [address = '', prefix, ...rest] = entry.split('/')
   const family = isIP(address)
   if (family === 0 || rest.length > 0) return false
-  return prefix === undefined || (/^(0|[1-9][0-9]{0,2})$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+  if (prefix === undefined) return true
+  if (!/^(0|[1-9][0-9]{0,2})$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return false
+  if (family === 6 && MAPPED_IPV4.test(address)) return Number(prefix) - 96 >= WIDEST_PREFIX[4]
+  return Number(prefix) >= WIDEST_PREFIX[family === 4 ? 4 : 6]
 }
 
 const PROXIES =
-  'false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges ' +
+  'false, a hop count from 1 to 9, or comma-separated proxy addresses and CIDR ranges no wider than /8 (IPv6: /7) ' +
   '(e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)'
 
 // Trusting every peer (Fastify's `true`) is not offered: any client could then name its own address and

@@ -814,7 +814,10 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
         'PUBLIC_BASE_URL="https://petstore.example.com/v1" is not valid: an http(s) origin such as ' +
         'https://petstore.example.com (no path, query or credentials)',
     },
-    { env: { REDIS_URL: 'http://cache' }, line: 'REDIS_URL="http://cache" is not valid: a redis:// or rediss:// URL' },
+    {
+      env: { REDIS_URL: 'http://cache' },
+      line: 'REDIS_URL="http://cache" is not valid: a well-formed redis:// or rediss:// URL',
+    },
   ]
 
   for (const { env, line, secrets = [], alsoServe } of cases) {

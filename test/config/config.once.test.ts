@@ -260,9 +260,21 @@ RATE_LIMIT_NAMESPACE', () => {
     assert.equal(loadConfig({ TRUST_PROXY: '9' }).trustProxy, 9)
     assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1'])
     assert.deepEqual(
-      loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,loopback,uniquelocal,linklocal,0.0.0.0/0' })
-        .trustProxy,
-      ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', 'loopback', 'uniquelocal', 'linklocal', '0.0.0.0/0'],
+      loadConfig({
+        TRUST_PROXY:
+          '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8,fc00::/7,loopback,uniquelocal,linklocal,::ffff:10.0.0.0/104',
+      }).trustProxy,
+      [
+        '10.0.0.0/8',
+        '192.168.1.7',
+        '::1',
+        'fd00::/8',
+        'fc00::/7',
+        'loopback',
+        'uniquelocal',
+        'linklocal',
+        '::ffff:10.0.0.0/104',
+      ],
     )
   })
 
@@ -311,6 +323,9 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['LOG_LEVEL', 'loud'],
     ['LOG_LEVEL', 'INFO'],
     ['REDIS_URL', 'http://cache.internal:6379'],
+    ['REDIS_URL', 'redis://127.0.0.1:notaport'],
+    ['REDIS_URL', 'redis://127.0.0.1:99999'],
+    ['REDIS_URL', 'redis://[::1'],
     ['DATABASE_POOL_SIZE', '0'],
     ['DATABASE_POOL_SIZE', '10.5'],
     ['DATABASE_POOL_SIZE', '1001'],
@@ -338,6 +353,13 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['TRUST_PROXY', '10.0.0.0/8/8'],
     ['TRUST_PROXY', '127.0.0.1,'],
     ['TRUST_PROXY', '10.0.0.0/08'],
+    // Wider than any private range: together, two /1 ranges trust every peer.
+    ['TRUST_PROXY', '0.0.0.0/0'],
+    ['TRUST_PROXY', '::/0'],
+    ['TRUST_PROXY', '0.0.0.0/1,128.0.0.0/1'],
+    ['TRUST_PROXY', '10.0.0.0/7'],
+    ['TRUST_PROXY', '::/6'],
+    ['TRUST_PROXY', '::ffff:0.0.0.0/96'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '0'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '8761'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '1.5'],
@@ -398,7 +420,8 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     assert.equal(
       configError({ TRUST_PROXY: 'true' }).message,
       'TRUST_PROXY="true" is not valid: false, a hop count from 1 to 9, or comma-separated proxy addresses and ' +
-        'CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal name the private ranges)',
+        'CIDR ranges no wider than /8 (IPv6: /7) (e.g. 127.0.0.1,10.0.0.0/8; loopback, linklocal and uniquelocal ' +
+        'name the private ranges)',
     )
     assert.equal(
       configError({ RATE_LIMIT_PER_KEY: '0' }).message,
@@ -453,6 +476,21 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       ),
     )
     assert.ok(!configError({ REDIS_URL: 'http://:hunter2hunter2@cache.internal' }).message.includes('hunter2'))
+    // A typo in the scheme or a stray character before it must not show the password either.
+    for (const [variable, value, shown] of [
+      ['DATABASE_URL', 'postgres//u:hunter2hunter2@h/db', 'postgres//u:***@h/db'],
+      ['DATABASE_URL', ' postgres://u:hunter2hunter2@h/db', ' postgres://u:***@h/db'],
+      ['DATABASE_URL', 'postgres:/u:hunter2hunter2@h/db', 'postgres:/u:***@h/db'],
+      ['DATABASE_URL', 'postgres:u:hunter2hunter2@h/db', 'postgres:***@h/db'],
+      ['DATABASE_URL', 'u:hunter2hunter2@h/db', 'u:***@h/db'],
+      ['DATABASE_URL', 'mysql://admin:hun/ter2hunter2@db.internal', 'mysql://admin:***@db.internal'],
+      ['REDIS_URL', 'redis//u:hunter2hunter2@h', 'redis//u:***@h'],
+      ['REDIS_URL', 'redis://u:hunter2hunter2@exa mple.com', 'redis://u:***@exa mple.com'],
+    ] as const)
+      assert.ok(
+        configError({ [variable]: value }).message.startsWith(`${variable}=${JSON.stringify(shown)} is not valid: `),
+        `${variable}=${value}`,
+      )
     assert.ok(
       !configError({ PUBLIC_BASE_URL: 'https://user:hunter2hunter2@petstore.example.com' }).message.includes('hunter2'),
     )
