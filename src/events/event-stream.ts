@@ -13,9 +13,9 @@ export interface EventStreamOptions {
   heartbeatMs: number
   /**
    * Whether the stream's key still holds (not revoked, not expired): asked before a heartbeat, before events
-   * when it was last asked `keyRecheckMs` ago or more, and every `keyRecheckMs` while the stream is quiet. False
-   * ends the stream. A check that fails (the database
-   * unreachable) decides nothing: the stream goes on, as it does through an outage, and asks again next time.
+   * when it was last asked `keyRecheckMs` ago or more, and `keyRecheckMs` after the last check while the stream is
+   * quiet. False ends the stream. A check that fails (the database unreachable) decides nothing: the stream goes
+   * on, as it does through an outage, and asks again next time.
    */
   stillAuthorized: () => Promise<boolean>
   keyRecheckMs: number
@@ -61,35 +61,46 @@ export function eventStreamBody(
     if (!body.push(text)) await new Promise<void>((resolve) => (drained = resolve))
   }
 
+  // When the last check started (the time a check takes does not push the next one back).
   let checkedAt = performance.now()
+  // A quiet stream asks too, keyRecheckMs after the last check (when that is shorter than the heartbeat): a key
+  // revoked while nothing happens ends its stream within that time, not at the next heartbeat only. One timer,
+  // set again after every check, whichever asked: a timer of a fixed period would find a check made a moment
+  // later than its own tick too recent, skip, and ask every other period.
+  const watching = keyRecheckMs > 0 && keyRecheckMs < heartbeatMs
+  let revoked = false
+  let watch: NodeJS.Timeout | undefined
+  const watchLater = () => {
+    clearTimeout(watch)
+    if (!watching || revoked || subscription.ended) return
+    watch = setTimeout(
+      () => {
+        keyHolds(true).then((holds) => {
+          if (holds || subscription.ended) return
+          revoked = true
+          subscription.close()
+        }, onError)
+      },
+      Math.max(0, checkedAt + keyRecheckMs - performance.now()),
+    )
+  }
+
   /** False once the key no longer holds; true when it holds, was checked lately, or could not be checked. */
   const keyHolds = async (heartbeat: boolean): Promise<boolean> => {
     if (!heartbeat && performance.now() - checkedAt < keyRecheckMs) return true
+    const started = performance.now()
     try {
-      const holds = await stillAuthorized()
-      checkedAt = performance.now()
-      return holds
+      return await stillAuthorized()
     } catch (error) {
       onCheckFailed(error)
       return true
+    } finally {
+      // A check that failed is asked again an interval later too, not at once.
+      checkedAt = started
+      watchLater()
     }
   }
-
-  // A quiet stream asks too, every keyRecheckMs (when that is shorter than the heartbeat): a key revoked while
-  // nothing happens ends its stream within that time, not at the next heartbeat only.
-  let revoked = false
-  const watch =
-    keyRecheckMs > 0 && keyRecheckMs < heartbeatMs
-      ? setInterval(() => {
-          if (performance.now() - checkedAt < keyRecheckMs || revoked) return
-          checkedAt = performance.now()
-          keyHolds(true).then((holds) => {
-            if (holds || subscription.ended) return
-            revoked = true
-            subscription.close()
-          }, onError)
-        }, keyRecheckMs)
-      : undefined
+  watchLater()
 
   const pump = async () => {
     // A first line at once, so that the client sees the stream open before the first event.
@@ -113,8 +124,8 @@ export function eventStreamBody(
   pump()
     .catch(onError)
     .finally(() => {
-      clearInterval(watch)
       subscription.close()
+      clearTimeout(watch)
       if (!body.destroyed) body.push(null)
     })
   return body

@@ -113,4 +113,44 @@ describe('an event stream asking whether its key still holds', () => {
     assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
     assert.equal(asked, 2)
   })
+
+  it('asks keyRecheckMs after the start of the last check while quiet, however long a check takes', async () => {
+    let ended = false
+    let wake: (() => void) | undefined
+    const quiet: EventSubscription = {
+      initial: [],
+      get ended() {
+        return ended
+      },
+      next: (until) =>
+        new Promise<FeedEvent[]>((resolve) => {
+          wake = () => resolve([])
+          void until.then(() => resolve([]))
+        }),
+      close() {
+        ended = true
+        wake?.()
+      },
+    }
+    // Each check takes 30 ms, as a query would; the sixth says no.
+    const started: number[] = []
+    const body = eventStreamBody(quiet, {
+      after: 0,
+      heartbeatMs: 60_000,
+      keyRecheckMs: 100,
+      stillAuthorized: async () => {
+        started.push(performance.now())
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        return started.length < 6
+      },
+      onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
+      onCheckFailed: (error) => assert.fail(`a check failed: ${String(error)}`),
+    })
+    assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
+    const gaps = started.slice(1).map((at, index) => at - (started[index] ?? 0))
+    assert.equal(gaps.length, 5)
+    // About 100 ms each (timers are late, never early); asking every other interval would make them 200 ms.
+    const median = gaps.toSorted((a, b) => a - b)[2] ?? 0
+    assert.ok(median >= 99 && median < 150, `gaps between checks: ${gaps.map(Math.round).join(', ')} ms`)
+  })
 })
