@@ -3,7 +3,7 @@ import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
-import type { Tuning } from './config/tuning.js'
+import { DEFAULT_TUNING, type Tuning } from './config/tuning.js'
 import { openStore } from './db/store.js'
 import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
@@ -11,9 +11,6 @@ import { issueInitialKeyIfNone } from './keys/issue-key.js'
 import { createLogDestination } from './log-destination.js'
 import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
 import { explainListenError } from './startup-errors.js'
-
-/** In-flight requests get this long to finish after SIGTERM/SIGINT before the process exits anyway. */
-export const SHUTDOWN_GRACE_MS = 10_000
 
 /** `tuning`: changes to the fixed tuning, given in code by tests that start a server process of their own. */
 export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<void> {
@@ -86,11 +83,20 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
   // Installed only after a successful start: close-with-grace also acts on 'beforeExit' and then exits with
   // code 0, which would turn a failed start into a "successful" exit.
   const running = app
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
-    if (err) running.log.error({ err }, 'shutting down after an unexpected error')
-    else running.log.info({ signal }, 'shutting down')
-    await running.close()
-  })
+  closeWithGrace(
+    {
+      delay: tuning?.shutdownGraceMs ?? DEFAULT_TUNING.shutdownGraceMs,
+      // Its own lines (a second signal, the grace period over) in the service's log, as JSON like every other.
+      logger: running.log,
+      onTimeout: (graceMs) =>
+        running.log.error({ graceMs }, 'requests still running when the grace period ended were cut off; exit code 1'),
+    },
+    async ({ signal, err }) => {
+      if (err) running.log.error({ err }, 'shutting down after an unexpected error')
+      else running.log.info({ signal }, 'shutting down')
+      await running.close()
+    },
+  )
   // Removed only once the shutdown handler listens: removing a signal's last listener stops Node watching for it,
   // and a signal already received but not yet dispatched (it came in the same turn as the key's query answer)
   // was lost, leaving a service that ignored its SIGTERM.

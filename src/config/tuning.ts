@@ -48,6 +48,11 @@ export interface Tuning {
   webhookBusyIntervalMs: number
   /** On shutdown, attempts in progress get this long; the rest are left to be retried at once by any instance. */
   webhookShutdownWaitMs: number
+  /**
+   * On SIGTERM or SIGINT, requests in progress get this long to finish; then they are cut off and the process
+   * exits with code 1. Within what orchestrators wait before they kill (Kubernetes: 30 s).
+   */
+  shutdownGraceMs: number
 }
 
 /** A receiver may take this long to answer; the lease is derived from it. */
@@ -73,6 +78,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   webhookBusyIntervalMs: 50,
   // Half of the 10 s that the whole shutdown may take.
   webhookShutdownWaitMs: 5000,
+  shutdownGraceMs: 10_000,
 }
 
 /**

@@ -8,13 +8,13 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SHUTDOWN_GRACE_MS } from '../../src/server.js'
+import { DEFAULT_TUNING } from '../../src/config/tuning.js'
 import { CLI } from '../helpers/cli-path.js'
 import { waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
 // Beyond the grace period, for a slow shared machine: the process either exits on its own or never does.
-const EXIT_WAIT_MS = SHUTDOWN_GRACE_MS + 20_000
+const EXIT_WAIT_MS = DEFAULT_TUNING.shutdownGraceMs + 20_000
 // More log than any pipe or socket buffer holds: 400 lines of about 8 KB each.
 const FILLING_REQUESTS = 400
 const LONG_QUERY = `pad=${'a'.repeat(8000)}`

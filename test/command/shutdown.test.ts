@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { assertRawError } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'
-import { waitUntilServing } from '../helpers/process.js'
+import { spawnServer, waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, startTestServer, TEST_API_KEY } from '../helpers/server.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -197,6 +197,45 @@ describe('graceful shutdown of the process', () => {
       assert.equal(shutdown[0]?.level, 30)
     } finally {
       if (running) child.kill('SIGKILL')
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+
+  it('exits 1 once the grace period is over with a request still running, and says so in a JSON log line', async () => {
+    const directory = makeTempDir()
+    const server = await spawnServer(
+      { DATABASE_URL: `file:${join(directory, 'p.db')}`, PETSTORE_API_KEYS: TEST_API_KEY, LOG_LEVEL: 'info' },
+      { shutdownGraceMs: 300 },
+    )
+    try {
+      // A create whose body never arrives in full: it runs until the grace period cuts it off.
+      const upload = connect(Number(new URL(server.baseUrl).port), '127.0.0.1')
+      await once(upload, 'connect')
+      upload.on('error', () => {})
+      upload.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 30\r\n\r\n{',
+      )
+      await sleep(100)
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 1, server.output())
+      upload.destroy()
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+      const notJson = lines.filter((line) => !line.startsWith('{'))
+      assert.deepEqual(notJson, [], 'every line the process wrote is JSON')
+      const cutOff = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => entry.level === 50)
+      assert.deepEqual(
+        cutOff.map(({ msg, graceMs }) => ({ msg, graceMs })),
+        [{ msg: 'requests still running when the grace period ended were cut off; exit code 1', graceMs: 300 }],
+      )
+    } finally {
+      server.child.kill('SIGKILL')
+      await server.exited
       rmSync(directory, { recursive: true, force: true })
     }
   })

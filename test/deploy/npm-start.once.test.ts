@@ -9,14 +9,14 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { SHUTDOWN_GRACE_MS } from '../../src/server.js'
+import { DEFAULT_TUNING } from '../../src/config/tuning.js'
 import { freePort } from '../helpers/process.js'
 import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // Bounds for a slow shared machine, not measurements: a healthy run takes a fraction of them.
 const START_WAIT_MS = 60_000
-const EXIT_WAIT_MS = SHUTDOWN_GRACE_MS + 20_000
+const EXIT_WAIT_MS = DEFAULT_TUNING.shutdownGraceMs + 20_000
 
 const directory = makeTempDir()
 const leftovers = new Set<number>()
