@@ -2,6 +2,7 @@
 // environment), and the checks of each command's arguments. Every mistake is a UsageError: exit 2 with the usage.
 import { parseArgs } from 'node:util'
 import { COMMANDS, type Command } from './cli-usage.js'
+import { VISIBLE_NAME_PATTERN } from './http/openapi/schema-primitives.js'
 import { KeyOptionError, parseExpiry, parseScopeList } from './keys/key-options.js'
 
 /** A mistake in the command line: exit 2, with the usage of `command` (or the list of commands) on stderr. */
@@ -137,14 +138,16 @@ export interface NewKey {
   expiresAt: string | undefined
 }
 
+const VISIBLE_NAME = new RegExp(VISIBLE_NAME_PATTERN, 'u')
+const NAME_NEEDED =
+  'keys create needs --name NAME (1 to 100 characters, no control or bidirectional override characters)'
+
 export function newKeyOptions(values: Record<string, string | boolean | undefined>): NewKey {
   const text = (option: string) => (typeof values[option] === 'string' ? values[option] : undefined)
   const name = text('name')?.trim()
-  // Control characters would break the tab-separated `keys list` and could drive the operator's terminal.
-  // eslint-disable-next-line no-control-regex
-  if (!name || name.length > 100 || /[\x00-\x1F\x7F]/.test(name)) {
-    throw new UsageError('keys create needs --name NAME (1 to 100 characters, no control characters)', 'keys create')
-  }
+  // Control characters would break the tab-separated `keys list` and could drive the operator's terminal, and a
+  // bidirectional override would show the name (and the columns after it) reversed: the rule of an animal's name.
+  if (!name || name.length > 100 || !VISIBLE_NAME.test(name)) throw new UsageError(NAME_NEEDED, 'keys create')
   const scopes = keyOption(() => parseScopeList(text('scopes')))
   const expiresAt = keyOption(() =>
     parseExpiry({ expiresIn: text('expires-in'), expiresAt: text('expires-at') }, Date.now()),

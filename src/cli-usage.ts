@@ -48,7 +48,10 @@ const HELP: Record<Command, CommandHelp> = {
       'Create an API key and print it, once, on stdout; only its SHA-256 is stored. Every scope and no expiry ' +
       `unless the options say otherwise. ${DATABASE_LINE} ${NO_NEW_DATABASE}`,
     options: [
-      ['--name NAME', 'a name for the key: 1 to 100 characters, no control characters (required)'],
+      [
+        '--name NAME',
+        'a name for the key: 1 to 100 characters, no control or bidirectional override characters (required)',
+      ],
       ['--scopes LIST', `comma-separated, from ${SCOPES.join(', ')}`],
       ['--expires-in DURATION', 'whole minutes, hours or days from now: 90m, 12h, 30d'],
       ['--expires-at DATE-TIME', 'an RFC 3339 date-time in the future: 2027-01-01T00:00:00Z'],

@@ -518,7 +518,8 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
   const directory = realpathSync(makeTempDir())
   after(() => rmSync(directory, { recursive: true, force: true }))
 
-  const NAME_NEEDED = 'keys create needs --name NAME (1 to 100 characters, no control characters)'
+  const NAME_NEEDED =
+    'keys create needs --name NAME (1 to 100 characters, no control or bidirectional override characters)'
   // For arguments node:util parseArgs refuses, its own wording follows the prefix; it varies across Node versions.
   const cases: { args: string[]; message: string | RegExp; usage: string }[] = [
     { args: ['keys', 'create'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
@@ -527,6 +528,7 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
     { args: ['keys', 'create', '--name', 'x'.repeat(101)], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
     { args: ['keys', 'create', '--name', 'tab\there'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
     { args: ['keys', 'create', '--name', 'escape\u001b[31m'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
+    { args: ['keys', 'create', '--name', 'gnp.\u202eexe'], message: NAME_NEEDED, usage: KEYS_CREATE_USAGE },
     {
       args: ['keys', 'create', '--name'],
       message: /^keys create: .*'--name <value>'.* missing/,
@@ -661,7 +663,8 @@ options say otherwise. The first line on stderr names the database used. It neve
 one with petstore migrate (or npm start) first.
 
 Options:
-  --name NAME             a name for the key: 1 to 100 characters, no control characters (required)
+  --name NAME             a name for the key: 1 to 100 characters, no control or bidirectional override \
+characters (required)
   --scopes LIST           comma-separated, from pets:read, pets:write, orders:read, orders:write, events:read, \
 webhooks:manage
   --expires-in DURATION   whole minutes, hours or days from now: 90m, 12h, 30d
