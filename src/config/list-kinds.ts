@@ -1,5 +1,5 @@
 // Kinds that hold a list: the proxies trusted to name the client, the delays between webhook retries.
-import { isIP } from 'node:net'
+import { BlockList, isIP } from 'node:net'
 import { ConfigError } from './config-error.js'
 import type { Kind } from './kinds.js'
 
@@ -14,8 +14,11 @@ const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal']
 // most of the internet: its clients could name any address they like (0.0.0.0/1 and 128.0.0.0/1 together are
 // every peer, which is not offered; see below).
 const WIDEST_PREFIX = { 4: 8, 6: 7 } as const
-// An IPv4-mapped IPv6 range (::ffff:0.0.0.0/96) holds IPv4 addresses: its prefix counts from bit 96.
-const MAPPED_IPV4 = /^::ffff:\d+\.\d+\.\d+\.\d+$/i
+// IPv6 addresses whose first 80 bits are zero hold IPv4 addresses (::ffff:a.b.c.d, and ::a.b.c.d, which the proxy
+// check reads as the same), in any spelling: a range there counts from bit 96, so it needs at least 96 + 8 bits.
+const IPV4_IN_IPV6 = new BlockList()
+IPV4_IN_IPV6.addSubnet('::', 80, 'ipv6')
+const WIDEST_IPV4_IN_IPV6_PREFIX = 96 + WIDEST_PREFIX[4]
 
 function isProxyAddress(entry: string): boolean {
   if (NAMED_RANGES.includes(entry)) return true
@@ -24,8 +27,9 @@ function isProxyAddress(entry: string): boolean {
   if (family === 0 || rest.length > 0) return false
   if (prefix === undefined) return true
   if (!/^(0|[1-9][0-9]{0,2})$/.test(prefix) || Number(prefix) > (family === 4 ? 32 : 128)) return false
-  if (family === 6 && MAPPED_IPV4.test(address)) return Number(prefix) - 96 >= WIDEST_PREFIX[4]
-  return Number(prefix) >= WIDEST_PREFIX[family === 4 ? 4 : 6]
+  if (family === 4) return Number(prefix) >= WIDEST_PREFIX[4]
+  if (IPV4_IN_IPV6.check(address, 'ipv6')) return Number(prefix) >= WIDEST_IPV4_IN_IPV6_PREFIX
+  return Number(prefix) >= WIDEST_PREFIX[6]
 }
 
 const PROXIES =

@@ -360,6 +360,13 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['TRUST_PROXY', '10.0.0.0/7'],
     ['TRUST_PROXY', '::/6'],
     ['TRUST_PROXY', '::ffff:0.0.0.0/96'],
+    // The same range in the other spellings the proxy check reads as it.
+    ['TRUST_PROXY', '::ffff:0:0/96'],
+    ['TRUST_PROXY', '::FFFF:0000:0000/96'],
+    ['TRUST_PROXY', '0:0:0:0:0:ffff:0.0.0.0/96'],
+    ['TRUST_PROXY', '0::ffff:0.0.0.0/96'],
+    ['TRUST_PROXY', '::0.0.0.0/96'],
+    ['TRUST_PROXY', '::/7'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '0'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '8761'],
     ['IDEMPOTENCY_KEY_TTL_HOURS', '1.5'],
@@ -486,6 +493,20 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       ['DATABASE_URL', 'mysql://admin:hun/ter2hunter2@db.internal', 'mysql://admin:***@db.internal'],
       ['REDIS_URL', 'redis//u:hunter2hunter2@h', 'redis//u:***@h'],
       ['REDIS_URL', 'redis://u:hunter2hunter2@exa mple.com', 'redis://u:***@exa mple.com'],
+      // A password that is not percent-encoded: the URL is refused for it (a port of q7), and must not show it.
+      [
+        'DATABASE_URL',
+        'postgres://app:hu//nter2+9kLm@db.internal:5432/petstore',
+        'postgres://app:***@db.internal:5432/petstore',
+      ],
+      ['REDIS_URL', 'redis://:hu//nter2+9kLm@cache:6379', 'redis://:***@cache:6379'],
+      ['DATABASE_URL', 'postgres//u:hunter2@hunter2/zz@h/db', 'postgres//u:***@h/db'],
+      ['DATABASE_URL', 'u:hun/ter2@h', 'u:***@h'],
+      [
+        'DATABASE_URL',
+        'postgres://h:99999/db?user=u&password=hunter2&x=1',
+        'postgres://h:99999/db?user=u&password=***&x=1',
+      ],
     ] as const)
       assert.ok(
         configError({ [variable]: value }).message.startsWith(`${variable}=${JSON.stringify(shown)} is not valid: `),
