@@ -85,20 +85,32 @@ export function eventStreamBody(
     )
   }
 
+  /** The check in progress: every caller shares it, so one stream never asks twice at once. */
+  let checking: Promise<boolean> | undefined
   /** False once the key no longer holds; true when it holds, was checked lately, or could not be checked. */
-  const keyHolds = async (heartbeat: boolean): Promise<boolean> => {
-    if (!heartbeat && performance.now() - checkedAt < keyRecheckMs) return true
+  const keyHolds = (heartbeat: boolean): Promise<boolean> => {
+    if (checking) return checking
+    if (!heartbeat && performance.now() - checkedAt < keyRecheckMs) return Promise.resolve(true)
     const started = performance.now()
-    try {
-      return await stillAuthorized()
-    } catch (error) {
-      onCheckFailed(error)
-      return true
-    } finally {
-      // A check that failed is asked again an interval later too, not at once.
-      checkedAt = started
-      watchLater()
-    }
+    checkedAt = started
+    checking = (async () => {
+      let failed = false
+      try {
+        return await stillAuthorized()
+      } catch (error) {
+        onCheckFailed(error)
+        failed = true
+        return true
+      } finally {
+        checking = undefined
+        // The next check an interval after this one started; but after one that failed or outlasted the interval
+        // (the database slow or away), an interval after it ended: never one check straight after another.
+        const ended = performance.now()
+        if (failed || ended - started >= keyRecheckMs) checkedAt = ended
+        watchLater()
+      }
+    })()
+    return checking
   }
   watchLater()
 

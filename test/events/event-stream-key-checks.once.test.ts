@@ -31,6 +31,27 @@ function scripted(batches: FeedEvent[][]): EventSubscription {
   }
 }
 
+/** A subscription with nothing to say: each `next` waits until its heartbeat interval ends or it is closed. */
+function quietSubscription(): EventSubscription {
+  let ended = false
+  let wake: (() => void) | undefined
+  return {
+    initial: [],
+    get ended() {
+      return ended
+    },
+    next: (until) =>
+      new Promise<FeedEvent[]>((resolve) => {
+        wake = () => resolve([])
+        void until.then(() => resolve([]))
+      }),
+    close() {
+      ended = true
+      wake?.()
+    },
+  }
+}
+
 async function text(body: Readable): Promise<string> {
   let all = ''
   for await (const chunk of body) all += String(chunk)
@@ -79,24 +100,7 @@ describe('an event stream asking whether its key still holds', () => {
   })
 
   it('asks every keyRecheckMs while nothing happens, and ends on the first no before any heartbeat', async () => {
-    // A subscription with nothing to say: each `next` waits until its heartbeat interval ends or it is closed.
-    let wake: (() => void) | undefined
-    let ended = false
-    const quiet: EventSubscription = {
-      initial: [],
-      get ended() {
-        return ended
-      },
-      next: (until) =>
-        new Promise<FeedEvent[]>((resolve) => {
-          wake = () => resolve([])
-          void until.then(() => resolve([]))
-        }),
-      close() {
-        ended = true
-        wake?.()
-      },
-    }
+    const quiet = quietSubscription()
     const answers = [true, false]
     let asked = 0
     const body = eventStreamBody(quiet, {
@@ -115,23 +119,7 @@ describe('an event stream asking whether its key still holds', () => {
   })
 
   it('asks keyRecheckMs after the start of the last check while quiet, however long a check takes', async () => {
-    let ended = false
-    let wake: (() => void) | undefined
-    const quiet: EventSubscription = {
-      initial: [],
-      get ended() {
-        return ended
-      },
-      next: (until) =>
-        new Promise<FeedEvent[]>((resolve) => {
-          wake = () => resolve([])
-          void until.then(() => resolve([]))
-        }),
-      close() {
-        ended = true
-        wake?.()
-      },
-    }
+    const quiet = quietSubscription()
     // Each check takes 30 ms, as a query would; the sixth says no.
     const started: number[] = []
     const body = eventStreamBody(quiet, {
@@ -151,6 +139,35 @@ describe('an event stream asking whether its key still holds', () => {
     assert.equal(gaps.length, 5)
     // About 100 ms each (timers are late, never early); asking every other interval would make them 200 ms.
     const median = gaps.toSorted((a, b) => a - b)[2] ?? 0
-    assert.ok(median >= 99 && median < 150, `gaps between checks: ${gaps.map(Math.round).join(', ')} ms`)
+    assert.ok(median >= 99 && median < 180, `gaps between checks: ${gaps.map(Math.round).join(', ')} ms`)
+  })
+
+  it('asks again an interval after a check that failed ended, one check at a time', async () => {
+    // Each check takes 150 ms, longer than the interval, and fails (the database away); the fifth says no.
+    const started: number[] = []
+    let running = 0
+    let most = 0
+    const failures: unknown[] = []
+    const body = eventStreamBody(quietSubscription(), {
+      after: 0,
+      heartbeatMs: 60_000,
+      keyRecheckMs: 100,
+      stillAuthorized: async () => {
+        started.push(performance.now())
+        most = Math.max(most, ++running)
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        running--
+        if (started.length === 5) return false
+        throw new Error('database unreachable')
+      },
+      onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
+      onCheckFailed: (error) => failures.push(error),
+    })
+    assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
+    assert.equal(failures.length, 4)
+    assert.equal(most, 1)
+    // 150 ms of check, then the 100 ms interval (timers are late, never early); straight after would be 150.
+    const gaps = started.slice(1).map((at, index) => at - (started[index] ?? 0))
+    assert.ok(Math.min(...gaps) >= 249, `gaps between checks: ${gaps.map(Math.round).join(', ')} ms`)
   })
 })
