@@ -28,9 +28,9 @@ export interface RequestIdentity {
 }
 
 /**
- * SHA-256 (hex) of the request's identity. A request without conditions has the fingerprint it had before
- * conditions existed, and one with If-Match only the fingerprint it had before If-None-Match was counted: keys
- * stored by an earlier version still match their retries.
+ * SHA-256 (hex) of the request's identity. A request without If-None-Match has the fingerprint earlier versions
+ * gave it, so their stored keys still match its retries. One with If-None-Match (a conditional category put) does
+ * not: its retry across an upgrade, or between instances of two versions, is answered 422 and needs a new key.
  */
 export function requestFingerprint({ method, route, params, body, ifMatch, ifNoneMatch }: RequestIdentity): string {
   const identity = [

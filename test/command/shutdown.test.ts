@@ -208,15 +208,24 @@ describe('graceful shutdown of the process', () => {
       { shutdownGraceMs: 300 },
     )
     try {
-      // A create whose body never arrives in full: it runs until the grace period cuts it off.
+      // A create whose body never arrives in full: it runs until the grace period cuts it off. It waits for 100
+      // Continue first, which proves the request is in its route (not a connection the shutdown closes at once).
       const upload = connect(Number(new URL(server.baseUrl).port), '127.0.0.1')
       await once(upload, 'connect')
       upload.on('error', () => {})
+      const continued = new Promise<void>((resolve) => {
+        let received = ''
+        upload.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1')
+          if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) resolve()
+        })
+      })
       upload.write(
         `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
-          'Content-Type: application/json\r\nContent-Length: 30\r\n\r\n{',
+          'Content-Type: application/json\r\nContent-Length: 30\r\nExpect: 100-continue\r\n\r\n',
       )
-      await sleep(100)
+      await continued
+      upload.write('{')
       server.child.kill('SIGTERM')
       assert.equal(await server.exited, 1, server.output())
       upload.destroy()

@@ -579,7 +579,7 @@ export interface components {
              *     - `gone` (410): What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).
              *     - `payload_too_large` (413): The request body is larger than 16 KiB.
              *     - `unsupported_media_type` (415): The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.
-             *     - `idempotency_key_reused` (422): The Idempotency-Key was already used by this API key for a different request (another operation, resource or body); send a new key for a new request.
+             *     - `idempotency_key_reused` (422): The Idempotency-Key was already used by this API key for a different request (another operation, resource, body or condition); send a new key for a new request.
              *     - `request_header_fields_too_large` (431): The request headers are too large.
              *     - `rate_limited` (429): The API key (or, without a valid key, the client address) has used up its request quota for the current window, or the key already holds as many open event streams and long polls as it may; retry after the time given in Retry-After.
              *     - `internal_error` (500): The service failed unexpectedly; the request id identifies the failure in the logs.
@@ -1908,7 +1908,7 @@ export interface components {
          */
         RateLimit: string;
         /**
-         * @description The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1, unless the shared rate-limit store is unreachable (then requests are not counted).
+         * @description The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1 to a request that counts (not OPTIONS, nor one refused before its key is read), unless the shared rate-limit store is unreachable (then requests are not counted).
          * @example "default";q=600;w=60
          */
         RateLimitPolicy: string;

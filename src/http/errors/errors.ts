@@ -57,8 +57,8 @@ export const ERROR_CODES = {
   idempotency_key_reused: {
     status: 422,
     meaning:
-      'The Idempotency-Key was already used by this API key for a different request (another operation, resource ' +
-      'or body); send a new key for a new request.',
+      'The Idempotency-Key was already used by this API key for a different request (another operation, resource, ' +
+      'body or condition); send a new key for a new request.',
   },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers are too large.' },
   rate_limited: {

@@ -45,7 +45,8 @@ Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750
 otherwise), shared by every instance of the service; requests without a valid key are counted against the client's
 address, with a smaller quota; once an address has spent it, its requests without a valid key are refused (429)
 for the rest of the window. A valid key is never refused because of the anonymous traffic of its address. Every \
-response under \`/v1\` states the quota and what is
+response under \`/v1\` to a request that counts (not \`OPTIONS\`, nor one refused before its key is read: no or a \
+repeated \`Host\`, a repeated \`Authorization\` or \`Content-Type\`) states the quota and what is
 left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit:
 "default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with
 \`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
@@ -118,8 +119,8 @@ operations), so clients must ignore what they do not know; schemas of responses 
 \`additionalProperties: false\`. Removing or renaming anything, or narrowing what a request accepts, needs a new major
 version.
 
-**Headers.** Every response under \`/v1\` carries \`X-Request-Id\` and (while the rate-limit store answers) \
-\`RateLimit\`
+**Headers.** Every response under \`/v1\` carries \`X-Request-Id\` and (while the rate-limit store answers, to a \
+request that counts: see Rate limits) \`RateLimit\`
 and \`RateLimit-Policy\`, \`Access-Control-Allow-Origin\` and \`Access-Control-Expose-Headers\` (CORS), \
 \`Cache-Control: no-store\`
 and \`X-Content-Type-Options: nosniff\`; each response lists the headers it may carry (all but the last two). A method \

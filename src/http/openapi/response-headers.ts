@@ -10,8 +10,8 @@ export const EVERY_RESPONSE_HEADERS = {
     Type.String({
       description:
         'The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window ' +
-        'seconds>`. Sent on every response under /v1, unless the shared rate-limit store is unreachable (then ' +
-        'requests are not counted).',
+        'seconds>`. Sent on every response under /v1 to a request that counts (not OPTIONS, nor one refused ' +
+        'before its key is read), unless the shared rate-limit store is unreachable (then requests are not counted).',
       examples: ['"default";q=600;w=60'],
     }),
   ),

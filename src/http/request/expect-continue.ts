@@ -32,8 +32,12 @@ export function continueAfterChecks(app: FastifyInstance): void {
   // After the onRequest hooks, right before Fastify reads the body.
   const sendContinue: preParsingHookHandler = (request, reply: FastifyReply, payload, done) => {
     if (!expecting.delete(request.raw) || reply.raw.headersSent || declaredTooLarge(request)) return done(null, payload)
-    // Refused here, not by the body's parser: that one would wait for a body the client holds back.
-    const refused = refusalOnHeaders(request)
+    // Refused here, not by the body's parser: that one would wait for a body the client holds back. Only a body
+    // declared not empty, on an operation that takes none: an empty one is no body whatever its headers say, and
+    // only the parser can tell (a chunked body's length is not declared).
+    const declaresBody =
+      request.routeOptions.schema?.body !== undefined || Number(request.headers['content-length']) > 0
+    const refused = declaresBody ? refusalOnHeaders(request) : undefined
     if (refused !== undefined) return done(refused)
     reply.raw.writeContinue()
     done(null, payload)

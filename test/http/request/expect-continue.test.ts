@@ -26,6 +26,8 @@ interface Options {
   giveUpWaitingMs?: number
   /** More header lines, each ending in CRLF. */
   headers?: string
+  /** Sent chunked (`body` being the chunks), without Content-Length. */
+  chunked?: boolean
   contentType?: string
 }
 
@@ -47,6 +49,7 @@ function expectingContinue(
     giveUpWaitingMs,
     headers = '',
     contentType = 'application/json',
+    chunked = false,
   }: Options = {},
 ): Promise<Exchange> {
   const { port } = new URL(server.baseUrl)
@@ -79,7 +82,8 @@ function expectingContinue(
     })
     socket.write(
       `${method} ${path} HTTP/${version}\r\nHost: localhost\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}` +
-        `Content-Type: ${contentType}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n${headers}` +
+        `Content-Type: ${contentType}\r\n${chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\n` +
+        `Expect: 100-continue\r\n${headers}` +
         `${close ? 'Connection: close\r\n' : ''}\r\n`,
     )
   })
@@ -148,6 +152,21 @@ describe('Expect: 100-continue', () => {
       assert.equal(exchange.status, 415, exchange.body)
       assert.deepEqual(JSON.parse(exchange.body), { code: 'unsupported_media_type', message, status: 415 })
     }
+  })
+
+  it('an empty chunked body on an operation that takes none: 100, then the answer it gets without Expect', async () => {
+    // Its headers would refuse a body; an empty one is no body, which only reading it tells.
+    const options = { contentType: 'application/json; charset=latin1', chunked: true }
+    const exchange = await expectingContinue(
+      server,
+      '/v1/store/orders/987654/complete',
+      TEST_API_KEY,
+      '0\r\n\r\n',
+      options,
+    )
+    assert.equal(exchange.interim, 'HTTP/1.1 100 Continue')
+    assert.equal(exchange.status, 404, exchange.body)
+    assert.equal(JSON.parse(exchange.body).code, 'not_found')
   })
 
   it('a JSON type the route takes, with charset=utf-8: 100, then its answer', async () => {
