@@ -34,14 +34,25 @@ export interface EventNumberingSettings {
   onError: (error: unknown) => void
 }
 
+/** The most sweeps between two vacuums of an inbox that a held snapshot keeps from emptying. */
+const MAX_LEFTOVER_BACKOFF = 64
+
 export class EventNumbering {
   readonly #settings: EventNumberingSettings
   #running: Promise<void> | undefined
   #again = false
   #failing = false
   #stopped = false
-  /** Events were moved out of the inbox since its last vacuum, or it left pages behind. */
+  /** Events were moved out of the inbox since its last vacuum. */
   #movedSinceVacuum = false
+  /**
+   * The last vacuum left pages behind (a transaction somewhere still sees the rows): later sweeps vacuum again,
+   * each time after twice as many sweeps (at most MAX_LEFTOVER_BACKOFF), unless events move meanwhile. A snapshot
+   * held for an hour (a pg_dump) then costs a few dozen vacuums of the inbox, not one a second.
+   */
+  #leftInInbox = false
+  #leftoverBackoff = 0
+  #sweepsToSkip = 0
   /** A sweep asked for the vacuum, which follows the numbering in progress. */
   #vacuumDue = false
   #timer: NodeJS.Timeout | undefined
@@ -86,6 +97,22 @@ export class EventNumbering {
     await this.#running
   }
 
+  /** A sweep's vacuum: after events moved out of the inbox, or, backing off, while a vacuum left pages behind. */
+  async #sweepVacuum(): Promise<void> {
+    this.#vacuumDue = false
+    if (!this.#movedSinceVacuum && !this.#leftInInbox) return
+    if (!this.#movedSinceVacuum && this.#sweepsToSkip > 0) {
+      this.#sweepsToSkip--
+      return
+    }
+    this.#movedSinceVacuum = false
+    this.#leftInInbox = await vacuumEventInbox(this.#settings.maintenance)
+    this.#leftoverBackoff = this.#leftInInbox
+      ? Math.min(Math.max(1, this.#leftoverBackoff * 2), MAX_LEFTOVER_BACKOFF)
+      : 0
+    this.#sweepsToSkip = this.#leftInInbox ? this.#leftoverBackoff - 1 : 0
+  }
+
   async #run(): Promise<void> {
     do {
       this.#again = false
@@ -98,10 +125,7 @@ export class EventNumbering {
         }
         const more = numbered === BATCH
         if (more) this.#again = true
-        if (this.#vacuumDue && this.#movedSinceVacuum && !more) {
-          this.#vacuumDue = false
-          this.#movedSinceVacuum = await vacuumEventInbox(this.#settings.maintenance)
-        }
+        if (this.#vacuumDue && !more) await this.#sweepVacuum()
       } catch (error) {
         // Reported once per outage; the next commit or sweep tries again.
         if (!this.#failing) this.#settings.onError(error)

@@ -56,7 +56,7 @@ export const NUMBERING_BATCH = 10_000
  * numbering 8.5 ms instead of a fraction of one. SKIP_LOCKED: another instance's vacuum at the same time does it.
  * Outside any transaction, as VACUUM must be. Returns whether the inbox still has pages: rows that a transaction
  * open somewhere in the database may still see are not reclaimed by this vacuum, nor events waiting for their
- * numbers, and the next sweep vacuums again.
+ * numbers, and later sweeps vacuum again (event-numbering.ts).
  */
 export async function vacuumEventInbox(db: Kysely<Database>): Promise<boolean> {
   await sql`vacuum (skip_locked) event_inbox`.execute(db)
