@@ -125,11 +125,12 @@ export function eventStreamBody(
       const holds = await keyHolds(events.length === 0)
       if (subscription.ended || body.destroyed) break
       if (!holds) {
-        await write(KEY_NO_LONGER_VALID)
+        revoked = true
         break
       }
       await write(events.length > 0 ? events.map(serverSentEvent).join('') : HEARTBEAT)
     }
+    // Written here only: the watch and the loop may both learn of it from the one check they shared.
     if (revoked && !body.destroyed) await write(KEY_NO_LONGER_VALID)
   }
 
