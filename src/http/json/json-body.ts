@@ -86,13 +86,14 @@ function codedBody(coding: string): ApiError {
  * or its coding or charset is not one the service reads. Also asked before 100 Continue, so that a client that
  * waits for it before sending the body gets the 415 instead and never uploads it.
  */
-export function refusalOnHeaders(request: FastifyRequest): ApiError | undefined {
+export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): ApiError | undefined {
   const contentType = request.headers['content-type']
   if (contentType === undefined) return undefined
   // An empty body is no body whatever its label, on an operation that takes none (as the parsers below decide).
   if (request.headers['content-length'] === '0' && request.routeOptions.schema?.body === undefined) return undefined
   const accepted = acceptedMediaTypes(request)
-  const mediaType = contentType.split(';', 1)[0]?.trim().toLowerCase() ?? ''
+  // A parser knows the media type it was chosen for; before 100 Continue, it is read from the header.
+  const mediaType = parsedAs ?? contentType.split(';', 1)[0]?.trim().toLowerCase() ?? ''
   if (!accepted.includes(mediaType)) return new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted))
   const coded = contentCoding(request.headers['content-encoding'])
   if (coded !== undefined) return codedBody(coded)
@@ -131,7 +132,7 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
     // no body, an empty one is simply no body (the operation refuses one that is not empty).
     if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
-    const refused = refusalOnHeaders(request)
+    const refused = refusalOnHeaders(request, mediaType)
     if (refused !== undefined) return done(refused, undefined)
     const text = decodeUtf8(body)
     if (text === undefined) return done(notUtf8(body), undefined)
