@@ -7,20 +7,18 @@
 // - `*.alone.test.ts`: it measures the server's time-outs against slow clients: run once, on SQLite, by itself
 //   after the other files, so that no other file competes for the cores.
 // - `postgres-*.test.ts`: about PostgreSQL itself (its outages): the PostgreSQL pass only.
-// - test/command/: it starts the petstore command as a process (serve, signals, migrate, keys, cross-process
-//   reads), so it runs once more against the production bundle that npm start and the Docker image run.
-//   (test/webhooks/webhooks-crash.test.ts starts processes too, but tuned in code, so from the sources only.)
+// In every pass, a test that starts the petstore command as a process starts the production bundle that npm start
+// and the Docker image run (npm test builds it first); one that starts a server tuned in code (shorter leases,
+// faster polls: test/helpers/tuned-serve.ts) starts it from the sources.
 import { readdirSync } from 'node:fs'
 import { basename, join, relative, resolve } from 'node:path'
 
 export const TEST_DIRECTORY = 'test'
 const HELPERS = join(TEST_DIRECTORY, 'helpers')
-const COMMAND = join(TEST_DIRECTORY, 'command')
 
 export const runsOnce = (file: string): boolean => file.endsWith('.once.test.ts')
 export const runsAlone = (file: string): boolean => file.endsWith('.alone.test.ts')
 export const isPostgresOnly = (file: string): boolean => basename(file).startsWith('postgres-')
-export const runsAgainstBundle = (file: string): boolean => file.startsWith(`${COMMAND}/`)
 
 /** Every test file, as a path from the repository's root (`test/pets/pets-create.test.ts`), sorted. */
 export function findTestFiles(): string[] {

@@ -7,15 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { emptyTally, tallyText, type Skip, type TapTally } from './tap-tally.js'
-import {
-  chooseTestFiles,
-  findTestFiles,
-  isPostgresOnly,
-  runsAgainstBundle,
-  runsAlone,
-  runsOnce,
-  TEST_DIRECTORY,
-} from './test-files.js'
+import { chooseTestFiles, findTestFiles, isPostgresOnly, runsAlone, runsOnce, TEST_DIRECTORY } from './test-files.js'
 
 const BUNDLE_CLI = 'dist/bundle/cli.js'
 
@@ -32,8 +24,8 @@ interface PassResult extends TapTally {
 const LOG_DIRECTORY = 'test-results'
 const REPORTER = './scripts/file-reporter.mjs'
 
-async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2, cli?: string) {
-  const pass = `${store} pass${concurrency === 1 ? ', one file at a time' : ''}${cli ? ` with ${cli}` : ''}`
+async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrency = 2) {
+  const pass = `${store} pass${concurrency === 1 ? ', one file at a time' : ''}`
   const log = join(LOG_DIRECTORY, `${pass.replace(/[^a-z0-9]+/gi, '-').replace(/-+$/, '')}.tap`)
   process.stdout.write(`\n# ${pass}: ${files.length} files\n`)
   const started = performance.now()
@@ -54,7 +46,7 @@ async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrenc
       ...files,
     ],
     {
-      env: { ...process.env, PETSTORE_TEST_STORE: store, ...(cli ? { PETSTORE_TEST_CLI: cli } : {}) },
+      env: { ...process.env, PETSTORE_TEST_STORE: store, PETSTORE_TEST_CLI: BUNDLE_CLI },
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   )
@@ -63,9 +55,12 @@ async function runPass(store: 'sqlite' | 'postgres', files: string[], concurrenc
   return { ...tally, pass, code, duration: performance.now() - started, log } satisfies PassResult
 }
 
-/** Builds dist/ (incrementally, so quick when it is current), as the bundle pass tests what npm start runs. */
+/**
+ * Builds dist/ (incrementally, so quick when it is current): the tests that start the petstore command as a process
+ * start the production bundle, what npm start and the Docker image run.
+ */
 function build(): Promise<number | null> {
-  process.stdout.write('\n# npm run build (for the bundle pass)\n')
+  process.stdout.write('\n# npm run build (the tests start the petstore command from its bundle)\n')
   const child = spawn('npm', ['run', 'build', '--silent'], { stdio: ['ignore', 'inherit', 'inherit'] })
   return new Promise((resolve) => child.on('close', resolve))
 }
@@ -97,7 +92,7 @@ function parseArguments(args: string[]): { stores: Set<Store>; names: string[] }
 
 // `npm test -- pets-create.test.ts test/orders/orders-list.test.ts` runs only those files (a folder: all of its
 // files), each in the passes it belongs to (test-files.ts); `npm test -- --store sqlite` only the SQLite passes
-// (SQLite, alone, bundle), `--store postgres` only PostgreSQL's.
+// (SQLite, then the file that runs alone), `--store postgres` only PostgreSQL's.
 const { stores, names } = parseArguments(process.argv.slice(2))
 const { chosen: files, unknown } = chooseTestFiles(findTestFiles(), names)
 if (unknown.length > 0) {
@@ -112,7 +107,6 @@ if (stores.has('postgres') && !postgres && !sqlite) {
   )
   process.exit(2)
 }
-const bundleFiles = sqlite ? files.filter(runsAgainstBundle) : []
 const postgresFiles = files.filter((file) => !runsOnce(file) && !runsAlone(file))
 const sqliteFiles = sqlite ? files.filter((file) => !isPostgresOnly(file) && !runsAlone(file)) : []
 const aloneFiles = sqlite ? files.filter(runsAlone) : []
@@ -129,7 +123,6 @@ const planned = [
           : `${sqliteCount} test file${sqliteCount === 1 ? '' : 's'} on SQLite`,
       ]
     : []),
-  ...(bundleFiles.length > 0 ? [`${bundleFiles.length} again against the production bundle`] : []),
   ...(postgres
     ? [
         `${postgresFiles.length}${sqlite ? ' again' : ` test file${postgresFiles.length === 1 ? '' : 's'}`} on ` +
@@ -154,28 +147,23 @@ process.stdout.write(
 )
 
 const results: PassResult[] = []
-if (sqliteFiles.length > 0) results.push(await runPass('sqlite', sqliteFiles))
-if (aloneFiles.length > 0) results.push(await runPass('sqlite', aloneFiles, 1))
-if (bundleFiles.length > 0) {
-  const built = await build()
-  results.push(
-    built === 0
-      ? await runPass('sqlite', bundleFiles, 2, BUNDLE_CLI)
-      : {
-          ...emptyTally(),
-          pass: 'build',
-          failed: 1,
-          failures: [{ name: 'npm run build', location: '' }],
-          code: built,
-          duration: 0,
-          log: '(npm run build)',
-        },
-  )
+const built = await build()
+if (built !== 0) {
+  results.push({
+    ...emptyTally(),
+    pass: 'build',
+    failed: 1,
+    failures: [{ name: 'npm run build', location: '' }],
+    code: built,
+    duration: 0,
+    log: '(npm run build)',
+  })
+} else {
+  if (sqliteFiles.length > 0) results.push(await runPass('sqlite', sqliteFiles))
+  if (aloneFiles.length > 0) results.push(await runPass('sqlite', aloneFiles, 1))
+  if (postgres && postgresFiles.length > 0) results.push(await runPass('postgres', postgresFiles))
 }
-
-if (postgres) {
-  if (postgresFiles.length > 0) results.push(await runPass('postgres', postgresFiles))
-} else if (process.env.CI && stores.has('postgres')) {
+if (!postgres && process.env.CI && stores.has('postgres')) {
   process.stderr.write('TEST_DATABASE_URL must be set in CI: the PostgreSQL pass may not be skipped.\n')
   process.exitCode = 1
 }

@@ -10,10 +10,9 @@ import { after, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
 import { freePort, waitUntilServing } from '../helpers/process.js'
 import { makeTempDir } from '../helpers/server.js'
-import { CLI } from '../helpers/cli-path.js'
+import { cliArguments } from '../helpers/cli-path.js'
 
 // Resolved from this file, so that the command also starts in a working directory without node_modules.
-const TSX = import.meta.resolve('tsx')
 const STATIC_KEY = 'static-first-run-key-0123456789'
 
 function firstRunMessage(key: string): string {
@@ -36,7 +35,7 @@ interface ServeProcess {
 const running = new Set<ChildProcess>()
 
 function spawnServe(cwd: string, env: Record<string, string>, port: number): ServeProcess {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, 'serve'], {
+  const child = spawn(process.execPath, cliArguments(['serve']), {
     cwd,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

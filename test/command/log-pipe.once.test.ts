@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DEFAULT_TUNING } from '../../src/config/tuning.js'
-import { CLI } from '../helpers/cli-path.js'
+import { cliArguments } from '../helpers/cli-path.js'
 import { waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, TEST_API_KEY } from '../helpers/server.js'
 
@@ -28,7 +28,7 @@ after(() => {
 
 /** Starts `petstore serve` with stdout piped to this process, which does not read it. */
 async function startServe(name: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, cliArguments(['serve']), {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
@@ -63,7 +63,7 @@ async function request(baseUrl: string, path: string): Promise<number> {
 /** Sends SIGTERM and waits, at most EXIT_WAIT_MS, for the process to end. */
 async function terminate(server: Awaited<ReturnType<typeof startServe>>) {
   server.child.kill('SIGTERM')
-  const outcome = await Promise.race([server.exited, sleep(EXIT_WAIT_MS, 'still running' as const)])
+  const outcome = await Promise.race([server.exited, sleep(EXIT_WAIT_MS, 'still running' as const, { ref: false })])
   assert.notEqual(
     outcome,
     'still running',

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { cliArguments } from '../helpers/cli-path.js'
 import { assertRawError } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'
 import { spawnServer, waitUntilServing } from '../helpers/process.js'
@@ -139,7 +140,7 @@ describe('graceful shutdown with a long poll waiting', () => {
 describe('graceful shutdown of the process', () => {
   it('exits 0 on SIGTERM after logging "shutting down", without waiting for a connection never used', async () => {
     const directory = makeTempDir()
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, cliArguments(['serve']), {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { openStore } from '../../src/db/store.js'
 import { keyId, newSigningSecret } from '../../src/webhooks/secret-box.js'
 import { STORED_KEY, signingSecretBox } from '../../src/webhooks/secret-keys.js'
-import { CLI } from '../helpers/cli-path.js'
+import { cliArguments } from '../helpers/cli-path.js'
 import { runCli, spawnServer, type CliResult } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -68,7 +68,7 @@ async function databaseWith(sealers: Buffer[], kept?: Buffer): Promise<string> {
  * null), so that the test fails rather than waits forever.
  */
 async function serve(env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, cliArguments(['serve']), {
     env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 30_000,

@@ -110,7 +110,7 @@ describe('npm start', () => {
       for (const pid of tree) leftovers.add(pid)
 
       npm.kill(signal)
-      const outcome = await Promise.race([exited, sleep(EXIT_WAIT_MS, 'still running' as const)])
+      const outcome = await Promise.race([exited, sleep(EXIT_WAIT_MS, 'still running' as const, { ref: false })])
       assert.deepEqual(outcome, { code: 0, signal: null }, output)
       const goneBy = Date.now() + EXIT_WAIT_MS
       for (const pid of tree) {

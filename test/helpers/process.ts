@@ -3,11 +3,9 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Tuning } from '../../src/config/tuning.js'
-import { CLI } from './cli-path.js'
+import { cliArguments } from './cli-path.js'
 import { listeningPort } from './listening-port.js'
 import { PATIENT_DATABASE } from './store.js'
-
-const TSX = import.meta.resolve('tsx')
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -64,8 +62,8 @@ const TUNED_SERVE = fileURLToPath(new URL('tuned-serve.ts', import.meta.url))
  * tuning.
  */
 export async function spawnServer(env: Record<string, string>, tuning?: Partial<Tuning>): Promise<ServerProcess> {
-  const command = tuning ? [TUNED_SERVE, JSON.stringify(tuning)] : [CLI, 'serve']
-  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
+  const command = tuning ? ['--import', 'tsx', TUNED_SERVE, JSON.stringify(tuning)] : cliArguments(['serve'])
+  const child = spawn(process.execPath, command, {
     // Quotas no test reaches and a patient database, unless it sets its own (as in helpers/server.ts).
     env: {
       PATH: process.env.PATH ?? '',
@@ -95,8 +93,7 @@ export interface CliResult {
 
 /**
  * Runs `petstore ARGS` to completion with only PATH and `env` set; in `cwd` when given, as another user when `uid`
- * and `gid` are (the tests run as root). tsx is resolved from here, so the command also starts in a working
- * directory without node_modules.
+ * and `gid` are (the tests run as root).
  */
 export function runCli(
   args: string[],
@@ -104,7 +101,7 @@ export function runCli(
   { closeStdout = false, ...options }: Pick<SpawnOptions, 'cwd' | 'uid' | 'gid'> & { closeStdout?: boolean } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    const child = spawn(process.execPath, cliArguments(args), {
       env: { PATH: process.env.PATH ?? '', ...env },
       ...options,
       stdio: ['ignore', 'pipe', 'pipe'],

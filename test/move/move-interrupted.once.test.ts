@@ -10,15 +10,14 @@ import SqliteDatabase from 'better-sqlite3'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { openStore } from '../../src/db/store.js'
 import { loadConfig } from '../../src/config.js'
-import { CLI } from '../helpers/cli-path.js'
+import { cliArguments } from '../helpers/cli-path.js'
 import { makeTempDir } from '../helpers/server.js'
 
-const TSX = import.meta.resolve('tsx')
 const directory = makeTempDir()
 const database = join(directory, 'source.db')
 
 function start(args: string[], url: string): { child: ChildProcess; ended: Promise<[number | null, string]> } {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+  const child = spawn(process.execPath, cliArguments(args), {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
     stdio: ['pipe', 'ignore', 'pipe'],
   })

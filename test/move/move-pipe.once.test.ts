@@ -9,18 +9,17 @@ import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import SqliteDatabase from 'better-sqlite3'
 import { SCHEMA_VERSION } from '../../src/move/format.js'
-import { CLI } from '../helpers/cli-path.js'
+import { cliArguments } from '../helpers/cli-path.js'
 import { petstore, shopContents } from '../helpers/move.js'
 import { makeTempDir, startTestServer } from '../helpers/server.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
-const TSX = import.meta.resolve('tsx')
 const directory = makeTempDir()
 
 /** `petstore export -` piped into `petstore import -`, each with its own DATABASE_URL; their exit codes. */
 function exportThroughPipe(from: string, to: string): Promise<[number | null, number | null]> {
   const run = (args: string[], url: string, stdin: 'ignore' | 'pipe', stdout: 'ignore' | 'pipe') =>
-    spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    spawn(process.execPath, cliArguments(args), {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
       stdio: [stdin, stdout, 'inherit'],
     })
