@@ -110,13 +110,15 @@ export async function createServices(
     onError: (error) => log.warn({ err: error }, 'could not read new events for waiting readers'),
   })
   const keyRing = webhookKeyRing(store, config.webhookSecretKey, (message) => log.warn(message))
-  // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it is kept in
-  // the database, or if it does not open their secrets (then the service does not start).
-  await refuseUnopenableSecrets(
+  // Endpoints exist: the key is needed anyway, and the operator learns now, not at the first delivery, if it does
+  // not open their secrets (then the service does not start, saying only that), or else if it is kept in the
+  // database.
+  const endpointsExist = await refuseUnopenableSecrets(
     store.read,
-    async () => (await keyRing.boxes()).signingSecrets,
+    async () => (await keyRing.boxesUnannounced()).signingSecrets,
     config.webhookSecretKey !== undefined,
   )
+  if (endpointsExist) await keyRing.boxes()
   const deliveryMetrics = createDeliveryMetrics(() => deliveries)
   const outbound = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,

@@ -22,15 +22,15 @@ async function newestSecret(db: Reader): Promise<{ id: number; secret: string } 
 /**
  * Throws a WebhookSecretKeyError when an endpoint exists and `box` (which holds every key at hand: the
  * configured one and the one kept in the database, if any) cannot open its secret. `configured`: whether
- * WEBHOOK_SECRET_KEY is set.
+ * WEBHOOK_SECRET_KEY is set. Resolves to whether an endpoint exists.
  */
 export async function refuseUnopenableSecrets(
   db: Reader,
   box: () => Promise<SecretBox>,
   configured: boolean,
-): Promise<void> {
+): Promise<boolean> {
   const newest = await newestSecret(db)
-  if (!newest) return
+  if (!newest) return false
   const opener = await box()
   try {
     opener.open(newest.secret)
@@ -49,4 +49,5 @@ export async function refuseUnopenableSecrets(
       { cause: error },
     )
   }
+  return true
 }

@@ -1,9 +1,9 @@
 // The key that encrypts webhook secrets at rest: WEBHOOK_SECRET_KEY, or else one generated once and kept in the
 // database (shared by every instance, like the cursor secret). The latter protects nothing against a copy of
-// the database, hence the warning, given once webhooks are in use (at start-up when endpoints exist, or when the
-// first one is registered), so that a service that never uses them says nothing about them. A key kept in the
-// database before WEBHOOK_SECRET_KEY was set still opens the secrets it sealed; new ones are sealed with the
-// configured key.
+// the database, hence the warning, given once webhooks are in use (at start-up when endpoints exist and their
+// secrets open, or when the first one is registered), so that a service that never uses them says nothing about
+// them, and one that refuses to start says only why. A key kept in the database before WEBHOOK_SECRET_KEY was set
+// still opens the secrets it sealed; new ones are sealed with the configured key.
 import { findSecret, loadOrCreateSecret } from '../db/secret.repository.js'
 import type { DataAccess } from '../db/database.js'
 import { createSecretBox, type SecretBox } from './secret-box.js'
@@ -19,9 +19,19 @@ export interface WebhookSecretBoxes {
 }
 
 export interface WebhookKeyRing {
-  /** The boxes, once the key is at hand (the first call may create the database-kept key). */
+  /**
+   * The boxes, once the key is at hand (the first call may create the database-kept key). The first call warns
+   * when the key is the one kept in the database.
+   */
   boxes(): Promise<WebhookSecretBoxes>
+  /** The same boxes without the warning: for the start-up check, which may refuse to start instead. */
+  boxesUnannounced(): Promise<WebhookSecretBoxes>
 }
+
+const KEPT_IN_DATABASE_WARNING =
+  'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same ' +
+  'database, so a copy of the database alone reveals them. ' +
+  'Set WEBHOOK_SECRET_KEY to 32 random bytes (e.g. openssl rand -hex 32), the same on every instance.'
 
 /** The box of signing secrets: seals with `key`, opens what `key` or one of `older` sealed. */
 export function signingSecretBox(key: Buffer, older: readonly Buffer[]): SecretBox {
@@ -46,11 +56,6 @@ export function webhookKeyRing(
       const stored = await findSecret(data.read, STORED_KEY)
       if (stored) older = [stored]
     } else {
-      warn(
-        'WEBHOOK_SECRET_KEY is not set: webhook signing secrets are encrypted with a key kept in the same ' +
-          'database, so a copy of the database alone reveals them. ' +
-          'Set WEBHOOK_SECRET_KEY to 32 random bytes (e.g. openssl rand -hex 32), the same on every instance.',
-      )
       key = await loadOrCreateSecret(data, STORED_KEY)
     }
     return {
@@ -59,12 +64,22 @@ export function webhookKeyRing(
     }
   }
   let loading: Promise<WebhookSecretBoxes> | undefined
+  // Tried again after a failure (the database was unreachable), not remembered as failed.
+  const boxesUnannounced = () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined
+      throw error
+    }))
+  let warned = configured !== undefined
   return {
-    // Tried again after a failure (the database was unreachable), not remembered as failed.
-    boxes: () =>
-      (loading ??= load().catch((error: unknown) => {
-        loading = undefined
-        throw error
-      })),
+    async boxes() {
+      const boxes = await boxesUnannounced()
+      if (!warned) {
+        warned = true
+        warn(KEPT_IN_DATABASE_WARNING)
+      }
+      return boxes
+    },
+    boxesUnannounced,
   }
 }
