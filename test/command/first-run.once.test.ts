@@ -12,7 +12,6 @@ import { freePort, waitUntilServing } from '../helpers/process.js'
 import { makeTempDir } from '../helpers/server.js'
 import { cliArguments } from '../helpers/cli-path.js'
 
-// Resolved from this file, so that the command also starts in a working directory without node_modules.
 const STATIC_KEY = 'static-first-run-key-0123456789'
 
 function firstRunMessage(key: string): string {
