@@ -130,7 +130,7 @@ const planned = [
       ]
     : []),
 ]
-const expected = sqlite && postgres ? '14 minutes (PostgreSQL pass included)' : sqlite ? '8 minutes' : '6 minutes'
+const expected = sqlite && postgres ? '9 minutes (PostgreSQL pass included)' : sqlite ? '5 minutes' : '4 minutes'
 
 mkdirSync(LOG_DIRECTORY, { recursive: true })
 process.stdout.write(
