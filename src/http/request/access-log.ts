@@ -19,22 +19,28 @@ export class AccessLog extends LogController {
   /**
    * A streamed response (an event stream) usually ends when its client goes away: Node then never finishes the
    * response, Fastify reports a premature close instead of completing it, and the request would have no line.
+   * Its line is the completed one, with its status and how long the stream lasted, marked as closed by the client.
    */
   override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') this.requestCompleted(undefined, request, reply)
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') this.#completed(undefined, request, reply, true)
     else super.streamError(error, request, reply)
   }
 
-  /** Requests whose client left before their answer was sent, already logged as such. */
-  readonly #aborted = new WeakSet<FastifyRequest>()
+  /**
+   * Requests already given their line by an abort or by a stream's close: a stream its client closes is reported
+   * both as a premature close of the response and as an aborted request, and gets one line. (A request completed
+   * the ordinary way is not added: nothing reports it again, and the set stays off the path of every request.)
+   */
+  readonly #logged = new WeakSet<FastifyRequest>()
 
   /**
-   * The client closed its connection before the answer was sent (a long poll given up, a body cut off, a stream
-   * closed): the response never finishes, so Fastify never completes it, and without this the request had no
-   * line. Written at once, with what is known: no status was sent.
+   * The client closed its connection before the answer was sent (a long poll given up, a body cut off): the
+   * response never finishes, so Fastify never completes it, and without this the request had no line. Written at
+   * once, with what is known: no status was sent.
    */
   requestAborted(request: FastifyRequest): void {
-    this.#aborted.add(request)
+    if (this.#logged.has(request)) return
+    this.#logged.add(request)
     request.log.info(
       {
         method: request.method,
@@ -48,7 +54,17 @@ export class AccessLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.#aborted.has(request)) return
+    this.#completed(error, request, reply, undefined)
+  }
+
+  #completed(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    clientClosed: true | undefined,
+  ): void {
+    if (this.#logged.has(request)) return
+    if (clientClosed) this.#logged.add(request)
     const refusal = refusalOf(request)
     const line = {
       method: request.method,
@@ -61,6 +77,7 @@ export class AccessLog extends LogController {
       // JSON when undefined, as keyId is without a key.
       code: refusal?.code,
       errorMessage: refusal?.errorMessage,
+      clientClosed,
     }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request completed')

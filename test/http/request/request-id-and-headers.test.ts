@@ -214,6 +214,30 @@ describe('X-Request-Id, security headers and CORS', () => {
     assert.equal(lines.length, 1)
   })
 
+  it('writes one line for an event stream whose client closes it', async () => {
+    const { hostname, port } = new URL(server.baseUrl)
+    const socket = connect(Number(port), hostname)
+    socket.on('error', () => undefined)
+    const opened = new Promise<void>((resolve) => socket.once('data', () => resolve()))
+    socket.write(
+      `GET /v1/events/stream HTTP/1.1\r\nHost: localhost\r\n` +
+        `Authorization: Bearer ${TEST_API_KEY}\r\nX-Request-Id: closed-stream\r\n\r\n`,
+    )
+    await opened
+    socket.destroy()
+    let lines = logEntriesFor('closed-stream')
+    for (let tries = 0; lines.length === 0; tries++, lines = logEntriesFor('closed-stream')) {
+      assert.ok(tries < 500, 'no line for the request')
+      await sleep(10)
+    }
+    // A while longer, so that a second line for the request would be seen.
+    await sleep(200)
+    assert.deepEqual(
+      logEntriesFor('closed-stream').map(({ msg, statusCode, clientClosed }) => ({ msg, statusCode, clientClosed })),
+      [{ msg: 'request completed', statusCode: 200, clientClosed: true }],
+    )
+  })
+
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
     for (const id of ['x'.repeat(129), 'y'.repeat(200), 'abc 123', 'abc\t123', '<script>', 'a/b', 'id;drop']) {
       const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
