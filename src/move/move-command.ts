@@ -1,7 +1,7 @@
 // The export and import commands as the operator sees them: progress on a terminal, one line when done, and a
 // refusal as one line naming its cause (the command exits 1). SIGTERM or SIGINT stops either cleanly: no partial
 // file, no database file the import created, and one line saying so; a second signal ends the process at once.
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import type { Config } from '../config.js'
 import { describeDatabase } from '../db/database-errors.js'
 import { exportShop, type MoveProgress } from './export.js'
@@ -41,8 +41,8 @@ async function stoppable<T>(
   try {
     return await work(controller.signal)
   } catch (error) {
-    if (received) throw new Error(`${command} interrupted by ${received}${interrupted}`, { cause: error })
-    throw error
+    if (!received) throw error
+    throw new Error(`${command} interrupted by ${received}${interrupted}`, { cause: error })
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop)
   }
@@ -50,7 +50,9 @@ async function stoppable<T>(
 
 export async function moveShop(command: 'export' | 'import', config: Config, file: string): Promise<void> {
   if (command === 'export') {
-    const counts = await stoppable(command, file === '-' ? '' : ': no file written', (signal) =>
+    // A named pipe or a device is written into as it is: whatever it received is not a file left behind.
+    const intoFile = file !== '-' && (!existsSync(file) || statSync(file).isFile())
+    const counts = await stoppable(command, intoFile ? ': no file written' : '', (signal) =>
       exportShop(config.database, file, terminalProgress('exporting'), signal),
     )
     // A named pipe or a device was written into as it is: its mode is not the export's to set.

@@ -3,7 +3,16 @@
 // pipe or a device, written into as they are (renaming a file over /dev/stdout would replace it). Writes wait
 // for the stream to drain, so a slow reader (gzip, a pipe to another machine) holds the export back, not memory.
 import { once } from 'node:events'
-import { closeSync, createWriteStream, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
@@ -91,6 +100,21 @@ function notWritten(where: string, what: string, error: Error & { code?: unknown
   return new Error(`cannot write the export to ${where} (${reason}): ${what}`, { cause: error })
 }
 
+/**
+ * Opening a named pipe to write waits for a reader, in a thread of libuv's pool that nothing can interrupt: an
+ * export abandoned then would keep the process alive for good (its exit joins that thread). Opening the pipe to
+ * read, without waiting, and closing it again lets that opening complete; the writes after it then fail (no
+ * reader), which no longer matters.
+ */
+function releasePendingOpen(path: string): void {
+  try {
+    if (!statSync(path).isFIFO()) return
+    closeSync(openSync(path, constants.O_RDONLY | constants.O_NONBLOCK))
+  } catch {
+    // Gone, or not ours to open: the opening it would release fails or ends by itself.
+  }
+}
+
 export function shopFileWriter({ path, stream: intoStream }: ExportTarget, signal?: AbortSignal): ShopFileWriter {
   const toStdout = path === '-'
   const partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`)
@@ -120,12 +144,14 @@ export function shopFileWriter({ path, stream: intoStream }: ExportTarget, signa
       await written(stream, closingLine(checksum.hex()), signal).catch(streamFailureFirst)
       if (toStdout) return
       stream.end()
-      await once(stream, 'finish').catch(streamFailureFirst)
+      // With the signal: a named pipe nobody opens to read never finishes.
+      await once(stream, 'finish', { signal }).catch(streamFailureFirst)
       if (failure) throw failure
       if (!intoStream) await rename(partial, path)
     },
     async abandon() {
       if (toStdout) return
+      if (intoStream && (stream as Writable & { pending?: boolean }).pending) releasePendingOpen(path)
       stream.destroy()
       if (!intoStream) await rm(partial, { force: true })
     },

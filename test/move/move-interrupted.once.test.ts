@@ -2,10 +2,11 @@
 // line saying so, and leaves nothing behind: no partial export file (it holds secrets), no database file the
 // import created.
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import SqliteDatabase from 'better-sqlite3'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { openStore } from '../../src/db/store.js'
@@ -49,6 +50,30 @@ describe('petstore export and import stopped by a signal', () => {
       for (let i = 0; i < 400_000; i++) insert.run(`Pet ${i} ${'x'.repeat(60)}`)
     })()
     handle.close()
+  })
+
+  it('export into a named pipe nobody reads: SIGTERM ends it, with exit 1 and its line', async () => {
+    // A small shop, so that the whole export fits in what the stream holds: the export then waits for the pipe's
+    // reader to finish it, not for room to write.
+    const small = join(directory, 'small.db')
+    const store = openStore(loadConfig({ DATABASE_URL: `file:${small}` }))
+    try {
+      await migrateToLatest(store.admin)
+    } finally {
+      await store.close()
+    }
+    const pipe = join(directory, 'pipe')
+    execFileSync('mkfifo', [pipe])
+    const { child, ended } = start(['export', pipe], `file:${small}`)
+    // Time to read the shop and reach the pipe, which no one opens.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    child.kill('SIGTERM')
+    const outcome = await Promise.race([ended, sleep(10_000, 'still running' as const, { ref: false })])
+    if (outcome === 'still running') child.kill('SIGKILL')
+    assert.deepEqual(outcome, [
+      1,
+      `petstore: using SQLite database ${small}\npetstore: export interrupted by SIGTERM\n`,
+    ])
   })
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
