@@ -53,14 +53,15 @@ export function integer(fallback: number, minimum: number, maximum: number): Kin
 }
 
 export function boolean(fallback: boolean): Kind<boolean> {
+  const accepts = 'true or false (also 1 or 0)'
   return {
-    accepts: 'true or false (also 1 or 0)',
+    accepts,
     defaultText: String(fallback),
     unset: () => fallback,
     parse(value, name) {
       if (value === 'true' || value === '1') return true
       if (value === 'false' || value === '0') return false
-      throw new ConfigError(name, 'true or false', value)
+      throw new ConfigError(name, accepts, value)
     },
   }
 }

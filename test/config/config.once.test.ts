@@ -423,6 +423,13 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     )
   })
 
+  it('says every value a switch takes', () => {
+    assert.equal(
+      configError({ MIGRATE_ON_START: 'yes' }).message,
+      'MIGRATE_ON_START="yes" is not valid: true or false (also 1 or 0)',
+    )
+  })
+
   it('says what TRUST_PROXY and RATE_LIMIT_PER_KEY take', () => {
     assert.equal(
       configError({ TRUST_PROXY: 'true' }).message,
