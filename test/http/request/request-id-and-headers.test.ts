@@ -159,7 +159,18 @@ describe('X-Request-Id, security headers and CORS', () => {
   })
 
   it('writes a static key a client put into the path or the query as [redacted] in the logs', async () => {
-    const paths = [`/v1/${TEST_API_KEY}`, `/v1/pets?note=${TEST_API_KEY}`, `/v1/pets?limit=${TEST_API_KEY}`]
+    // Percent-encoded whole, or a character of it only: a URL may encode any character.
+    const everyCharacterEncoded = [...TEST_API_KEY]
+      .map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+      .join('')
+    const oneCharacterEncoded = `%${TEST_API_KEY.charCodeAt(0).toString(16)}${TEST_API_KEY.slice(1)}`
+    const paths = [
+      `/v1/${TEST_API_KEY}`,
+      `/v1/pets?note=${TEST_API_KEY}`,
+      `/v1/pets?limit=${TEST_API_KEY}`,
+      `/v1/pets?note=${everyCharacterEncoded}`,
+      `/v1/${oneCharacterEncoded}`,
+    ]
     for (const [index, path] of paths.entries()) {
       const requestId = `static-key-in-url-${index}`
       const response = await server.request(path, { headers: { 'x-request-id': requestId } })
@@ -167,7 +178,10 @@ describe('X-Request-Id, security headers and CORS', () => {
       assert.notEqual(response.status, 200)
       const lines = logEntriesFor(requestId)
       assert.ok(lines.some((entry) => entry.msg === 'request completed'))
-      for (const entry of lines) assert.equal(JSON.stringify(entry).includes(TEST_API_KEY), false)
+      for (const entry of lines) {
+        assert.equal(JSON.stringify(entry).includes(TEST_API_KEY), false)
+        assert.equal(decodeURIComponent(JSON.stringify(entry)).includes(TEST_API_KEY), false)
+      }
       assert.ok(lines.some((entry) => JSON.stringify(entry).includes('[redacted]')))
     }
   })
