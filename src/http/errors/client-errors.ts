@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
 import { MESSAGES } from './error-messages.js'
+import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -16,6 +17,11 @@ const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: MESSAGES.requestTimeout() },
 }
+
+// A browser's script can read these refusals too (a URL too long for the head limit, a body that came too slowly).
+const CORS_LINES = Object.entries(CORS_RESPONSE_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('')
 
 /** Sockets whose parse error waits for the response in flight on them (a second report is the same error). */
 const waiting = new WeakSet<Socket>()
@@ -64,6 +70,7 @@ function endWithError(socket: Duplex, code: ErrorCode, message: string, head = f
       'Cache-Control: no-store\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\n` +
+      CORS_LINES +
       '\r\n' +
       (head ? '' : body),
   )

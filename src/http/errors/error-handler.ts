@@ -10,6 +10,7 @@ import { noteRefusal } from '../request/refusal-note.js'
 import { acceptedMediaTypes } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
+import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
 import { validationDetails } from '../validation/validation-details.js'
 import { MESSAGES } from './error-messages.js'
 
@@ -93,9 +94,9 @@ function logError(request: FastifyRequest, error: FastifyError, apiError: ApiErr
 /**
  * Fastify's frameworkErrors: errors the router raises before any route or hook runs (a path that is not
  * valid percent-encoding, an over-long path segment). Without it they leave in Fastify's own shape. No hook
- * has run, so what the hooks do first is done here: the headers every response carries, the refusal of
- * repeated headers, and under the API prefix authentication, so that a request without a valid key learns
- * nothing about its path.
+ * has run, so what the hooks do first is done here: the headers every response carries (CORS's included), the
+ * refusal of repeated headers, and under the API prefix authentication, so that a request without a valid key
+ * learns nothing about its path.
  */
 export function handleFrameworkError(
   error: FastifyError,
@@ -105,6 +106,7 @@ export function handleFrameworkError(
 ): void {
   reply.header('x-request-id', request.id)
   applySecurityHeaders(request, reply)
+  reply.headers(CORS_RESPONSE_HEADERS)
   void answerFrameworkError(error, request, reply, guard)
 }
 
@@ -132,9 +134,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, request)
     logError(request, error, apiError)
-    // Set here too, not only by their hooks: an error raised by an earlier hook skips the hooks after it.
+    // Set here too, not only by their hooks: an error raised by an earlier hook skips the hooks after it (a
+    // refusal by the first hook skips CORS's).
     reply.header('x-request-id', request.id)
     applySecurityHeaders(request, reply)
+    reply.headers(CORS_RESPONSE_HEADERS)
     return sendError(reply, apiError)
   })
 }

@@ -3,9 +3,34 @@
 import cors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 
+/** The response headers a script may read (Access-Control-Expose-Headers). */
+export const EXPOSED_HEADERS = [
+  'Link',
+  'Location',
+  'X-Request-Id',
+  'Deprecation',
+  'Sunset',
+  'WWW-Authenticate',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotent-Replayed',
+  'ETag',
+] as const
+
+/**
+ * What CORS adds to every response that is not a preflight's. Any origin makes them constant, so the responses
+ * answered before the CORS hook runs (a refusal by the first hook, a path the router cannot read, a request
+ * Node cannot parse) carry the same two.
+ */
+export const CORS_RESPONSE_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+} as const
+
 export async function registerCors(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
-    origin: '*',
+    origin: CORS_RESPONSE_HEADERS['Access-Control-Allow-Origin'],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: [
       'Authorization',
@@ -16,19 +41,7 @@ export async function registerCors(app: FastifyInstance): Promise<void> {
       'If-None-Match',
       'Last-Event-ID',
     ],
-    exposedHeaders: [
-      'Link',
-      'Location',
-      'X-Request-Id',
-      'Deprecation',
-      'Sunset',
-      'WWW-Authenticate',
-      'Retry-After',
-      'RateLimit',
-      'RateLimit-Policy',
-      'Idempotent-Replayed',
-      'ETag',
-    ],
+    exposedHeaders: [...EXPOSED_HEADERS],
     strictPreflight: false,
     maxAge: 600,
   })
