@@ -11,7 +11,7 @@ import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { cliArguments } from '../helpers/cli-path.js'
-import { assertRawError } from '../helpers/error-assert.js'
+import { assertRawError, CORS } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'
 import { spawnServer, waitUntilServing } from '../helpers/process.js'
 import { makeTempDir, startTestServer, TEST_API_KEY } from '../helpers/server.js'
@@ -91,7 +91,7 @@ describe('graceful shutdown in process', () => {
       assertRawError(
         refused,
         { status: 503, code: 'unavailable', message: 'The service is shutting down; retry the request.' },
-        { connection: 'close', 'retry-after': '1', 'cache-control': 'no-store' },
+        { connection: 'close', 'retry-after': '1', 'cache-control': 'no-store', ...CORS },
       )
       await keptAlive.closed
 

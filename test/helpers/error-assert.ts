@@ -5,6 +5,14 @@ import type { RawResponse } from './raw-http.js'
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
+/** The CORS headers of every response but a preflight's, refusals made before any hook included. */
+export const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
+    'RateLimit-Policy, Idempotent-Replayed, ETag',
+}
+
 export interface ExpectedError {
   status: number
   code: string

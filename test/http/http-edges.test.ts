@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { assertError, assertRawError } from '../helpers/error-assert.js'
+import { assertError, assertRawError, CORS } from '../helpers/error-assert.js'
 import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
@@ -81,12 +81,12 @@ describe('HTTP edges', () => {
       assertRawError(
         await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Connection: close\r\n`),
         { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
-        { 'cache-control': 'no-store' },
+        { 'cache-control': 'no-store', ...CORS },
       )
       assertRawError(
         await send('GET /docs/%ZZ HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'),
         { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
-        { 'cache-control': null },
+        { 'cache-control': null, ...CORS },
       )
       // A target that is neither a path nor an http(s) URL is not a percent-encoding problem.
       for (const target of ['ftp://b.example/v1/pets/1', 'ws://b.example/v1/pets'])
@@ -230,7 +230,7 @@ describe('HTTP edges', () => {
       assertRawError(
         response,
         { status: 400, code: 'invalid_request', message: 'This server is not a proxy: CONNECT is not served.' },
-        { connection: 'close', 'cache-control': 'no-store' },
+        { connection: 'close', 'cache-control': 'no-store', ...CORS },
       )
       await connection.closed
       assert.match(response.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/)

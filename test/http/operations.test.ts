@@ -5,7 +5,7 @@ import type { Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TIMEOUTS } from '../../src/http/create-fastify.js'
-import { assertError, assertRawError, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
+import { assertError, assertRawError, CORS, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
@@ -201,7 +201,7 @@ describe('server time-outs', () => {
       assertRawError(
         response,
         { status: 408, code: 'request_timeout', message: 'The request was not received in time.' },
-        { connection: 'close' },
+        { connection: 'close', ...CORS },
       )
       await connection.closed
     } finally {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { TIMEOUTS } from '../../src/http/create-fastify.js'
-import { assertRawError } from '../helpers/error-assert.js'
+import { assertRawError, CORS } from '../helpers/error-assert.js'
 import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 import type { LoadOptions, LoadReport } from '../helpers/slow-client-load.js'
@@ -37,6 +37,16 @@ function runLoad(options: LoadOptions): Promise<LoadReport> {
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] ?? Number.NaN
+}
+
+/** The headers of a response as the load script recorded it (its whole text), names in lower case. */
+function headersOf(response: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const line of response.slice(0, response.indexOf('\r\n\r\n')).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':')
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return headers
 }
 
 const summary = (latencies: number[]) =>
@@ -98,6 +108,8 @@ describe('slow clients against the production time-outs', () => {
             /\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/.source,
         ),
       )
+      const headers = headersOf(response)
+      for (const [name, value] of Object.entries(CORS)) assert.equal(headers[name], value, `header ${name}`)
     }
   })
 
@@ -121,6 +133,8 @@ describe('slow clients against the production time-outs', () => {
             /\{"code":"request_timeout","message":"The request was not received in time.","status":408\}$/.source,
         ),
       )
+      const headers = headersOf(response)
+      for (const [name, value] of Object.entries(CORS)) assert.equal(headers[name], value, `header ${name}`)
     }
   })
 
@@ -158,7 +172,7 @@ describe('oversized requests are refused at once, with the Error body', () => {
           `${TEST_API_KEY}\r\n\r\n`,
       ),
     )
-    assertRawError(response, tooLarge, { connection: 'close', 'cache-control': 'no-store' })
+    assertRawError(response, tooLarge, { connection: 'close', 'cache-control': 'no-store', ...CORS })
   })
 
   it('answers many small headers adding up to more than 16 KiB with 431', async () => {
@@ -166,7 +180,7 @@ describe('oversized requests are refused at once, with the Error body', () => {
     const response = await quickly(() =>
       rawExchange(server.baseUrl, `GET /v1/pets HTTP/1.1\r\nHost: localhost\r\n${headers}\r\n`),
     )
-    assertRawError(response, tooLarge, { connection: 'close', 'cache-control': 'no-store' })
+    assertRawError(response, tooLarge, { connection: 'close', 'cache-control': 'no-store', ...CORS })
   })
 
   it('answers a declared body over 16 KiB with 413 before the client sends it', async () => {

@@ -2,7 +2,7 @@
 // {code, message, status} as application/json, status equal to the HTTP status, and an X-Request-Id.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertError, assertRawError, JSON_CONTENT_TYPE, UUID } from '../../helpers/error-assert.js'
+import { assertError, assertRawError, CORS, JSON_CONTENT_TYPE, UUID } from '../../helpers/error-assert.js'
 import { exchangeRaw } from '../../helpers/fuzz-raw.js'
 import { rawExchange } from '../../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
@@ -146,7 +146,7 @@ describe('error responses', () => {
     await assertError(
       await server.request('/v1/pets/%zz'),
       { status: 400, code: 'invalid_request', message: 'The request path is not validly percent-encoded.' },
-      { 'cache-control': 'no-store' },
+      { 'cache-control': 'no-store', ...CORS },
     )
     await assertError(await server.request('/%E0%A4%A', { auth: false }), {
       status: 400,
@@ -224,7 +224,7 @@ describe('error responses', () => {
           code: 'request_header_fields_too_large',
           message: 'The request line and headers are larger than the 16 KiB limit.',
         },
-        { connection: 'close' },
+        { connection: 'close', ...CORS },
       )
       assert.match(requestId, UUID)
     })
@@ -242,7 +242,7 @@ describe('error responses', () => {
           message: 'An HTTP/1.1 request must have a Host header.',
           details: [{ path: 'header/host', message: 'is required' }],
         },
-        { 'cache-control': 'no-store' },
+        { 'cache-control': 'no-store', ...CORS },
       )
       // HTTP/1.0 has no Host requirement.
       const old = await rawExchange(server.baseUrl, `GET /healthz HTTP/1.0\r\n\r\n`)
@@ -264,7 +264,7 @@ describe('error responses', () => {
             message: 'The Host header must name a host.',
             details: [{ path: 'header/host', message: 'must not be empty' }],
           },
-          { 'cache-control': 'no-store' },
+          { 'cache-control': 'no-store', ...CORS },
         )
       }
     })
@@ -372,7 +372,7 @@ Node's bare 417", async () => {
         const requestId = assertRawError(
           response,
           { status: 400, code: 'invalid_request', message: 'The request could not be parsed as HTTP/1.1.' },
-          { connection: 'close' },
+          { connection: 'close', ...CORS },
         )
         assert.match(requestId, UUID)
       }

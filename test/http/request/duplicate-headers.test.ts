@@ -1,8 +1,9 @@
 // A request with two Host headers (RFC 9112 section 3.2), two Authorization or two Content-Type headers is refused
 // with 400, before authentication: Node would silently keep the first while a proxy in front may have read the last.
+// The refusal carries the CORS headers, though it comes before the CORS hook: a browser's script can read it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { assertRawError } from '../../helpers/error-assert.js'
+import { assertRawError, CORS } from '../../helpers/error-assert.js'
 import { rawExchange } from '../../helpers/raw-http.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
@@ -37,25 +38,31 @@ describe('repeated Host, Authorization and Content-Type headers', () => {
   }
 
   it('refuses two Host headers, equal or not, with a valid key', async () => {
-    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${AUTH}`), twoHosts)
-    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nhost: a.example\r\n${AUTH}`), twoHosts)
+    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n${AUTH}`), twoHosts, CORS)
+    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nhost: a.example\r\n${AUTH}`), twoHosts, CORS)
   })
 
   it('refuses two Host headers before authentication and outside the API', async () => {
-    assertRawError(await send('GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHOST: b.example\r\n'), twoHosts)
-    assertRawError(await send('GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n'), twoHosts)
+    assertRawError(await send('GET /v1/pets HTTP/1.1\r\nHost: a.example\r\nHOST: b.example\r\n'), twoHosts, CORS)
+    assertRawError(await send('GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n'), twoHosts, CORS)
   })
 
   it('refuses two Authorization headers, whichever of them is valid', async () => {
     assertRawError(
       await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
       twoAuthorizations,
+      CORS,
     )
     assertRawError(
       await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer wrong\r\n${AUTH}`),
       twoAuthorizations,
+      CORS,
     )
-    assertRawError(await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${AUTH.toLowerCase()}`), twoAuthorizations)
+    assertRawError(
+      await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${AUTH.toLowerCase()}`),
+      twoAuthorizations,
+      CORS,
+    )
   })
 
   it('refuses two Content-Type headers, whichever comes first, and creates nothing', async () => {
@@ -66,13 +73,14 @@ describe('repeated Host, Authorization and Content-Type headers', () => {
         `POST /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}Content-Type: ${first}\r\ncontent-type: ${second}\r\n` +
           `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       )
-    assertRawError(await post('application/json', 'text/plain'), twoContentTypes)
-    assertRawError(await post('text/plain', 'application/json'), twoContentTypes)
-    assertRawError(await post('application/json', 'application/json; charset=latin1'), twoContentTypes)
+    assertRawError(await post('application/json', 'text/plain'), twoContentTypes, CORS)
+    assertRawError(await post('text/plain', 'application/json'), twoContentTypes, CORS)
+    assertRawError(await post('application/json', 'application/json; charset=latin1'), twoContentTypes, CORS)
     // Without a key too: refused before authentication.
     assertRawError(
       await send('POST /v1/pets HTTP/1.1\r\nHost: a\r\nContent-Type: a/b\r\nContent-Type: c/d\r\n'),
       twoContentTypes,
+      CORS,
     )
     assert.equal((await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}`)).body, '[]')
   })
@@ -81,6 +89,7 @@ describe('repeated Host, Authorization and Content-Type headers', () => {
     assertRawError(
       await send(`GET /v1/pets/%ZZ HTTP/1.1\r\nHost: a\r\n${AUTH}Authorization: Bearer wrong\r\n`),
       twoAuthorizations,
+      CORS,
     )
   })
 
@@ -90,8 +99,13 @@ describe('repeated Host, Authorization and Content-Type headers', () => {
     assertRawError(
       await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${AUTH}${filler}Authorization: Bearer wrong\r\n`),
       twoAuthorizations,
+      CORS,
     )
-    assertRawError(await send(`GET /healthz HTTP/1.1\r\nHost: a.example\r\n${filler}Host: b.example\r\n`), twoHosts)
+    assertRawError(
+      await send(`GET /healthz HTTP/1.1\r\nHost: a.example\r\n${filler}Host: b.example\r\n`),
+      twoHosts,
+      CORS,
+    )
     assert.equal((await send(`GET /v1/pets HTTP/1.1\r\nHost: a\r\n${filler}${AUTH}`)).status, 200)
   })
 
