@@ -2,6 +2,7 @@
 // once, under `components.headers`, referenced by each response that carries it.
 import { Type } from 'typebox'
 import { namedHeader } from './openapi-names.js'
+import { EXPOSED_HEADERS } from '../request/cors.js'
 
 /** Headers every response under /v1 carries (added to each documented response by the document's route transform). */
 export const EVERY_RESPONSE_HEADERS = {
@@ -35,13 +36,8 @@ export const EVERY_RESPONSE_HEADERS = {
     'AccessControlExposeHeaders',
     Type.String({
       maxLength: 512,
-      description:
-        'CORS: the response headers a browser lets scripts read: `Link, Location, X-Request-Id, Deprecation, ' +
-        'Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag`.',
-      examples: [
-        'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
-          'RateLimit-Policy, Idempotent-Replayed, ETag',
-      ],
+      description: `CORS: the response headers a browser lets scripts read: \`${EXPOSED_HEADERS.join(', ')}\`.`,
+      examples: [EXPOSED_HEADERS.join(', ')],
     }),
   ),
   'X-Request-Id': namedHeader(
