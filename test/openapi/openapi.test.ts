@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { ENTITY_TAG_LIST_PATTERN } from '../../src/http/entity-tag.js'
+import { EVENT_TYPES } from '../../src/events/event.schema.js'
 import { ERROR_CODES } from '../../src/http/errors/errors.js'
 import { dereference } from '../helpers/fuzz-document.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
@@ -472,6 +473,36 @@ visibly in their summary too', () => {
     }
     for (const scope of ['pets:read', 'pets:write', 'orders:read', 'orders:write', 'events:read', 'webhooks:manage'])
       assert.ok(document.info.description.includes(`\`${scope}\``), scope)
+  })
+
+  it('names under Scopes exactly the operations of each scope, the Webhooks ones as a group', () => {
+    const section = /#### Scopes\n\n(.*?)\n\n/s.exec(document.info.description)?.[1] ?? ''
+    const listed = Object.fromEntries(
+      [...section.matchAll(/`([a-z]+:[a-z]+)` \(([^)]*)\)/g)].map(([, scope = '', names = '']) => [
+        scope,
+        [...names.matchAll(/`([A-Za-z]+)`/g)].map((match) => match[1]).toSorted(),
+      ]),
+    )
+    const required: Record<string, string[]> = {}
+    const operations = Object.values(document.paths)
+      .flatMap((item) => Object.values(item ?? {}))
+      .filter((found): found is Operation => typeof found === 'object' && found !== null && 'operationId' in found)
+    assert.ok(operations.length > 20, `${operations.length} operations`)
+    for (const found of operations) {
+      const { operationId = '', 'x-required-scope': scope = '', tags = [] } = found
+      if (scope === 'webhooks:manage') assert.deepEqual(tags, ['Webhooks'], operationId)
+      else required[scope] = [...(required[scope] ?? []), operationId].toSorted()
+    }
+    assert.deepEqual(listed, { ...required, 'webhooks:manage': ['Webhooks'] })
+  })
+
+  it('names every event type under Events', () => {
+    const section = /#### Events\n\n(.*?)\n\n/s.exec(document.info.description)?.[1] ?? ''
+    const named = section.slice(0, section.indexOf(' is written as an event'))
+    assert.deepEqual(
+      [...named.matchAll(/`([a-z]+\.[a-z]+)`/g)].map((match) => match[1]),
+      [...EVENT_TYPES],
+    )
   })
 
   it('documents the challenge of 401 and 403, and Retry-After and the RateLimit headers of 429', () => {

@@ -575,10 +575,10 @@ export interface components {
              *     - `request_timeout` (408): The request was not received completely in time.
              *     - `conflict` (409): The request is valid but the resource's current state does not allow it (e.g. ordering an animal that is not available, cancelling a completed order); nothing was changed.
              *     - `idempotency_key_in_flight` (409): A request with the same Idempotency-Key (from the same API key) is still being processed; retry after Retry-After seconds to get its response.
-             *     - `precondition_failed` (412): The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it does not exist; nothing was changed.
+             *     - `precondition_failed` (412): The If-Match condition does not hold: the resource changed since the ETag given was read (the current one is in the ETag header), or it does not exist; or If-None-Match: * on putCategory names a category that exists already; nothing was changed.
              *     - `gone` (410): What the request points at is no longer kept: an event feed position older than the events retained. Start again from the beginning (`after=0`).
              *     - `payload_too_large` (413): The request body is larger than 16 KiB.
-             *     - `unsupported_media_type` (415): The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8.
+             *     - `unsupported_media_type` (415): The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a Content-Encoding other than identity (answered with Accept-Encoding: identity).
              *     - `idempotency_key_reused` (422): The Idempotency-Key was already used by this API key for a different request (another operation, resource, body or condition); send a new key for a new request.
              *     - `request_header_fields_too_large` (431): The request headers are too large.
              *     - `rate_limited` (429): The API key (or, without a valid key, the client address) has used up its request quota for the current window, or the key already holds as many open event streams and long polls as it may; retry after the time given in Retry-After.
@@ -1679,7 +1679,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -1701,7 +1701,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
         PreconditionFailedReplayable: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -1832,7 +1832,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`). */
+        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so) (code `unsupported_media_type`). */
         UnsupportedMediaType: {
             headers: {
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2207,7 +2207,7 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist (code `precondition_failed`). Nothing was changed. */
+            /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
             412: {
                 headers: {
                     ETag: components["headers"]["ETag"];

@@ -95,7 +95,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
     'The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is ' +
-    'in the response), or it does not exist (code `precondition_failed`). Nothing was changed.',
+    'in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that ' +
+    'exists already (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight:
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
     'retry after Retry-After seconds to get its response.',
@@ -110,7 +111,9 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     '(code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
     'The body is not of a media type the operation takes (application/json; for an update with PATCH also ' +
-    'application/merge-patch+json), or declares a charset other than UTF-8 (code `unsupported_media_type`).',
+    'application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a ' +
+    '`Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so) (code ' +
+    '`unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }

@@ -39,7 +39,8 @@ export const ERROR_CODES = {
     status: 412,
     meaning:
       'The If-Match condition does not hold: the resource changed since the ETag given was read (the current one ' +
-      'is in the ETag header), or it does not exist; nothing was changed.',
+      'is in the ETag header), or it does not exist; or If-None-Match: * on putCategory names a category that ' +
+      'exists already; nothing was changed.',
   },
   gone: {
     status: 410,
@@ -52,7 +53,8 @@ export const ERROR_CODES = {
     status: 415,
     meaning:
       'The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or ' +
-      'declares a charset other than UTF-8.',
+      'declares a charset other than UTF-8, or is sent with a Content-Encoding other than identity (answered with ' +
+      'Accept-Encoding: identity).',
   },
   idempotency_key_reused: {
     status: 422,

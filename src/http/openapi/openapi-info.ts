@@ -34,11 +34,12 @@ for version 1.
 with 401 and \`WWW-Authenticate\` (RFC 6750) before anything else about the request is looked at. An expired or
 revoked key is invalid from that moment on, on every instance (keys are checked on every request).
 
-**Scopes.** A key carries scopes: \`pets:read\` (\`listPets\`, \`getPet\`), \`pets:write\` (\`createPet\`,
-\`updatePet\`, \`deletePet\`), \`orders:read\` (\`listOrders\`, \`getOrder\`), \`orders:write\` (\`placeOrder\`,
-\`cancelOrder\`, \`completeOrder\`), \`events:read\` (\`listEvents\`, \`streamEvents\`) and \`webhooks:manage\` (the
-\`Webhooks\` operations); all of them unless it was created with fewer. Each operation names the scope it needs in
-\`x-required-scope\` and in its description. A valid key without it gets 403 \`forbidden\` with \`WWW-Authenticate:
+**Scopes.** A key carries scopes: \`pets:read\` (\`listPets\`, \`getPet\`, \`listCategories\`, \`getCategory\`),
+\`pets:write\` (\`createPet\`, \`updatePet\`, \`deletePet\`, \`createCategory\`, \`putCategory\`, \`deleteCategory\`),
+\`orders:read\` (\`listOrders\`, \`getOrder\`), \`orders:write\` (\`placeOrder\`, \`cancelOrder\`, \`completeOrder\`),
+\`events:read\` (\`listEvents\`, \`streamEvents\`) and \`webhooks:manage\` (the \`Webhooks\` operations); all of them
+unless it was created with fewer. Each operation names the scope it needs in \`x-required-scope\` and in its
+description. A valid key without it gets 403 \`forbidden\` with \`WWW-Authenticate:
 Bearer realm="petstore", error="insufficient_scope", scope="<scope>"\` (RFC 6750).
 
 **Rate limits.** Each key has a quota of requests per fixed window (600 per 60 s unless the operator configures
@@ -58,13 +59,13 @@ left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default"
 other.
 
 **Events.** Every change (\`pet.created\`, \`pet.updated\`, \`pet.deleted\`, \`order.placed\`, \`order.cancelled\`,
-\`order.completed\`) is written as an event in the same transaction as the change; an order that moves its animal's
-status writes \`pet.updated\` too. \`GET /events\` lists them after \`after\` (with \`wait\`, a long poll), and
-\`GET /events/stream\` sends them as Server-Sent Events. A reader that keeps following \`after\` (the \`Link\` header, \
-or
-the last event id) never skips an event. Events are kept for a limited time (30 days unless the operator configures
-otherwise); a position older than that is 410 \`gone\`. Each key may hold a limited number of streams and waiting long
-polls at once (10 unless configured otherwise; 429 beyond).
+\`order.completed\`, \`category.created\`, \`category.updated\`, \`category.deleted\`) is written as an event in the
+same transaction as the change; an order that moves its animal's status writes \`pet.updated\` too. \`GET /events\`
+lists them after \`after\` (with \`wait\`, a long poll), and \`GET /events/stream\` sends them as Server-Sent Events.
+A reader that keeps following \`after\` (the \`Link\` header, or the last event id) never skips an event. Events are
+kept for a limited time (30 days unless the operator configures otherwise); a position older than that is 410
+\`gone\`. Each key may hold a limited number of streams and waiting long polls at once (10 unless configured
+otherwise; 429 beyond).
 
 **Webhooks.** \`POST /webhooks\` registers an endpoint; from then on every event of its types is POSTed to it as the
 same JSON as in the feed, signed as Standard Webhooks prescribes (\`webhook-id: evt_<event id>\`, the same on every
