@@ -11,6 +11,7 @@ import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
 import { BETA, BETA_NOTE } from '../http/openapi/stability.js'
 import { toEventList } from './event.mapper.js'
 import { namedHeader } from '../http/openapi/openapi-names.js'
+import { XAccelBufferingHeader } from '../http/openapi/response-headers.js'
 import {
   DEFAULT_EVENT_PAGE_SIZE,
   isEventType,
@@ -160,6 +161,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
           200: {
             description:
               'The stream: `id: <event id>`, `event: <type>`, `data: <Event JSON>`, then an empty line, per event.',
+            headers: { 'X-Accel-Buffering': XAccelBufferingHeader },
             content: {
               'text/event-stream': {
                 schema: Type.String({ description: 'Server-Sent Events (HTML Living Standard, section 9.2).' }),
@@ -182,7 +184,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       const after = resumeAfter ?? request.query.after ?? 0
       const types = parseTypes(request.query.types)
       reply.type('text/event-stream; charset=utf-8')
-      // Proxies that buffer responses (nginx) would hold events back; this asks them not to.
+      // Proxies that buffer responses (nginx) would hold events back; this asks them not to (XAccelBufferingHeader).
       reply.header('x-accel-buffering', 'no')
       // HEAD (which Fastify answers with this handler) sends no body: nothing to follow. An empty stream rather
       // than '', whose length Fastify would state as 0: GET's stream has none, so HEAD's headers have none either.

@@ -1835,6 +1835,7 @@ export interface components {
         /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so) (code `unsupported_media_type`). */
         UnsupportedMediaType: {
             headers: {
+                "Accept-Encoding": components["headers"]["AcceptEncoding"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -1857,6 +1858,11 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /**
+         * @description On a 415 answered for a `Content-Encoding` other than `identity` (gzip, br, …): the one content coding the service reads (RFC 7694), so send the body without one. Absent when the 415 is about the media type or the charset.
+         * @example identity
+         */
+        AcceptEncoding: "identity";
         /**
          * @description CORS: any web page may call the API (the API key, not the page's origin, grants access).
          * @example *
@@ -1932,6 +1938,11 @@ export interface components {
          * @example Bearer realm="petstore"
          */
         WWWAuthenticate: string;
+        /**
+         * @description Asks a proxy that buffers responses (nginx) to pass the event stream on as it comes. Meant for proxies; clients need not read it.
+         * @example no
+         */
+        XAccelBuffering: "no";
         /**
          * @description The id of this request in the service's logs: the client's own `X-Request-Id` when it sent a usable one (1 to 128 of `A-Z a-z 0-9 . _ : -`), otherwise a UUID the service made. Quote it when reporting a problem.
          * @example 9b2f7c1e-8a4d-4f0e-b6a2-3c5d7e9f1a2b
@@ -3164,6 +3175,7 @@ export interface operations {
             /** @description The stream: `id: <event id>`, `event: <type>`, `data: <Event JSON>`, then an empty line, per event. */
             200: {
                 headers: {
+                    "X-Accel-Buffering": components["headers"]["XAccelBuffering"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];

@@ -2,6 +2,7 @@
 import { Type, type TSchema } from 'typebox'
 import { named, namedResponse, RESPONSE_NAME } from '../openapi/openapi-names.js'
 import {
+  AcceptEncodingHeader,
   AllowHeader,
   ETagHeader,
   IdempotentReplayedHeader,
@@ -131,6 +132,7 @@ const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   idempotency_key_in_flight: { 'Retry-After': RetryAfterHeader },
   rate_limited: { 'Retry-After': RetryAfterHeader },
   unavailable: { 'Retry-After': RetryAfterHeader },
+  unsupported_media_type: { 'Accept-Encoding': AcceptEncodingHeader },
 }
 
 /**

@@ -123,3 +123,24 @@ export const AllowHeader = namedHeader(
     examples: ['GET, POST, HEAD'],
   }),
 )
+
+export const AcceptEncodingHeader = namedHeader(
+  'AcceptEncoding',
+  Type.Literal('identity', {
+    description:
+      'On a 415 answered for a `Content-Encoding` other than `identity` (gzip, br, …): the one content coding the ' +
+      'service reads (RFC 7694), so send the body without one. Absent when the 415 is about the media type or ' +
+      'the charset.',
+    examples: ['identity'],
+  }),
+)
+
+export const XAccelBufferingHeader = namedHeader(
+  'XAccelBuffering',
+  Type.Literal('no', {
+    description:
+      'Asks a proxy that buffers responses (nginx) to pass the event stream on as it comes. Meant for proxies; ' +
+      'clients need not read it.',
+    examples: ['no'],
+  }),
+)
