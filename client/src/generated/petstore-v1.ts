@@ -1914,7 +1914,7 @@ export interface components {
          */
         RateLimit: string;
         /**
-         * @description The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1 to a request that counts (not OPTIONS, nor one refused before its key is read), unless the shared rate-limit store is unreachable (then requests are not counted).
+         * @description The quota that applies (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=<window seconds>`. Sent on every response under /v1 to a request that counts (not OPTIONS, nor one refused before its key is read, nor the 408 of a body that arrives too slowly), unless the shared rate-limit store is unreachable (then requests are not counted).
          * @example "default";q=600;w=60
          */
         RateLimitPolicy: string;

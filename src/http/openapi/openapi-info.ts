@@ -47,7 +47,8 @@ otherwise), shared by every instance of the service; requests without a valid ke
 address, with a smaller quota; once an address has spent it, its requests without a valid key are refused (429)
 for the rest of the window. A valid key is never refused because of the anonymous traffic of its address. Every \
 response under \`/v1\` to a request that counts (not \`OPTIONS\`, nor one refused before its key is read: no or a \
-repeated \`Host\`, a repeated \`Authorization\` or \`Content-Type\`) states the quota and what is
+repeated \`Host\`, a repeated \`Authorization\` or \`Content-Type\`; nor the 408 of a body that arrives too slowly, \
+written by the connection, not by the request) states the quota and what is
 left of it (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy: "default";q=600;w=60\` and \`RateLimit:
 "default";r=<remaining>;t=<seconds until the window resets>\`. Over quota, the answer is 429 \`rate_limited\` with
 \`Retry-After\` (seconds). Browsers can read these headers (\`Access-Control-Expose-Headers\`).
