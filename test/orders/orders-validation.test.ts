@@ -291,10 +291,12 @@ empty', async () => {
         headers: { 'content-type': 'text/plain' },
         body: 'x',
       })
+      // Whatever its label: the operation takes no body, in any media type.
       await assertError(refused, {
-        status: 415,
-        code: 'unsupported_media_type',
-        message: 'The request body must be sent as Content-Type: application/json.',
+        status: 400,
+        code: 'invalid_request',
+        message: 'Invalid request: this operation takes no request body.',
+        details: [{ path: 'body', message: 'must be absent' }],
       })
       assert.deepEqual(await readOrder(server, placed.id), placed)
       // What a Java HttpURLConnection sends for a POST without a body.

@@ -354,10 +354,12 @@ Webhooks form', async () => {
       code: 'unsupported_media_type',
       message: 'The request body must be sent as Content-Type: application/json.',
     })
+    // An operation that takes no body refuses one in any media type.
     await assertError(await mergePatch(`/v1/webhooks/${webhook.id}/rotate-secret`, 'POST', { a: 1 }), {
-      status: 415,
-      code: 'unsupported_media_type',
-      message: 'The request body must be sent as Content-Type: application/json.',
+      status: 400,
+      code: 'invalid_request',
+      message: 'Invalid request: this operation takes no request body.',
+      details: [{ path: 'body', message: 'must be absent' }],
     })
     assert.equal((await storedEndpoints()).filter((row) => row.url === 'https://hooks.example.com/other').length, 0)
   })

@@ -54,7 +54,7 @@ export const ERROR_CODES = {
     meaning:
       'The request body is not application/json (or, for an update with PATCH, application/merge-patch+json), or ' +
       'declares a charset other than UTF-8, or is sent with a Content-Encoding other than identity (answered with ' +
-      'Accept-Encoding: identity).',
+      'Accept-Encoding: identity). An operation that takes no body answers any body with 400 instead.',
   },
   idempotency_key_reused: {
     status: 422,

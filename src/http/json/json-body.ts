@@ -9,6 +9,7 @@ import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 import { MESSAGES } from '../errors/error-messages.js'
+import { UNREAD_BODY } from './refuse-body.js'
 import { MAX_DETAIL_PATH_LENGTH } from '../validation/validation-details.js'
 
 const SHOWN_LENGTH = 40
@@ -89,8 +90,8 @@ function codedBody(coding: string): ApiError {
 export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): ApiError | undefined {
   const contentType = request.headers['content-type']
   if (contentType === undefined) return undefined
-  // An empty body is no body whatever its label, on an operation that takes none (as the parsers below decide).
-  if (request.headers['content-length'] === '0' && request.routeOptions.schema?.body === undefined) return undefined
+  // An operation that takes no body refuses one whatever its headers say (as the parsers below decide).
+  if (request.routeOptions.schema?.body === undefined) return undefined
   const accepted = acceptedMediaTypes(request)
   // A parser knows the media type it was chosen for; before 100 Continue, it is read from the header.
   const mediaType = parsedAs ?? contentType.split(';', 1)[0]?.trim().toLowerCase() ?? ''
@@ -106,17 +107,22 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
   )
 }
 
+/** A request whose head says it has no body: Content-Length 0, or neither a length nor a transfer coding. */
+function hasNoBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
   addJsonBodyParser(app, 'application/json')
-  // Every other media type is refused (415) without reading the body; but an empty body (Content-Length: 0) is no
-  // body whatever its label, on an operation that takes none: Java's HttpURLConnection, for one, labels a bodiless
-  // POST application/x-www-form-urlencoded.
+  // Every other media type is refused (415) without reading the body, by an operation that takes one. An operation
+  // that takes none refuses any body alike (400, refuse-body.ts), but an empty one (Content-Length: 0) is no body
+  // whatever its label: Java's HttpURLConnection, for one, labels a bodiless POST application/x-www-form-urlencoded.
   app.addContentTypeParser('*', (request, _payload, done) => {
-    if (request.headers['content-length'] === '0' && request.routeOptions.schema?.body === undefined)
-      return done(null, undefined)
+    if (request.routeOptions.schema?.body === undefined) return done(null, hasNoBody(request) ? undefined : UNREAD_BODY)
     done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request))), undefined)
   })
 }
@@ -130,8 +136,8 @@ export function addJsonBodyParser(app: FastifyInstance, mediaType: string): void
   app.addContentTypeParser(mediaType, { parseAs: 'buffer' }, (request, bytes, done) => {
     const body = bytes as Buffer
     // Some clients label every request JSON, bodiless DELETEs and actions included: for an operation that takes
-    // no body, an empty one is simply no body (the operation refuses one that is not empty).
-    if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
+    // no body, an empty one is simply no body, and any other is refused unread (refuse-body.ts).
+    if (request.routeOptions.schema?.body === undefined) return done(null, body.length === 0 ? undefined : UNREAD_BODY)
     const refused = refusalOnHeaders(request, mediaType)
     if (refused !== undefined) return done(refused, undefined)
     const text = decodeUtf8(body)

@@ -32,12 +32,10 @@ export function continueAfterChecks(app: FastifyInstance): void {
   // After the onRequest hooks, right before Fastify reads the body.
   const sendContinue: preParsingHookHandler = (request, reply: FastifyReply, payload, done) => {
     if (!expecting.delete(request.raw) || reply.raw.headersSent || declaredTooLarge(request)) return done(null, payload)
-    // Refused here, not by the body's parser: that one would wait for a body the client holds back. Only a body
-    // declared not empty, on an operation that takes none: an empty one is no body whatever its headers say, and
-    // only the parser can tell (a chunked body's length is not declared).
-    const declaresBody =
-      request.routeOptions.schema?.body !== undefined || Number(request.headers['content-length']) > 0
-    const refused = declaresBody ? refusalOnHeaders(request) : undefined
+    // Refused here, not by the body's parser: that one would wait for a body the client holds back. (An operation
+    // that takes no body judges none by its headers: it refuses any body it is sent, once sent, which only the
+    // parser can tell from no body at all when the length is not declared.)
+    const refused = refusalOnHeaders(request)
     if (refused !== undefined) return done(refused)
     reply.raw.writeContinue()
     done(null, payload)

@@ -1,0 +1,88 @@
+// An operation that takes no request body (a DELETE, an action on a resource's address) refuses one with the same
+// 400 whatever it is: JSON, JSON the service could not read, another media type, a coded body. It never answers
+// 415 advising a media type, as if the body would be taken in another one. An empty body is no body.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import { assertError } from '../../helpers/error-assert.js'
+import { addPet } from '../../helpers/orders.js'
+import { startTestServer, type TestServer } from '../../helpers/server.js'
+
+interface Operation {
+  operationId: string
+  requestBody?: unknown
+}
+type Paths = Record<string, Record<string, Operation>>
+
+const document = JSON.parse(readFileSync('openapi/petstore-v1.json', 'utf8')) as { paths: Paths }
+const WRITES = ['post', 'put', 'patch', 'delete']
+/** Every operation of the document that takes no body but a method that may carry one, each path id 1. */
+const BODILESS = Object.entries(document.paths).flatMap(([path, operations]) =>
+  Object.entries(operations)
+    .filter(([method, operation]) => WRITES.includes(method) && operation.requestBody === undefined)
+    .map(([method, { operationId }]) => ({
+      operationId,
+      method: method.toUpperCase(),
+      path: path.replace(/\{\w+\}/g, '1'),
+    })),
+)
+
+const TAKES_NO_BODY = {
+  status: 400,
+  code: 'invalid_request',
+  message: 'Invalid request: this operation takes no request body.',
+  details: [{ path: 'body', message: 'must be absent' }],
+}
+
+const BODIES: { what: string; headers: Record<string, string>; body: string }[] = [
+  { what: 'JSON', headers: { 'content-type': 'application/json' }, body: '{"force":true}' },
+  { what: 'JSON it cannot read', headers: { 'content-type': 'application/json' }, body: '{"force":' },
+  { what: 'text', headers: { 'content-type': 'text/plain' }, body: 'force' },
+  { what: 'a form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'force=true' },
+  {
+    what: 'gzip-coded JSON',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    body: '{"force":true}',
+  },
+  { what: 'JSON in another charset', headers: { 'content-type': 'application/json; charset=latin1' }, body: '{}' },
+]
+
+describe('operations that take no request body', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer()
+  })
+  after(() => server.close())
+
+  it('are the seven the document lists without one', () => {
+    assert.deepEqual(BODILESS.map(({ operationId }) => operationId).sort(), [
+      'cancelOrder',
+      'completeOrder',
+      'deleteCategory',
+      'deletePet',
+      'deleteWebhook',
+      'retryWebhookDelivery',
+      'rotateWebhookSecret',
+    ])
+  })
+
+  for (const { operationId, method, path } of BODILESS)
+    it(`${operationId}: 400 for every kind of body, before anything else is done`, async () => {
+      for (const { what, headers, body } of BODIES) {
+        const response = await server.request(`/v1${path}`, { method, headers, body })
+        await assertError(response, TAKES_NO_BODY).catch((error: unknown) => {
+          throw new Error(`${what}: ${String(error)}`)
+        })
+      }
+    })
+
+  it('an empty body with any media type is no body: the pet is deleted', async () => {
+    const pet = await addPet(server)
+    const response = await server.request(`/v1/pets/${pet.id}`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'text/plain' },
+      body: '',
+    })
+    assert.deepEqual([response.status, await response.text()], [204, ''])
+  })
+})
