@@ -157,8 +157,9 @@ const RAW_MUTATIONS: RawMutation[] = [
       .map((rewrite) => ({
         raw: { ...raw, target: rewrite(raw.target) },
         name: 'raw: request target',
-        // A target no route takes (`*`, another path) may read the body first, as a 405 route does.
-        unrouted: [...ROUTE_CHANGED, 413, 415],
+        // A target no route takes (`*`, another path) reads a JSON body first, as a 405 route does: one over the
+        // limit is 413. It takes no body, so it judges none by its media type (never 415).
+        unrouted: [...ROUTE_CHANGED, 413],
       })),
   (raw) =>
     fc
@@ -171,11 +172,11 @@ const RAW_MUTATIONS: RawMutation[] = [
         },
         name: 'raw: version',
       })),
-  // Another method on the same path reaches a 405 route, which reads the body first (so 413 and 415 come before 405).
+  // Another method on the same path reaches a 405 route, which reads a JSON body first (so 413 comes before 405).
   (raw) =>
     fc
       .constantFrom(raw.method.toLowerCase(), 'FOO', 'TRACE', 'PROPFIND', 'QUERY', 'PATCH', 'PUT')
-      .map((method) => ({ raw: { ...raw, method }, name: 'raw: method', unrouted: [...ROUTE_CHANGED, 413, 415] })),
+      .map((method) => ({ raw: { ...raw, method }, name: 'raw: method', unrouted: [...ROUTE_CHANGED, 413] })),
   (raw) =>
     fc
       .constantFrom('100-continue', '200-ok', 'x')
