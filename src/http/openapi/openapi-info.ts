@@ -26,8 +26,8 @@ and changes nothing; when clients race for the same animal or order, exactly one
 \`placed\` order (409 otherwise), and \`DELETE /pets/{petId}\` is refused (409) while it has one.
 
 **Stability.** Operations marked \`x-stability: beta\` (and \`[beta]\` in their summary) are new and may still
-change: updating and deleting animals; placing, reading, cancelling and completing orders; the event feed and stream;
-webhooks. Everything else is stable
+change: updating and deleting animals; placing, reading, cancelling and completing orders; every category operation;
+the event feed and stream; webhooks. Everything else is stable
 for version 1.
 
 **Authentication.** Every operation needs \`Authorization: Bearer <API key>\`. A missing or invalid key is answered
