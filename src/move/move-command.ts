@@ -50,14 +50,13 @@ async function stoppable<T>(
 
 export async function moveShop(command: 'export' | 'import', config: Config, file: string): Promise<void> {
   if (command === 'export') {
-    // A named pipe or a device is written into as it is: whatever it received is not a file left behind.
+    // A named pipe or a device is written into as it is: what it received is not a file left behind, nor is its
+    // mode the export's to set.
     const intoFile = file !== '-' && (!existsSync(file) || statSync(file).isFile())
     const counts = await stoppable(command, intoFile ? ': no file written' : '', (signal) =>
       exportShop(config.database, file, terminalProgress('exporting'), signal),
     )
-    // A named pipe or a device was written into as it is: its mode is not the export's to set.
-    const where =
-      file === '-' ? 'stdout' : statSync(file).isFile() ? `${file} (mode 0600: it holds secrets, keep it safe)` : file
+    const where = file === '-' ? 'stdout' : intoFile ? `${file} (mode 0600: it holds secrets, keep it safe)` : file
     console.error(`petstore: exported ${total(counts)} rows (${counts.pets ?? 0} pets) to ${where}`)
     return
   }

@@ -119,8 +119,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain')
   addJsonBodyParser(app, 'application/json')
   // Every other media type is refused (415) without reading the body, by an operation that takes one. An operation
-  // that takes none refuses any body alike (400, refuse-body.ts), but an empty one (Content-Length: 0) is no body
-  // whatever its label: Java's HttpURLConnection, for one, labels a bodiless POST application/x-www-form-urlencoded.
+  // that takes none refuses any body alike (400, refuse-body.ts), but an empty one (hasNoBody) is no body whatever
+  // its label: Java's HttpURLConnection, for one, labels a bodiless POST application/x-www-form-urlencoded.
   app.addContentTypeParser('*', (request, _payload, done) => {
     if (request.routeOptions.schema?.body === undefined) return done(null, hasNoBody(request) ? undefined : UNREAD_BODY)
     done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request))), undefined)
