@@ -60,10 +60,18 @@ const saysMore = (problem: AjvLikeError, index: number, problems: AjvLikeError[]
   FORMAT_RULES[String(problem.params?.format)] === undefined ||
   !problems.some((other, at) => at !== index && other.instancePath === problem.instancePath)
 
+/** A name as one JSON pointer token (RFC 6901: `~` and `/` are written `~0` and `~1`), as ajv's instancePath has it. */
+export const pointerToken = (name: string) => name.replaceAll('~', '~0').replaceAll('/', '~1')
+
 function describe(part: string, problem: AjvLikeError): ErrorDetail {
   const missing = problem.params?.missingProperty
   const extra = problem.params?.additionalProperty
-  const child = typeof missing === 'string' ? `/${missing}` : typeof extra === 'string' ? `/${extra}` : ''
+  const child =
+    typeof missing === 'string'
+      ? `/${pointerToken(missing)}`
+      : typeof extra === 'string'
+        ? `/${pointerToken(extra)}`
+        : ''
   const message =
     typeof missing === 'string'
       ? 'is required'

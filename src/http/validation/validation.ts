@@ -4,6 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import type { FastifySchemaCompiler } from 'fastify'
 import { isDateTime } from '../date-time.js'
+import { pointerToken } from './validation-details.js'
 
 const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/
 
@@ -40,7 +41,7 @@ export function createAjv(): Ajv {
 }
 
 function problem(name: string, message: string, keyword: string): ErrorObject {
-  return { instancePath: `/${name}`, schemaPath: '#', keyword, params: {}, message }
+  return { instancePath: `/${pointerToken(name)}`, schemaPath: '#', keyword, params: {}, message }
 }
 
 function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
@@ -67,7 +68,8 @@ function compileTextParameters(ajv: Ajv, schema: ObjectSchema) {
     if (!validate(parsed)) {
       const reported = new Set(errors.map((error) => error.instancePath))
       for (const error of validate.errors ?? []) {
-        const missing = error.keyword === 'required' ? `/${String(error.params.missingProperty)}` : undefined
+        const missing =
+          error.keyword === 'required' ? `/${pointerToken(String(error.params.missingProperty))}` : undefined
         if (missing === undefined || !reported.has(missing)) errors.push(error)
       }
     }
