@@ -24,8 +24,10 @@ export function toVersionedCategory(row: CategoryRow): VersionedCategory {
 /**
  * The name as the unique index compares it: composed (NFC) and case-folded here, in the service, so that both
  * stores compare the same text (SQLite's lower() folds ASCII only; PostgreSQL's follows the collation). Upper
- * then lower case folds what lower case alone leaves apart (`ß` and `SS`, `ς` and `σ`).
+ * then lower case folds what lower case alone leaves apart (`ß` and `SS`, `ς` and `σ`), and a second round folds
+ * what the first one makes: capital `ẞ` becomes `ß` in it, which only the second makes `ss` like `SS` and `ß`
+ * (after two rounds, no code point changes again).
  */
 export function nameKey(name: string): string {
-  return name.normalize('NFC').toUpperCase().toLowerCase()
+  return name.normalize('NFC').toUpperCase().toLowerCase().toUpperCase().toLowerCase()
 }

@@ -16,6 +16,7 @@ import * as eventInbox from './migrations/0012_event_inbox.js'
 import * as dataVersionFreeShard from './migrations/0013_data_version_free_shard.js'
 import * as categoryVersionFloor from './migrations/0014_category_version_floor.js'
 import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.js'
+import * as categoryNameKeySharpS from './migrations/0016_category_name_key_sharp_s.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0013_data_version_free_shard': dataVersionFreeShard,
   '0014_category_version_floor': categoryVersionFloor,
   '0015_webhook_pending_events': webhookPendingEvents,
+  '0016_category_name_key_sharp_s': categoryNameKeySharpS,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -2,6 +2,7 @@
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
 import { rm } from 'node:fs/promises'
 import type { Config } from '../config.js'
+import { refoldCategoryKeysOfEarlierFile } from './category-name-keys.js'
 import { setVersionFloorOfEarlierFile } from './category-version-floor.js'
 import { DamagedFileError } from './columns.js'
 import type { MoveProgress } from './export.js'
@@ -36,9 +37,10 @@ type Records = ReturnType<ShopFile['records']>
 async function load(session: MoveSession, file: ShopFile, config: Config, progress: MoveProgress) {
   const records = file.records()
   try {
-    const counts = await loadRecords(session, records, config, progress)
+    const counts = await loadRecords(session, records, file.header.schemaVersion, config, progress)
     // The file's events, retention mark and waiting events are in place: the floor's bound counts them.
     await setVersionFloorOfEarlierFile(session, file.header.schemaVersion)
+    await refoldCategoryKeysOfEarlierFile(session, file.header.schemaVersion)
     return counts
   } catch (error) {
     if (error instanceof DamagedFileError || error instanceof ForeignSecretError) throw error
@@ -60,7 +62,13 @@ function breaksAConstraint(error: unknown): error is Error {
   return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23\d{3}$/.test(code))
 }
 
-async function loadRecords(session: MoveSession, records: Records, config: Config, progress: MoveProgress) {
+async function loadRecords(
+  session: MoveSession,
+  records: Records,
+  fileSchema: string,
+  config: Config,
+  progress: MoveProgress,
+) {
   const secrets = new SecretCheck(config.webhookSecretKey)
   for (const table of TABLES) if (table.replaced) await session.run(`delete from ${quoted(table.name)}`, [])
   const loaders = new Map<string, TableLoader>()
@@ -85,7 +93,7 @@ async function loadRecords(session: MoveSession, records: Records, config: Confi
     if (!loader) {
       // A new table: the previous one's last batch goes first (the order of the file is the order of references).
       for (const previous of loaders.values()) await previous.flush()
-      loader = new TableLoader(session, table)
+      loader = new TableLoader(session, table, fileSchema)
       loaders.set(table.name, loader)
     }
     if ('counter' in record) {

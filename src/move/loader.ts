@@ -11,21 +11,24 @@ const MAX_ROWS_PER_STATEMENT = 1000
 export class TableLoader {
   readonly #session: MoveSession
   readonly #table: TableEntry
+  /** The schema the file was written with (its header): derived columns follow its rules. */
+  readonly #fileSchema: string
   #columns: string[] = []
   #values: unknown[] = []
   #rows = 0
   count = 0
 
-  constructor(session: MoveSession, table: TableEntry) {
+  constructor(session: MoveSession, table: TableEntry, fileSchema: string) {
     this.#session = session
     this.#table = table
+    this.#fileSchema = fileSchema
   }
 
   /** Adds a row of the file; inserts a batch when one is full. */
   async add(fileRow: Row): Promise<void> {
     const derived = this.#table.derived
     const row = derived ? { ...fileRow } : fileRow
-    for (const [column, derive] of Object.entries(derived ?? {})) row[column] = derive(row)
+    for (const [column, derive] of Object.entries(derived ?? {})) row[column] = derive(row, this.#fileSchema)
     const columns = Object.keys(row)
     for (const column of columns)
       if (!Object.hasOwn(this.#table.columns, column))

@@ -1,7 +1,7 @@
 // What a shop is made of: every table that must move for the shop to continue, in the order they are written
 // and loaded (a table comes after the tables it refers to). Adding a table is one entry here.
-import { nameKey } from '../categories/category.mapper.js'
 import type { Row } from '../db/move-session.js'
+import { nameKeyOfSchema } from './category-name-keys.js'
 import type { ColumnKind } from './columns.js'
 
 export interface TableEntry {
@@ -26,8 +26,9 @@ export interface TableEntry {
   /**
    * Columns the service derives from others: worked out again on import, whatever the file says, so that a file
    * edited by hand cannot load a row the service would never have written (two category names equal but for case).
+   * By the rules of the file's schema: the database migrates rows of an earlier one after the load.
    */
-  derived?: Readonly<Record<string, (row: Row) => unknown>>
+  derived?: Readonly<Record<string, (row: Row, fileSchema: string) => unknown>>
 }
 
 const text = 'text'
@@ -42,7 +43,10 @@ export const TABLES: readonly TableEntry[] = [
     name: 'categories',
     columns: { id: integer, name: text, name_key: text, version: integer },
     key: ['id'],
-    derived: { name_key: (row) => (typeof row.name === 'string' ? nameKey(row.name) : row.name_key) },
+    derived: {
+      name_key: (row, fileSchema) =>
+        typeof row.name === 'string' ? nameKeyOfSchema(row.name, fileSchema) : row.name_key,
+    },
   },
   {
     name: 'category_id_counter',

@@ -54,6 +54,9 @@ describe('category records', () => {
     await assertError(await putCategory(server, 9000, 'straße'), nameTaken(holder))
     const other = await createCategory(server, 'Lane')
     await assertError(await putCategory(server, other.id, 'strasse'), nameTaken(holder))
+    // Capital sharp s (U+1E9E) is folded as far as ß and SS are.
+    await assertError(await server.request('/v1/categories', { json: { name: 'STRA\u1E9EE' } }), nameTaken(holder))
+    await assertError(await putCategory(server, other.id, 'Stra\u1E9Ee'), nameTaken(holder))
     // A category may change the case of its own name.
     const renamed = await putCategory(server, holder.id, 'STRASSE')
     assert.equal(renamed.status, 200)

@@ -133,6 +133,7 @@ second', async () => {
       { name: '0013_data_version_free_shard' },
       { name: '0014_category_version_floor' },
       { name: '0015_webhook_pending_events' },
+      { name: '0016_category_name_key_sharp_s' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },

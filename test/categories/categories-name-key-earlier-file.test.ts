@@ -1,0 +1,86 @@
+// A shop file written before category keys were folded twice may hold two names only today's fold finds equal
+// ("STRAẞE" beside "Straße"): its import loads both, as the shop had them, then refolds the keys as migration 0016
+// does on an upgraded store, so that no name joins them afterwards and a lone capital ẞ folds like ß and SS.
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { Checksum } from '../../src/move/checksum.js'
+import { createCategory, nameTaken } from '../helpers/categories.js'
+import { assertError } from '../helpers/error-assert.js'
+import { exportShop, importIntoNewDatabase } from '../helpers/move.js'
+import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
+
+const EARLIER_SCHEMA = '0015_webhook_pending_events'
+
+/**
+ * Rewrites the shop file as that schema could have written it: the header names it, the categories named in
+ * `renames` have those names, and the closing line's checksum is computed again over the edited lines.
+ */
+function asEarlierSchemaFile(file: string, renames: Map<string, string>): void {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown>
+  const edited = lines.map((line, index) => {
+    const value = JSON.parse(line) as Record<string, unknown>
+    if (index === 0) return JSON.stringify({ ...value, schemaVersion: EARLIER_SCHEMA })
+    const row = value.row as Record<string, unknown> | undefined
+    const renamed = typeof row?.name === 'string' ? renames.get(row.name) : undefined
+    if (value.table !== 'categories' || renamed === undefined) return line
+    return JSON.stringify({ ...value, row: { ...row, name: renamed } })
+  })
+  const checksum = new Checksum()
+  for (const line of edited) checksum.add(`${line}\n`)
+  writeFileSync(file, [...edited, JSON.stringify({ ...closing, sha256: checksum.hex() })].join('\n') + '\n')
+}
+
+describe(`the import of a shop file written before category keys were folded twice (${TEST_STORE})`, () => {
+  let database: TestDatabase
+  let server: TestServer
+  let moved: TestDatabase | undefined
+  const directory = makeTempDir()
+  before(async () => {
+    database = await createTestDatabase()
+    server = await startTestServer({ database })
+  })
+  after(async () => {
+    await server.close()
+    await database.drop()
+    await moved?.drop()
+  })
+
+  it('loads a pair of names equal by the fold of today, then refolds what it can', async () => {
+    // The capital ẞ names take the lower ids, so that they load before the name whose key they would take.
+    const capital = await createCategory(server, 'Pond')
+    const lone = await createCategory(server, 'Hill')
+    const sharp = await createCategory(server, 'Straße')
+    const file = join(directory, 'earlier.jsonl')
+    await exportShop(database.url, file)
+    asEarlierSchemaFile(
+      file,
+      new Map([
+        ['Pond', 'STRA\u1E9EE'],
+        ['Hill', 'GRO\u1E9E'],
+      ]),
+    )
+
+    moved = await importIntoNewDatabase(file)
+    const target = await startTestServer({ database: moved })
+    try {
+      const listed = await target.request('/v1/categories')
+      assert.equal(listed.status, 200)
+      assert.deepEqual(await listed.json(), [
+        { id: capital.id, name: 'STRA\u1E9EE' },
+        { id: lone.id, name: 'GRO\u1E9E' },
+        { id: sharp.id, name: 'Straße' },
+      ])
+      const groß = { id: lone.id, name: 'GRO\u1E9E' }
+      for (const name of ['gross', 'GROSS', 'groß', 'GRO\u1E9E'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(groß))
+      for (const name of ['strasse', 'STRA\u1E9EE'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(sharp))
+    } finally {
+      await target.close()
+    }
+  })
+})

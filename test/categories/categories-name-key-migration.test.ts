@@ -1,0 +1,58 @@
+// Migration 0016 on a store whose category keys were folded once: a key holding ß (it could only come from a
+// capital ẞ) is refolded to ss, unless another category already has that key (both names were accepted then:
+// both stay, each with its key). One row at a time, so that two keys refolding alike do not both change. Down
+// changes nothing.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import type { Store } from '../../src/db/store.js'
+import { migrateTo, migrateUntil } from '../helpers/migrations.js'
+import { openTestStore } from '../helpers/opened-store.js'
+import { TEST_STORE } from '../helpers/store.js'
+
+const BEFORE = '0015_webhook_pending_events'
+
+describe(`migration 0016 (category keys folded twice) on ${TEST_STORE}`, () => {
+  let store: Store
+  let closeStore: () => Promise<void>
+  before(async () => {
+    ;({ store, close: closeStore } = await openTestStore())
+  })
+  after(() => closeStore())
+
+  const keys = async () => {
+    const { rows } = await sql<{
+      id: number
+      key: string
+    }>`select id, name_key as key from categories order by id`.execute(store.admin)
+    return rows.map((row) => [Number(row.id), row.key])
+  }
+
+  it('refolds the keys a capital sharp s made, except where another category has the refolded key', async () => {
+    const db = store.admin
+    assert.equal((await migrateUntil(db, BEFORE)).error, undefined)
+    // Keys as the fold of one round made them: ẞ → ß, while ß and SS → ss.
+    await sql`insert into categories (id, name, name_key, version) values
+      (1, 'GROẞ', 'groß', 1),
+      (2, 'Straße', 'strasse', 1),
+      (3, 'STRAẞE', 'straße', 1),
+      (4, 'ẞS', 'ßs', 1),
+      (5, 'Sẞ', 'sß', 1),
+      (6, 'Dogs', 'dogs', 1)`.execute(db)
+
+    assert.ok((await migrateToLatest(db)).applied.includes('0016_category_name_key_sharp_s'))
+    assert.deepEqual(await keys(), [
+      [1, 'gross'],
+      [2, 'strasse'],
+      [3, 'straße'],
+      [4, 'sss'],
+      [5, 'sß'],
+      [6, 'dogs'],
+    ])
+
+    assert.equal((await migrateTo(db, BEFORE)).error, undefined)
+    assert.deepEqual((await keys()).length, 6)
+    assert.deepEqual((await migrateToLatest(db)).applied, ['0016_category_name_key_sharp_s'])
+  })
+})
