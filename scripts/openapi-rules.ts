@@ -2,10 +2,10 @@
 // response property whose type alone changed (boolean → string) or a property made required while its other
 // keywords stayed can pass; and it knows nothing of `webhooks`, callbacks or the component list. These rules walk
 // both documents side by side instead, in the direction the data flows:
-// - what the service writes (response bodies and headers, webhook and callback payloads) may not gain a type or
-//   an enum value, lose a property, or make a required property optional;
+// - what the service writes (response bodies and headers, webhook and callback payloads and headers) may not gain
+//   a type or an enum value, lose a property or header, or make a required property or header optional;
 // - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
-//   or an enum value, refuse a property it accepted, or require a field or parameter it did not;
+//   or an enum value, refuse a property it accepted, or require a field, parameter or body it did not;
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
 //   schema or component schema property may disappear.
 // Each change is reported with a `/`-joined path, like the diff tool's, so that one acceptance list covers both.
@@ -141,26 +141,41 @@ class Walk {
     }
   }
 
-  parameters(before: Json, after: Json, path: string[]): void {
+  /**
+   * Parameters by location and name. Those the service reads may not become required; those it writes (the headers
+   * of a webhook delivery) may not disappear or stop being always sent.
+   */
+  parameters(before: Json, after: Json, path: string[], direction: Direction): void {
     const key = (parameter: unknown): string =>
       isObject(parameter) ? `${String(parameter.in)}:${String(parameter.name).toLowerCase()}` : ''
     const wasByKey = new Map(listAt(before, 'parameters').map((parameter) => [key(parameter), parameter]))
+    const isKeys = new Set(listAt(after, 'parameters').map(key))
     listAt(after, 'parameters').forEach((parameter, index) => {
       if (!isObject(parameter)) return
       const here = [...path, 'parameters', String(index)]
       const was = wasByKey.get(key(parameter))
-      if (parameter.required === true && !(isObject(was) && was.required === true))
+      if (direction === 'reads' && parameter.required === true && !(isObject(was) && was.required === true))
         this.report('add', [...here, 'required'], `parameter ${key(parameter)} is now required`)
-      if (isObject(was)) this.schema(was.schema, parameter.schema, [...here, 'schema'], 'reads')
+      if (direction === 'writes' && isObject(was) && was.required === true && parameter.required !== true)
+        this.report('remove', [...here, 'required'], `parameter ${key(parameter)} is no longer always sent`)
+      if (isObject(was)) this.schema(was.schema, parameter.schema, [...here, 'schema'], direction)
     })
+    if (direction === 'writes')
+      listAt(before, 'parameters').forEach((parameter, index) => {
+        if (isObject(parameter) && !isKeys.has(key(parameter)))
+          this.report('remove', [...path, 'parameters', String(index)], `parameter ${key(parameter)} is no longer sent`)
+      })
   }
 
   /** One operation; `served`: a request the service answers (false: a webhook or callback the service sends). */
   operation(before: Json, after: Json, path: string[], served: boolean): void {
     const request: Direction = served ? 'reads' : 'writes'
     const response: Direction = served ? 'writes' : 'reads'
-    this.parameters(before, after, path)
-    this.content(objectAt(before, 'requestBody'), objectAt(after, 'requestBody'), [...path, 'requestBody'], request)
+    this.parameters(before, after, path, request)
+    const [wasBody, isBody] = [objectAt(before, 'requestBody'), objectAt(after, 'requestBody')]
+    if (request === 'reads' && isBody.required === true && wasBody.required !== true)
+      this.report('add', [...path, 'requestBody', 'required'], 'a request body is now required')
+    this.content(wasBody, isBody, [...path, 'requestBody'], request)
     const isResponses = objectAt(after, 'responses')
     for (const [status, was] of Object.entries(objectAt(before, 'responses'))) {
       const here = [...path, 'responses', status]

@@ -184,6 +184,49 @@ release)', () => {
     assert.deepEqual(changes, [`remove ${payload}/properties/timestamp`])
   })
 
+  it('fails when a delivery header is removed, no longer always sent or retyped (against this document as a \
+release)', () => {
+    const changesOf = (edit: (parameters: Json[]) => void) => {
+      const document = structuredClone(current)
+      edit(document.webhooks.event.post.parameters)
+      return breakingChanges(current, document, accepted).map((change) => `${change.action} ${change.path}`)
+    }
+    const named = (parameters: Json[], name: string): Json =>
+      parameters.find((parameter) => parameter.name === name) ?? {}
+    assert.deepEqual(
+      changesOf((parameters) => parameters.splice(2, 1)),
+      ['remove webhooks/event/post/parameters/2'],
+    )
+    assert.deepEqual(
+      changesOf((parameters) => (named(parameters, 'webhook-id').required = false)),
+      ['remove webhooks/event/post/parameters/0/required'],
+    )
+    assert.deepEqual(
+      changesOf((parameters) => (named(parameters, 'webhook-timestamp').schema = { type: 'integer' })),
+      ['replace webhooks/event/post/parameters/1/schema/type'],
+    )
+    // A header the service starts sending breaks no receiver.
+    assert.deepEqual(
+      changesOf((parameters) => parameters.push({ name: 'webhook-extra', in: 'header', required: true, schema: {} })),
+      [],
+    )
+  })
+
+  it('fails when an operation that took no body requires one', () => {
+    const document = structuredClone(current)
+    document.paths['/store/orders/{orderId}/complete'].post.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: { type: 'object' } } },
+    }
+    assert.deepEqual(
+      judged((edited) => (edited.paths = document.paths)),
+      {
+        baseline: ['add paths//store/orders/{orderId}/complete/post/requestBody/required'],
+        release: ['add paths//store/orders/{orderId}/complete/post/requestBody/required'],
+      },
+    )
+  })
+
   it('fails when an operation of a callback is removed', () => {
     const withCallback = structuredClone(current)
     const onDelivery = { post: structuredClone(current.paths['/pets'].post) }
