@@ -183,13 +183,16 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       }
       const after = resumeAfter ?? request.query.after ?? 0
       const types = parseTypes(request.query.types)
+      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow.
+      const subscription =
+        request.method === 'HEAD' ? undefined : await events.subscribe({ after, types }, holder(request))
+      // Only once the stream is certain: a refusal (410, 429) is an Error body, without the stream's headers.
       reply.type('text/event-stream; charset=utf-8')
       // Proxies that buffer responses (nginx) would hold events back; this asks them not to (XAccelBufferingHeader).
       reply.header('x-accel-buffering', 'no')
-      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow. An empty stream rather
-      // than '', whose length Fastify would state as 0: GET's stream has none, so HEAD's headers have none either.
-      if (request.method === 'HEAD') return sendStream(reply, Readable.from([]))
-      const subscription = await events.subscribe({ after, types }, holder(request))
+      // An empty stream rather than '', whose length Fastify would state as 0: GET's stream has none, so HEAD's
+      // headers have none either.
+      if (subscription === undefined) return sendStream(reply, Readable.from([]))
       const body = eventStreamBody(subscription, {
         after,
         heartbeatMs,

@@ -276,6 +276,9 @@ describe('every response header is declared in the OpenAPI document', () => {
     controller.abort()
     await stream.body?.cancel().catch(() => undefined)
     check('streamEvents', await read(await server.request('/v1/events/stream?after=-1')))
+    const gone = check('streamEvents', await read(await server.request(`/v1/events/stream?after=${2 ** 53 - 1}`)))
+    assert.equal(gone.status, 410)
+    assert.equal(gone.headers.get('x-accel-buffering'), null)
   })
 
   it('on the webhook operations', async () => {
