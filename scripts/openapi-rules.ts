@@ -40,6 +40,20 @@ function valuesOf(schema: Json): string[] | undefined {
   return undefined
 }
 
+/** Numeric bounds, each with whether it bounds from above. */
+const BOUNDS: Array<[string, boolean]> = [
+  ['minLength', false],
+  ['maxLength', true],
+  ['minimum', false],
+  ['maximum', true],
+  ['exclusiveMinimum', false],
+  ['exclusiveMaximum', true],
+  ['minItems', false],
+  ['maxItems', true],
+  ['minProperties', false],
+  ['maxProperties', true],
+]
+
 class Walk {
   readonly changes: RuleChange[] = []
 
@@ -51,6 +65,7 @@ class Walk {
     if (!isObject(before) || !isObject(after)) return
     this.types(before, after, path, direction)
     this.values(before, after, path, direction)
+    this.constraints(before, after, path, direction)
     this.properties(before, after, path, direction)
     if (isObject(before.items)) this.schema(before.items, after.items, [...path, 'items'], direction)
     if (isObject(before.additionalProperties))
@@ -100,6 +115,42 @@ class Walk {
       else
         for (const value of was)
           if (!is.includes(value)) this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`)
+    }
+  }
+
+  /**
+   * `format`, `pattern` and the bounds. Data the service reads may not gain one or have it tightened; data it writes
+   * may not lose one or have it loosened. A format or pattern replaced by another is reported either way: which
+   * texts two patterns allow cannot be compared in general.
+   */
+  private constraints(before: Json, after: Json, path: string[], direction: Direction): void {
+    for (const keyword of ['format', 'pattern']) {
+      const [was, is] = [before[keyword], after[keyword]]
+      if (was === is) continue
+      if (was !== undefined && is !== undefined)
+        this.report('replace', [...path, keyword], `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`)
+      else if (direction === 'reads' && is !== undefined)
+        this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`)
+      else if (direction === 'writes' && was !== undefined)
+        this.report(
+          'remove',
+          [...path, keyword],
+          `the service may now send what ${keyword} ${JSON.stringify(was)} ruled out`,
+        )
+    }
+    for (const [keyword, upper] of BOUNDS) {
+      const [was, is] = [before[keyword], after[keyword]]
+      if (was === is || (typeof was !== 'number' && typeof is !== 'number')) continue
+      // A bound that lets less through: a lower one raised, an upper one lowered, or one where there was none.
+      const tighter =
+        is !== undefined && (was === undefined || (upper ? Number(is) < Number(was) : Number(is) > Number(was)))
+      const action = was === undefined ? 'add' : is === undefined ? 'remove' : 'replace'
+      if (tighter === (direction === 'reads'))
+        this.report(
+          action,
+          [...path, keyword],
+          `${keyword} ${String(was ?? 'none')} became ${String(is ?? 'none')} in what the service ${direction}`,
+        )
     }
   }
 

@@ -203,11 +203,54 @@ release)', () => {
     )
     assert.deepEqual(
       changesOf((parameters) => (named(parameters, 'webhook-timestamp').schema = { type: 'integer' })),
-      ['replace webhooks/event/post/parameters/1/schema/type'],
+      [
+        'replace webhooks/event/post/parameters/1/schema/type',
+        'remove webhooks/event/post/parameters/1/schema/pattern',
+        'remove webhooks/event/post/parameters/1/schema/maxLength',
+      ],
     )
     // A header the service starts sending breaks no receiver.
     assert.deepEqual(
       changesOf((parameters) => parameters.push({ name: 'webhook-extra', in: 'header', required: true, schema: {} })),
+      [],
+    )
+  })
+
+  it('fails when a format, a pattern or a bound changes the wrong way, in paths and in webhooks alike', () => {
+    const changesOf = (edit: (document: Json) => void) => {
+      const document = structuredClone(current)
+      edit(document)
+      return breakingChanges(current, document, accepted).map((change) => `${change.action} ${change.path}`)
+    }
+    const deliveryId = (document: Json): Json =>
+      document.webhooks.event.post.parameters.find((parameter: Json) => parameter.name === 'webhook-id').schema
+    const header = 'webhooks/event/post/parameters/0/schema'
+    assert.deepEqual(
+      changesOf((document) => (deliveryId(document).pattern = '^msg_[0-9]+$')),
+      [`replace ${header}/pattern`],
+    )
+    assert.deepEqual(
+      changesOf((document) => (deliveryId(document).maxLength = 30)),
+      [`replace ${header}/maxLength`],
+    )
+    assert.deepEqual(
+      changesOf((document) => delete deliveryId(document).pattern),
+      [`remove ${header}/pattern`],
+    )
+    // Sending less than before breaks no receiver.
+    assert.deepEqual(
+      changesOf((document) => (deliveryId(document).maxLength = 19)),
+      [],
+    )
+    const shipDate = (document: Json): Json => schemas(document).Order.properties.shipDate
+    const written = changesOf((document) => (shipDate(document).format = 'date'))
+    assert.ok(written.includes(`replace ${ORDER_200}/properties/shipDate/format`), JSON.stringify(written))
+    // A name the service reads may no longer be as long as before; one it writes may be longer than clients allow.
+    const name = (document: Json): Json => schemas(document).NewPet.properties.name
+    const newPet = 'paths//pets/post/requestBody/content/application/json/schema/properties/name'
+    assert.ok(changesOf((document) => (name(document).maxLength = 100)).includes(`replace ${newPet}/maxLength`))
+    assert.deepEqual(
+      changesOf((document) => (name(document).maxLength = 300)),
       [],
     )
   })
