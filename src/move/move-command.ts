@@ -7,18 +7,26 @@ import { describeDatabase } from '../db/database-errors.js'
 import { exportShop, type MoveProgress } from './export.js'
 import { importShop } from './import.js'
 
-/** Progress on stderr, overwritten in place, only when a person watches it there. */
+/**
+ * Progress on stderr, overwritten in place, only when a person watches it there. `done` clears the line, so that
+ * the line that follows (done, interrupted or refused) starts at the left edge; it may be called again.
+ */
 function terminalProgress(verb: string): MoveProgress {
   if (!process.stderr.isTTY) return { rows: () => {}, done: () => {} }
   let shown = 0
+  let onScreen = false
   return {
     rows(table, count) {
       const now = Date.now()
       if (now - shown < 200) return
       shown = now
+      onScreen = true
       process.stderr.write(`\rpetstore: ${verb} ${table}: ${count} rows\u001b[K`)
     },
-    done: () => process.stderr.write('\r\u001b[K'),
+    done() {
+      if (onScreen) process.stderr.write('\r\u001b[K')
+      onScreen = false
+    },
   }
 }
 
@@ -53,18 +61,20 @@ export async function moveShop(command: 'export' | 'import', config: Config, fil
     // A named pipe or a device is written into as it is: what it received is not a file left behind, nor is its
     // mode the export's to set.
     const intoFile = file !== '-' && (!existsSync(file) || statSync(file).isFile())
+    const progress = terminalProgress('exporting')
     const counts = await stoppable(command, intoFile ? ': no file written' : '', (signal) =>
-      exportShop(config.database, file, terminalProgress('exporting'), signal),
-    )
+      exportShop(config.database, file, progress, signal),
+    ).finally(() => progress.done())
     const where = file === '-' ? 'stdout' : intoFile ? `${file} (mode 0600: it holds secrets, keep it safe)` : file
     console.error(`petstore: exported ${total(counts)} rows (${counts.pets ?? 0} pets) to ${where}`)
     return
   }
   let counts: Record<string, number>
+  const progress = terminalProgress('importing')
   try {
     counts = await stoppable(command, ', nothing changed', (signal) =>
-      importShop(config, file, terminalProgress('importing'), signal),
-    )
+      importShop(config, file, progress, signal),
+    ).finally(() => progress.done())
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('import interrupted')) throw error
     // The transaction rolled back, and a database file the import created is removed: the target is as it was.

@@ -17,14 +17,25 @@ import { makeTempDir } from '../helpers/server.js'
 const directory = makeTempDir()
 const database = join(directory, 'source.db')
 
-function start(args: string[], url: string): { child: ChildProcess; ended: Promise<[number | null, string]> } {
-  const child = spawn(process.execPath, cliArguments(args), {
+/** Loaded before the command, so that it writes its progress as it does when a person watches stderr. */
+const STDERR_AS_TERMINAL = ['--import', 'data:text/javascript,process.stderr.isTTY = true']
+
+function start(
+  args: string[],
+  url: string,
+  nodeArguments: string[] = [],
+): { child: ChildProcess; ended: Promise<[number | null, string]>; stderr: () => string } {
+  const child = spawn(process.execPath, [...nodeArguments, ...cliArguments(args)], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
     stdio: ['pipe', 'ignore', 'pipe'],
   })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  return { child, ended: new Promise((resolve) => child.once('close', (code) => resolve([code, stderr]))) }
+  return {
+    child,
+    ended: new Promise((resolve) => child.once('close', (code) => resolve([code, stderr]))),
+    stderr: () => stderr,
+  }
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -92,6 +103,19 @@ describe('petstore export and import stopped by a signal', () => {
         readdirSync(directory).filter((name) => name.includes('shop')),
         [],
       )
+    })
+
+    it(`export on a terminal: ${signal} clears the progress line before saying so`, async () => {
+      const file = join(directory, `shop-terminal-${signal}.jsonl`)
+      const { child, ended, stderr } = start(['export', file], `file:${database}`, STDERR_AS_TERMINAL)
+      await until(() => stderr().includes('petstore: exporting pets: '))
+      child.kill(signal)
+      const [code, output] = await ended
+      assert.equal(code, 1)
+      assert.ok(output.includes('\rpetstore: exporting pets: '), 'the progress was shown')
+      // The progress line is overwritten in place: it is cleared before the last line, not followed by it.
+      const clearedLine = output.slice(output.lastIndexOf('\u001b[K') - 1)
+      assert.equal(clearedLine, `\r\u001b[Kpetstore: export interrupted by ${signal}: no file written\n`)
     })
 
     it(`import: ${signal} while the file is still coming removes the database it created`, async () => {
