@@ -75,8 +75,10 @@ describe('petstore export and import stopped by a signal', () => {
     }
     const pipe = join(directory, 'pipe')
     execFileSync('mkfifo', [pipe])
-    const { child, ended } = start(['export', pipe], `file:${small}`)
-    // Time to read the shop and reach the pipe, which no one opens.
+    const { child, ended, stderr } = start(['export', pipe], `file:${small}`)
+    // Once the command has started (from the sources, that alone can take more than a second on a busy machine),
+    // time to read the shop and reach the pipe, which no one opens.
+    await until(() => stderr().includes('petstore: using SQLite database'))
     await new Promise((resolve) => setTimeout(resolve, 1000))
     child.kill('SIGTERM')
     const outcome = await Promise.race([ended, sleep(10_000, 'still running' as const, { ref: false })])
