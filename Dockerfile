@@ -32,6 +32,6 @@ USER node
 EXPOSE 8080
 # Shell form, so that the check follows PORT when it is set at run time.
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:${PORT:-8080}/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-# The production bundle with the heap limits of npm start (why: docs/benchmarks.md, "Memory").
+# The production bundle with the heap limits of npm start (why: docs/production.md, "Memory").
 ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/bundle/cli.js"]
 CMD ["serve"]
