@@ -11,9 +11,11 @@ const TRANSIENT_SYSTEM_CODES = new Set([
   'EAI_AGAIN',
 ])
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (operator intervention:
-// shutdown, cannot connect now), 57014 (statement cancelled by statement_timeout), and 40001/40P01
-// (serialization failure, deadlock: the transaction was rolled back and may simply be retried).
-const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01)$/
+// shutdown, cannot connect now), 57014 (statement cancelled by statement_timeout), 40001/40P01
+// (serialization failure, deadlock: the transaction was rolled back and may simply be retried), 55000 (at
+// connection: the database does not accept connections now, ALTER DATABASE … ALLOW_CONNECTIONS false; the
+// service's statements raise it in no other way) and 55P03 (a lock not available in time).
+const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01|55000|55P03)$/
 const TRANSIENT_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED'])
 const TRANSIENT_MESSAGES = [
   'timeout exceeded when trying to connect',
