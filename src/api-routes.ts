@@ -9,6 +9,7 @@ import { EventsSchema } from './event-document.js'
 import { eventRoutes } from './events/event.routes.js'
 import { guardApi, type ApiGuard } from './http/auth/auth.js'
 import { refuseEmptyPathParameters } from './http/errors/no-route.js'
+import { refuseBodiesOfReads } from './http/json/refuse-body.js'
 import type { Metrics } from './http/metrics/metrics.js'
 import { orderRoutes } from './orders/order.routes.js'
 import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
@@ -31,6 +32,7 @@ export const apiRoutes: FastifyPluginAsyncTypebox<ApiRoutesOptions> = async (
 ) => {
   guardApi(api, guard)
   refuseEmptyPathParameters(api)
+  refuseBodiesOfReads(api)
   const { publicBaseUrl } = config
   const { webhooks, idempotency, cursors } = services
   await api.register(petRoutes, { pets: services.pets, cursors: cursors.pets, metrics, idempotency, publicBaseUrl })

@@ -9,7 +9,7 @@ import { findJsonProblem, type JsonProblem } from './json-scan.js'
 import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 import { MESSAGES } from '../errors/error-messages.js'
-import { UNREAD_BODY } from './refuse-body.js'
+import { hasNoBody, UNREAD_BODY } from './refuse-body.js'
 import { MAX_DETAIL_PATH_LENGTH } from '../validation/validation-details.js'
 
 const SHOWN_LENGTH = 40
@@ -105,12 +105,6 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
     `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +
       `${mediaType} (charset=utf-8 may be added).`,
   )
-}
-
-/** A request whose head says it has no body: Content-Length 0, or neither a length nor a transfer coding. */
-function hasNoBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length']
-  return length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 
 /**
@@ -8,13 +8,38 @@ import { ApiError } from '../errors/errors.js'
  */
 export const UNREAD_BODY = Symbol('a request body the operation does not take')
 
+const bodyRefused = () =>
+  new ApiError('invalid_request', 'Invalid request: this operation takes no request body.', {
+    details: [{ path: 'body', message: 'must be absent' }],
+  })
+
+/** No body: none announced, or one of length 0, whatever its media type says. */
+export function hasNoBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)
+}
+
 /**
  * For operations that take no request body (actions on a resource's address, DELETE): one sent is refused, not ignored.
  */
 export async function refuseBody(request: FastifyRequest): Promise<void> {
-  if (request.body !== undefined) {
-    throw new ApiError('invalid_request', 'Invalid request: this operation takes no request body.', {
-      details: [{ path: 'body', message: 'must be absent' }],
-    })
-  }
+  if (request.body !== undefined) throw bodyRefused()
+}
+
+const refuseAnnouncedBody: preValidationHookHandler = (request, _reply, done) =>
+  done(hasNoBody(request) ? undefined : bodyRefused())
+
+/**
+ * GET (and the HEAD answered like it) takes no body either, but Fastify reads none for them: a body announced
+ * (Content-Length above 0, or Transfer-Encoding) is refused from the headers, unread, after authentication, as
+ * the body of any other operation that takes none. Ignoring it would let a read carry a body of any size, and
+ * content in a GET is a known way to make two HTTP parsers disagree about where a request ends (RFC 9110 section
+ * 9.3.1). For the routes of the scope it is called in, registered after it.
+ */
+export function refuseBodiesOfReads(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    if (!methods.includes('GET') && !methods.includes('HEAD')) return
+    route.preValidation = [...[route.preValidation ?? []].flat(), refuseAnnouncedBody]
+  })
 }

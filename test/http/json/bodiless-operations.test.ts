@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { assertError } from '../../helpers/error-assert.js'
 import { addPet } from '../../helpers/orders.js'
-import { startTestServer, type TestServer } from '../../helpers/server.js'
+import { openRawConnection, type RawResponse } from '../../helpers/raw-http.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 interface Operation {
   operationId: string
@@ -25,6 +26,13 @@ const BODILESS = Object.entries(document.paths).flatMap(([path, operations]) =>
       method: method.toUpperCase(),
       path: path.replace(/\{\w+\}/g, '1'),
     })),
+)
+
+/** Every read of the document, each path id 1. */
+const READS = Object.entries(document.paths).flatMap(([path, operations]) =>
+  Object.entries(operations)
+    .filter(([method]) => method === 'get')
+    .map(([, { operationId }]) => ({ operationId, path: path.replace(/\{\w+\}/g, '1') })),
 )
 
 const TAKES_NO_BODY = {
@@ -75,6 +83,41 @@ describe('operations that take no request body', () => {
         })
       }
     })
+
+  /** A request fetch will not make (a GET with a body), on a connection of its own. */
+  async function raw(head: string, body = ''): Promise<RawResponse> {
+    const connection = await openRawConnection(server.baseUrl)
+    await connection.write(`${head}\r\nHost: ${new URL(server.baseUrl).host}\r\n\r\n${body}`)
+    const response = await connection.nextResponse()
+    connection.socket.destroy()
+    return response
+  }
+  const key = `Authorization: Bearer ${TEST_API_KEY}`
+
+  it('every read refuses a body announced by its length or by chunks, unread, after authentication', async () => {
+    assert.ok(READS.length >= 10, `${READS.length} reads`)
+    await addPet(server)
+    for (const { operationId, path } of READS) {
+      const sized = await raw(
+        `GET /v1${path} HTTP/1.1\r\n${key}\r\nContent-Type: application/json\r\nContent-Length: 2`,
+        '{}',
+      )
+      assert.deepEqual([sized.status, JSON.parse(sized.body)], [400, TAKES_NO_BODY], operationId)
+      const chunked = await raw(
+        `GET /v1${path} HTTP/1.1\r\n${key}\r\nTransfer-Encoding: chunked`,
+        '2\r\n{}\r\n0\r\n\r\n',
+      )
+      assert.deepEqual([chunked.status, JSON.parse(chunked.body)], [400, TAKES_NO_BODY], operationId)
+    }
+    const anonymous = await raw('GET /v1/pets HTTP/1.1\r\nContent-Length: 2', '{}')
+    assert.equal(anonymous.status, 401)
+  })
+
+  it('a read with Content-Length 0 has no body: 200', async () => {
+    const response = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\n${key}\r\nContent-Length: 0`)
+    assert.equal(response.status, 200)
+    assert.equal((JSON.parse(response.body) as unknown[]).length, 1)
+  })
 
   it('an empty body with any media type is no body: the pet is deleted', async () => {
     const pet = await addPet(server)
