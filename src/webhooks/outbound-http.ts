@@ -11,7 +11,7 @@ import { isIP, type LookupFunction, type Socket } from 'node:net'
 import type { AttemptOutcome } from '../db/database.js'
 import { classifyAddress, isLoopbackName, KIND_NAMES } from './address-policy.js'
 import { addressLiteral } from './destination.js'
-import { readAnswer, type ReceiverAnswer } from './receiver-answer.js'
+import { logText, readAnswer, type ReceiverAnswer } from './receiver-answer.js'
 
 const USER_AGENT = 'Petstore-Webhooks/1'
 /** Longest error text kept in the delivery log. */
@@ -212,7 +212,7 @@ export function createOutbound(settings: OutboundSettings): Outbound {
         aborted.catch(() => {})
         const addresses = await Promise.race([checkedAddresses(target), aborted])
         const response = await send(target, addresses, request, deadline.signal, progress)
-        const responseBody = response.body.length > 0 ? new TextDecoder().decode(response.body) : null
+        const responseBody = response.body.length > 0 ? logText(response.body) : null
         if (response.status >= 200 && response.status <= 299)
           return { outcome: 'succeeded', responseStatus: response.status, error: null, responseBody }
         const redirect = response.status >= 300 && response.status <= 399 ? ' (a redirect, which is not followed)' : ''

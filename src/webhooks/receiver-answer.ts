@@ -45,3 +45,11 @@ export function readAnswer(response: IncomingMessage): Promise<ReceiverAnswer> {
     response.on('close', done)
   })
 }
+
+/**
+ * The body as text for the delivery log: UTF-8, with U+FFFD for what is not (as TextDecoder does) and for NUL,
+ * which PostgreSQL's text cannot hold: stored as is, it failed the write of every outcome recorded with it.
+ */
+export function logText(body: Buffer): string {
+  return new TextDecoder().decode(body).replaceAll('\u0000', '\uFFFD')
+}

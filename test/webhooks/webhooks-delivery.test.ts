@@ -218,6 +218,33 @@ times out', async () => {
     assert.equal(unfinished.received.length, 2)
   })
 
+  it('logs a response body holding NUL with U+FFFD in its place, and records the outcomes beside it', async () => {
+    const binary = await receiver({
+      answer: ({ number }) => ({ status: number === 1 ? 500 : 200, body: number === 1 ? 'bad\u0000body' : 'ok\u0000' }),
+    })
+    const healthy = await receiver()
+    const webhook = await registerWebhook(server, binary, { types: ['pet.created'] })
+    const other = await registerWebhook(server, healthy, { types: ['pet.created'] })
+    await createPet(server, 'Binary')
+    const [delivery] = await deliveriesWhen(server, webhook.id, ([first]) => first?.status === 'succeeded')
+    assert.ok(delivery)
+    assert.deepEqual(attemptResults(delivery), [
+      {
+        attempt: 1,
+        outcome: 'unexpected_status',
+        responseStatus: 500,
+        error: 'the receiver answered 500; only 2xx is success',
+        responseBody: 'bad\uFFFDbody',
+      },
+      { attempt: 2, outcome: 'succeeded', responseStatus: 200, error: null, responseBody: 'ok\uFFFD' },
+    ])
+    const [beside] = await deliveriesWhen(server, other.id, ([first]) => first?.status === 'succeeded')
+    assert.ok(beside)
+    assert.deepEqual(attemptResults(beside), [
+      { attempt: 1, outcome: 'succeeded', responseStatus: 204, error: null, responseBody: null },
+    ])
+  })
+
   it('marks a delivery failed once the schedule is spent; a manual retry sends it again under the same \
 webhook-id', async () => {
     let answer = 503
