@@ -123,8 +123,8 @@ export async function createServices(
   const outbound = {
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     timeoutMs: tuning.webhookAttemptTimeoutMs,
-    socketsPerHost: tuning.webhookConcurrencyPerEndpoint,
     sockets: tuning.webhookConcurrency,
+    idleSocketsPerHost: tuning.webhookConcurrencyPerEndpoint,
   }
   // The worker writes no events: it works on the store itself.
   const deliveries = new DeliveryWorker({

@@ -72,9 +72,9 @@ export interface OutboundSettings {
   network: WebhookNetwork
   allowPrivateNetworks: boolean
   timeoutMs: number
-  /** Connections to one host, and in all, at most (attempts beyond wait for one). */
-  socketsPerHost: number
+  /** Connections at most, in all and to one host alike (endpoints on one host share them); idle ones per host. */
   sockets: number
+  idleSocketsPerHost: number
 }
 
 export interface Outbound {
@@ -107,8 +107,9 @@ function describeNetworkError(error: unknown): string {
 export function createOutbound(settings: OutboundSettings): Outbound {
   const agentOptions = {
     keepAlive: true,
-    maxSockets: settings.socketsPerHost,
+    maxSockets: settings.sockets,
     maxTotalSockets: settings.sockets,
+    maxFreeSockets: settings.idleSocketsPerHost,
     scheduling: 'lifo' as const,
   }
   const httpAgent = new http.Agent(agentOptions)
