@@ -10,6 +10,7 @@
 //   tsx scripts/openapi-breaking.ts [REFERENCE.json [CURRENT.json]]
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
 import { apiCompare } from 'api-smart-diff'
 import { isMain } from './is-main.js'
 import { ruleChanges } from './openapi-rules.js'
@@ -25,18 +26,31 @@ type Json = Record<string, unknown>
 
 /**
  * A deliberate, reviewed decision: every breaking change whose path matches `path` (a regular expression over the
- * `/`-joined path) and whose action is `action`.
+ * `/`-joined path) and whose action is `action`; with `to`, only while the value at the path in the current document
+ * is one of those listed: the decision was for that value, and a later change at the same place needs one of its own.
  */
 interface Acceptance {
   action: 'add' | 'remove' | 'replace' | 'rename'
   path: string
+  to?: unknown[]
   reason: string
 }
 
 export interface BreakingChange {
   action: string
   path: string
+  segments: string[]
   description: string
+}
+
+/** The value at `segments` in `document`, undefined where there is none. */
+function valueAt(document: unknown, segments: string[]): unknown {
+  let node = document
+  for (const segment of segments) {
+    if (node === null || typeof node !== 'object') return undefined
+    node = (node as Record<string, unknown>)[segment]
+  }
+  return node
 }
 
 /** The document with every local `$ref` replaced by what it points at (the documents have no cycles). */
@@ -77,15 +91,23 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
   const { diffs } = apiCompare(structuredClone(resolvedBefore), structuredClone(resolvedAfter))
   const found = diffs
     .filter((diff) => diff.type === 'breaking')
-    .map((diff) => ({ action: diff.action, path: diff.path.join('/'), description: diff.description ?? '' }))
+    .map((diff) => ({
+      action: diff.action,
+      path: diff.path.join('/'),
+      segments: diff.path.map(String),
+      description: diff.description ?? '',
+    }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
   for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
     if (!seen.has(`${change.action} ${change.path}`)) found.push(change)
   // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
   const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))
-  return found.filter(
-    (change) => !patterns.some((pattern) => pattern.action === change.action && pattern.regex.test(change.path)),
-  )
+  const covers = (pattern: (typeof patterns)[number], change: BreakingChange) =>
+    pattern.action === change.action &&
+    pattern.regex.test(change.path) &&
+    (pattern.to === undefined ||
+      pattern.to.some((value) => isDeepStrictEqual(value, valueAt(resolvedAfter, change.segments))))
+  return found.filter((change) => !patterns.some((pattern) => covers(pattern, change)))
 }
 
 /** Release versions in ascending order (1.2.0 before 1.10.0, a pre-release such as 1.1.0-rc.1 before 1.1.0). */

@@ -15,6 +15,8 @@ type Json = Record<string, unknown>
 export interface RuleChange {
   action: 'add' | 'remove' | 'replace'
   path: string
+  /** The path's segments (a segment may hold `/`: a route, a media type). */
+  segments: string[]
   description: string
 }
 
@@ -58,7 +60,7 @@ class Walk {
   readonly changes: RuleChange[] = []
 
   private report(action: RuleChange['action'], path: string[], description: string): void {
-    this.changes.push({ action, path: path.join('/'), description })
+    this.changes.push({ action, path: path.join('/'), segments: path, description })
   }
 
   schema(before: unknown, after: unknown, path: string[], direction: Direction): void {

@@ -255,6 +255,16 @@ release)', () => {
     )
   })
 
+  it('covers a replaced value by its decision only while the value is the one decided', () => {
+    const types = 'paths//events/get/parameters/2/schema/pattern'
+    const narrowed = judged((document) => {
+      const parameter = document.paths['/events'].get.parameters.find((each: Json) => each.name === 'types')
+      parameter.schema.pattern = '^(?:pet\\.created)$'
+    })
+    assert.ok(narrowed.baseline.includes(`replace ${types}`), JSON.stringify(narrowed.baseline))
+    assert.ok(narrowed.release.includes(`replace ${types}`), JSON.stringify(narrowed.release))
+  })
+
   it('fails when an operation that took no body requires one', () => {
     const document = structuredClone(current)
     document.paths['/store/orders/{orderId}/complete'].post.requestBody = {
