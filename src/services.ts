@@ -57,7 +57,8 @@ export interface Services {
     orders: CursorCodec
     categories: CursorCodec
     webhooks: CursorCodec
-    deliveries: CursorCodec<DeliveryStatus>
+    /** One webhook's delivery log: its cursors are not accepted for another webhook's. */
+    deliveries: (webhookId: number) => CursorCodec<DeliveryStatus>
   }
   /**
    * Stops background work (the purges, webhook deliveries: attempts in progress finish or are given back),
@@ -221,7 +222,7 @@ export async function createServices(
       orders: createCursorCodec(cursorSecret, 'orders'),
       categories: createCursorCodec(cursorSecret, 'categories'),
       webhooks: createCursorCodec(cursorSecret, 'webhooks'),
-      deliveries: createCursorCodec<DeliveryStatus>(cursorSecret, 'deliveries'),
+      deliveries: (webhookId) => createCursorCodec<DeliveryStatus>(cursorSecret, `deliveries of webhook ${webhookId}`),
     },
     async stop() {
       events.stop()

@@ -19,7 +19,8 @@ import type { WebhookService } from './webhook.service.js'
 
 export interface WebhookDeliveryRoutesOptions {
   webhooks: WebhookService
-  cursors: CursorCodec<DeliveryStatus>
+  /** The cursors of one webhook's deliveries. */
+  cursors: (webhookId: number) => CursorCodec<DeliveryStatus>
   idempotency: Idempotency
   publicBaseUrl: string | undefined
   retryScheduleMs: readonly number[]
@@ -74,8 +75,9 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
     async (request, reply) => {
       const { webhookId } = request.params
       const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
+      const webhookCursors = cursors(webhookId)
       const page = await webhooks.deliveries(webhookId, {
-        beforeId: cursor === undefined ? undefined : cursors.decode(cursor, status),
+        beforeId: cursor === undefined ? undefined : webhookCursors.decode(cursor, status),
         status,
         limit,
       })
@@ -85,7 +87,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         (afterId) => ({
           limit: String(limit),
           ...(status ? { status } : {}),
-          cursor: cursors.encode({ afterId, status }),
+          cursor: webhookCursors.encode({ afterId, status }),
         }),
       )
       if (link !== undefined) reply.header('link', link)

@@ -174,7 +174,7 @@ export const ListDeliveriesQuery = Type.Object(
   {
     limit: pageLimit('deliveries'),
     status: Type.Optional({ ...DeliveryStatusSchema, description: 'Only deliveries with this status.' }),
-    cursor: Type.Optional(CursorParameter('Bound to the `status` filter it was issued for.')),
+    cursor: Type.Optional(CursorParameter("Bound to this webhook's log and to the `status` filter it was issued for.")),
   },
   { additionalProperties: false },
 )

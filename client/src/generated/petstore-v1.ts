@@ -3633,7 +3633,7 @@ export interface operations {
                  */
                 status?: components["schemas"]["DeliveryStatus"];
                 /**
-                 * @description Opaque position from a previous page's `Link: rel="next"`. Bound to the `status` filter it was issued for.
+                 * @description Opaque position from a previous page's `Link: rel="next"`. Bound to this webhook's log and to the `status` filter it was issued for.
                  * @example MjAu.Yq3v8c0nXb2tq1Jp4k5mWg
                  */
                 cursor?: string;
