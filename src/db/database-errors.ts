@@ -9,6 +9,14 @@ import type { DatabaseConfig } from '../config.js'
  * A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
  * would be gone the moment the command says it is done.
  */
+/** The nearest existing part of `directory` when it is a file rather than a directory (no directory can be made). */
+function fileInPlaceOfDirectory(directory: string): string | undefined {
+  for (let path = directory; ; path = dirname(path)) {
+    if (existsSync(path)) return statSync(path).isDirectory() ? undefined : path
+    if (dirname(path) === path) return undefined
+  }
+}
+
 export function refuseDatabaseInMemory(command: string, database: DatabaseConfig): void {
   if (database.kind === 'sqlite' && database.path === ':memory:')
     throw new Error(`${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL`)
@@ -101,6 +109,13 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
           `writable by this user (mode ${(statSync(database.path).mode & 0o777).toString(8).padStart(4, '0')}); ` +
           'give the user the service runs as read and write access to it, or set DATABASE_URL=file:PATH to ' +
           'another database',
+        { cause: error },
+      )
+    const blocking = fileInPlaceOfDirectory(dirname(database.path))
+    if (blocking !== undefined)
+      return new Error(
+        `cannot open the SQLite database ${database.path}: ${blocking} is a file, not a directory; set ` +
+          'DATABASE_URL=file:PATH to a path whose directories are directories',
         { cause: error },
       )
     const file = basename(database.path)

@@ -1,7 +1,7 @@
 // A command that cannot start says, in one line on stderr, which variable or path is at fault and what to do,
 // and exits 1: not the words of the library that failed (getaddrinfo ENOTFOUND, unable to open database file).
 import assert from 'node:assert/strict'
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -158,6 +158,26 @@ describe('a data directory the service may not write to', () => {
   it('petstore migrate too, after the line naming the database', async () => {
     const result = await runCli(['migrate'], { DATABASE_URL: `file:${file}` }, user)
     assert.deepEqual(result, { code: 1, stdout: '', stderr: `petstore: using SQLite database ${file}\n${line}` })
+  })
+})
+
+describe('a database path through a file', () => {
+  const directory = makeTempDir()
+  after(() => rmSync(directory, { recursive: true, force: true }))
+
+  it('petstore migrate names the file that stands where a directory should be', async () => {
+    const notADirectory = join(directory, 'notes.txt')
+    writeFileSync(notADirectory, 'a file\n')
+    const file = join(notADirectory, 'data', 'petstore.db')
+    const result = await runCli(['migrate'], { DATABASE_URL: `file:${file}` })
+    assert.deepEqual(result, {
+      code: 1,
+      stdout: '',
+      stderr:
+        `petstore: using SQLite database ${file}\n` +
+        `petstore: cannot open the SQLite database ${file}: ${notADirectory} is a file, not a directory; set ` +
+        'DATABASE_URL=file:PATH to a path whose directories are directories\n',
+    })
   })
 })
 
