@@ -3,6 +3,7 @@
 import type { Row } from '../db/move-session.js'
 import { nameKeyOfSchema } from './category-name-keys.js'
 import type { ColumnKind } from './columns.js'
+import { withoutNul } from '../webhooks/receiver-answer.js'
 
 export interface TableEntry {
   name: string
@@ -26,7 +27,8 @@ export interface TableEntry {
   /**
    * Columns the service derives from others: worked out again on import, whatever the file says, so that a file
    * edited by hand cannot load a row the service would never have written (two category names equal but for case).
-   * By the rules of the file's schema: the database migrates rows of an earlier one after the load.
+   * By the rules of the file's schema: the database migrates rows of an earlier one after the load. A column the
+   * service now writes in one form only is brought to it (a logged body with NUL, which PostgreSQL cannot hold).
    */
   derived?: Readonly<Record<string, (row: Row, fileSchema: string) => unknown>>
 }
@@ -155,6 +157,11 @@ export const TABLES: readonly TableEntry[] = [
       response_body: text,
     },
     key: ['delivery_id', 'attempt'],
+    // Versions before NUL became U+FFFD in the log stored it as received on SQLite.
+    derived: {
+      response_body: (row) =>
+        typeof row.response_body === 'string' ? withoutNul(row.response_body) : (row.response_body ?? null),
+    },
   },
 ]
 

@@ -51,5 +51,10 @@ export function readAnswer(response: IncomingMessage): Promise<ReceiverAnswer> {
  * which PostgreSQL's text cannot hold: stored as is, it failed the write of every outcome recorded with it.
  */
 export function logText(body: Buffer): string {
-  return new TextDecoder().decode(body).replaceAll('\u0000', '\uFFFD')
+  return withoutNul(new TextDecoder().decode(body))
+}
+
+/** The text with U+FFFD for NUL: as the delivery log holds a body, also one logged before it was so. */
+export function withoutNul(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD')
 }
