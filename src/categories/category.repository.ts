@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { CategoryTable, Reader, Writer } from '../db/database.js'
 
 export type CategoryRow = Selectable<CategoryTable>
@@ -92,6 +92,26 @@ export async function renameCategory(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst()
+}
+
+/**
+ * After `freed` stopped being a category's key (a rename, a delete): a category kept with a key of the earlier fold
+ * because another had its refolded key (migration 0016: "STRAẞE" kept as straße beside "Straße", strasse) takes
+ * `freed` when it is that refolded key, the lowest id first, as the migration would have chosen. Its name is then
+ * the one a new name equal to it meets, so none joins it. Only a key holding `ss` can be one.
+ */
+export async function refoldKeptKey(trx: Writer, freed: string): Promise<void> {
+  if (!freed.includes('ss')) return
+  const kept = await trx
+    .selectFrom('categories')
+    .select('id')
+    .where('name_key', 'like', '%ß%')
+    .where(sql<string>`replace(name_key, 'ß', 'ss')`, '=', freed)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst()
+  if (kept !== undefined)
+    await trx.updateTable('categories').set({ name_key: freed }).where('id', '=', kept.id).execute()
 }
 
 export async function deleteCategory(trx: Writer, id: number): Promise<void> {

@@ -113,6 +113,7 @@ async function putIn(
   const key = await refuseTakenName(trx, name, id)
   const renamed = await repository.renameCategory(trx, id, name, key)
   if (!renamed) throw new Error(`category ${id} vanished while its writers' turn was held`)
+  if (key !== current.name_key) await repository.refoldKeptKey(trx, current.name_key)
   const outcome = toVersionedCategory(renamed)
   await recordEvent(uow, 'category.updated', toCategoryEventData(outcome.category))
   return { ...outcome, created: false }
@@ -135,6 +136,7 @@ async function deleteIn(
       `Category ${id} is used by pet ${petId} (and maybe others); move or delete its pets first. Nothing was changed.`,
     )
   await repository.deleteCategory(trx, id)
+  await repository.refoldKeptKey(trx, row.name_key)
   const last = toVersionedCategory(row)
   await repository.raiseCategoryVersionFloor(trx, last.version)
   await recordEvent(uow, 'category.deleted', toCategoryEventData(last.category))

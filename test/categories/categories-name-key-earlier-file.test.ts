@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Checksum } from '../../src/move/checksum.js'
-import { createCategory, nameTaken } from '../helpers/categories.js'
+import { createCategory, deleteCategory, nameTaken, putCategory } from '../helpers/categories.js'
 import { assertError } from '../helpers/error-assert.js'
 import { exportShop, importIntoNewDatabase } from '../helpers/move.js'
 import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
@@ -79,6 +79,15 @@ describe(`the import of a shop file written before category keys were folded twi
         await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(groß))
       for (const name of ['strasse', 'STRA\u1E9EE'])
         await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(sharp))
+
+      // Once the name it was kept beside is renamed, the kept name holds the key it refolds to: none joins it.
+      const kept = { id: capital.id, name: 'STRA\u1E9EE' }
+      assert.equal((await putCategory(target, sharp.id, 'Road')).status, 200)
+      for (const name of ['strasse', 'STRASSE', 'Straße'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(kept))
+      // And once that one is deleted, the key is free.
+      assert.equal((await deleteCategory(target, capital.id)).status, 204)
+      assert.equal((await target.request('/v1/categories', { json: { name: 'STRASSE' } })).status, 201)
     } finally {
       await target.close()
     }
