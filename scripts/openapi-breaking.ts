@@ -39,7 +39,12 @@ interface Acceptance {
 export interface BreakingChange {
   action: string
   path: string
-  segments: string[]
+  /**
+   * What the changed place holds in the current document (for a replacement, what it was replaced with). Carried
+   * with the change rather than looked up by its path: the diff tool numbers an operation's parameters as the
+   * reference document has them, so a parameter added before another would make its path name a different one.
+   */
+  value: unknown
   description: string
 }
 
@@ -94,19 +99,19 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
     .map((diff) => ({
       action: diff.action,
       path: diff.path.join('/'),
-      segments: diff.path.map(String),
+      value: diff.after as unknown,
       description: diff.description ?? '',
     }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
-  for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
-    if (!seen.has(`${change.action} ${change.path}`)) found.push(change)
+  // Our rules number parameters as the current document has them.
+  for (const { segments, ...change } of ruleChanges(before, after, resolvedBefore, resolvedAfter))
+    if (!seen.has(`${change.action} ${change.path}`)) found.push({ ...change, value: valueAt(resolvedAfter, segments) })
   // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
   const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))
   const covers = (pattern: (typeof patterns)[number], change: BreakingChange) =>
     pattern.action === change.action &&
     pattern.regex.test(change.path) &&
-    (pattern.to === undefined ||
-      pattern.to.some((value) => isDeepStrictEqual(value, valueAt(resolvedAfter, change.segments))))
+    (pattern.to === undefined || pattern.to.some((value) => isDeepStrictEqual(value, change.value)))
   return found.filter((change) => !patterns.some((pattern) => covers(pattern, change)))
 }
 

@@ -313,6 +313,19 @@ release)', () => {
     assert.deepEqual(changes, { baseline: [], release: [] })
   })
 
+  it('passes a new optional query parameter placed before a parameter whose replaced value was decided', () => {
+    // The diff tool numbers parameters as the reference has them: If-Match stays parameters/2 in its path.
+    const changes = judged((document) =>
+      document.paths['/pets/{petId}'].patch.parameters.splice(1, 0, {
+        name: 'dryRun',
+        in: 'query',
+        required: false,
+        schema: { type: 'boolean' },
+      }),
+    )
+    assert.deepEqual(changes, { baseline: [], release: [] })
+  })
+
   it('passes a new event type (value, data shape, longer subscription lists) only by the recorded decisions', () => {
     // A resource this document does not have yet; its data is the next branch of the union.
     const branch = schemas(current).Event.properties.data.anyOf.length
