@@ -48,16 +48,6 @@ export interface BreakingChange {
   description: string
 }
 
-/** The value at `segments` in `document`, undefined where there is none. */
-function valueAt(document: unknown, segments: string[]): unknown {
-  let node = document
-  for (const segment of segments) {
-    if (node === null || typeof node !== 'object') return undefined
-    node = (node as Record<string, unknown>)[segment]
-  }
-  return node
-}
-
 /** The document with every local `$ref` replaced by what it points at (the documents have no cycles). */
 export function dereference(document: Json): Json {
   const resolvePointer = (pointer: string): unknown =>
@@ -103,9 +93,8 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
       description: diff.description ?? '',
     }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
-  // Our rules number parameters as the current document has them.
-  for (const { segments, ...change } of ruleChanges(before, after, resolvedBefore, resolvedAfter))
-    if (!seen.has(`${change.action} ${change.path}`)) found.push({ ...change, value: valueAt(resolvedAfter, segments) })
+  for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
+    if (!seen.has(`${change.action} ${change.path}`)) found.push({ ...change, value: change.value })
   // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
   const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))
   const covers = (pattern: (typeof patterns)[number], change: BreakingChange) =>

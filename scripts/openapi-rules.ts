@@ -15,8 +15,8 @@ type Json = Record<string, unknown>
 export interface RuleChange {
   action: 'add' | 'remove' | 'replace'
   path: string
-  /** The path's segments (a segment may hold `/`: a route, a media type). */
-  segments: string[]
+  /** What the changed place holds in the current document, where a recorded decision may name it (`to`). */
+  value?: unknown
   description: string
 }
 
@@ -59,8 +59,8 @@ const BOUNDS: Array<[string, boolean]> = [
 class Walk {
   readonly changes: RuleChange[] = []
 
-  private report(action: RuleChange['action'], path: string[], description: string): void {
-    this.changes.push({ action, path: path.join('/'), segments: path, description })
+  private report(action: RuleChange['action'], path: string[], description: string, value?: unknown): void {
+    this.changes.push({ action, path: path.join('/'), description, value })
   }
 
   schema(before: unknown, after: unknown, path: string[], direction: Direction): void {
@@ -101,6 +101,7 @@ class Walk {
         'replace',
         [...path, 'type'],
         `type ${JSON.stringify(was ?? 'any')} became ${JSON.stringify(is ?? 'any')} in what the service ${direction}`,
+        after.type,
       )
   }
 
@@ -109,14 +110,20 @@ class Walk {
     if (direction === 'writes' && was !== undefined) {
       for (const value of is ?? ['(any value)'])
         if (!was.includes(value))
-          this.report('add', [...path, 'enum'], `the service may now send ${value}, which clients do not know`)
+          this.report(
+            'add',
+            [...path, 'enum'],
+            `the service may now send ${value}, which clients do not know`,
+            after.enum,
+          )
     }
     if (direction === 'reads' && is !== undefined) {
       if (was === undefined)
-        this.report('add', [...path, 'enum'], `the service now accepts only ${is.map(String).join(', ')}`)
+        this.report('add', [...path, 'enum'], `the service now accepts only ${is.map(String).join(', ')}`, after.enum)
       else
         for (const value of was)
-          if (!is.includes(value)) this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`)
+          if (!is.includes(value))
+            this.report('remove', [...path, 'enum'], `the service no longer accepts ${value}`, after.enum)
     }
   }
 
@@ -130,9 +137,9 @@ class Walk {
       const [was, is] = [before[keyword], after[keyword]]
       if (was === is) continue
       if (was !== undefined && is !== undefined)
-        this.report('replace', [...path, keyword], `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`)
+        this.report('replace', [...path, keyword], `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`, is)
       else if (direction === 'reads' && is !== undefined)
-        this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`)
+        this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`, is)
       else if (direction === 'writes' && was !== undefined)
         this.report(
           'remove',
@@ -152,6 +159,7 @@ class Walk {
           action,
           [...path, keyword],
           `${keyword} ${String(was ?? 'none')} became ${String(is ?? 'none')} in what the service ${direction}`,
+          is,
         )
     }
   }
@@ -201,12 +209,17 @@ class Walk {
   parameters(before: Json, after: Json, path: string[], direction: Direction): void {
     const key = (parameter: unknown): string =>
       isObject(parameter) ? `${String(parameter.in)}:${String(parameter.name).toLowerCase()}` : ''
-    const wasByKey = new Map(listAt(before, 'parameters').map((parameter) => [key(parameter), parameter]))
+    const wasByKey = new Map(
+      listAt(before, 'parameters').map((parameter, index) => [key(parameter), { parameter, index }]),
+    )
     const isKeys = new Set(listAt(after, 'parameters').map(key))
     listAt(after, 'parameters').forEach((parameter, index) => {
       if (!isObject(parameter)) return
-      const here = [...path, 'parameters', String(index)]
-      const was = wasByKey.get(key(parameter))
+      const earlier = wasByKey.get(key(parameter))
+      const was = earlier?.parameter
+      // A parameter that was there is numbered as the reference has it, as the diff tool numbers it (so that one
+      // decision names it in both), whatever was added before it since; a new one as the current document has it.
+      const here = [...path, 'parameters', String(earlier?.index ?? index)]
       if (direction === 'reads' && parameter.required === true && !(isObject(was) && was.required === true))
         this.report('add', [...here, 'required'], `parameter ${key(parameter)} is now required`)
       if (direction === 'writes' && isObject(was) && was.required === true && parameter.required !== true)

@@ -5,10 +5,6 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 
-/**
- * A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
- * would be gone the moment the command says it is done.
- */
 /** The nearest existing part of `directory` when it is a file rather than a directory (no directory can be made). */
 function fileInPlaceOfDirectory(directory: string): string | undefined {
   for (let path = directory; ; path = dirname(path)) {
@@ -17,6 +13,10 @@ function fileInPlaceOfDirectory(directory: string): string | undefined {
   }
 }
 
+/**
+ * A database in this process's memory ends with it: a key created, a schema migrated or a shop imported there
+ * would be gone the moment the command says it is done.
+ */
 export function refuseDatabaseInMemory(command: string, database: DatabaseConfig): void {
   if (database.kind === 'sqlite' && database.path === ':memory:')
     throw new Error(`${command} needs a database that outlives it: set DATABASE_URL to a file or to PostgreSQL`)

@@ -324,6 +324,16 @@ release)', () => {
       }),
     )
     assert.deepEqual(changes, { baseline: [], release: [] })
+    // Our rules number a parameter that was there as the reference has it too: types stays parameters/2.
+    const beforeTypes = judged((document) =>
+      document.paths['/events'].get.parameters.splice(0, 0, {
+        name: 'order',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', enum: ['ascending'] },
+      }),
+    )
+    assert.deepEqual(beforeTypes, { baseline: [], release: [] })
   })
 
   it('passes a new event type (value, data shape, longer subscription lists) only by the recorded decisions', () => {
