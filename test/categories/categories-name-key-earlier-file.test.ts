@@ -2,13 +2,11 @@
 // ("STRAẞE" beside "Straße"): its import loads both, as the shop had them, then refolds the keys as migration 0016
 // does on an upgraded store, so that no name joins them afterwards and a lone capital ẞ folds like ß and SS.
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { Checksum } from '../../src/move/checksum.js'
 import { createCategory, deleteCategory, nameTaken, putCategory } from '../helpers/categories.js'
 import { assertError } from '../helpers/error-assert.js'
-import { exportShop, importIntoNewDatabase } from '../helpers/move.js'
+import { exportShop, importIntoNewDatabase, resealShopFile } from '../helpers/move.js'
 import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -19,19 +17,12 @@ const EARLIER_SCHEMA = '0015_webhook_pending_events'
  * `renames` have those names, and the closing line's checksum is computed again over the edited lines.
  */
 function asEarlierSchemaFile(file: string, renames: Map<string, string>): void {
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
-  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown>
-  const edited = lines.map((line, index) => {
-    const value = JSON.parse(line) as Record<string, unknown>
-    if (index === 0) return JSON.stringify({ ...value, schemaVersion: EARLIER_SCHEMA })
-    const row = value.row as Record<string, unknown> | undefined
+  resealShopFile(file, (line, index) => {
+    if (index === 0) return { ...line, schemaVersion: EARLIER_SCHEMA }
+    const row = line.row as Record<string, unknown> | undefined
     const renamed = typeof row?.name === 'string' ? renames.get(row.name) : undefined
-    if (value.table !== 'categories' || renamed === undefined) return line
-    return JSON.stringify({ ...value, row: { ...row, name: renamed } })
+    return line.table === 'categories' && renamed !== undefined ? { ...line, row: { ...row, name: renamed } } : line
   })
-  const checksum = new Checksum()
-  for (const line of edited) checksum.add(`${line}\n`)
-  writeFileSync(file, [...edited, JSON.stringify({ ...closing, sha256: checksum.hex() })].join('\n') + '\n')
 }
 
 describe(`the import of a shop file written before category keys were folded twice (${TEST_STORE})`, () => {

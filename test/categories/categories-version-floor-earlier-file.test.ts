@@ -2,12 +2,10 @@
 // as the migration does on an upgraded store (the largest event id, kept or purged, plus the events waiting for
 // theirs), so a category named again under a deleted one's id does not start at version 1 and repeat its ETags.
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { Checksum } from '../../src/move/checksum.js'
 import { categoryPath, deleteCategory, putCategory } from '../helpers/categories.js'
-import { exportShop, importIntoNewDatabase, shopRows } from '../helpers/move.js'
+import { exportShop, importIntoNewDatabase, resealShopFile, shopRows } from '../helpers/move.js'
 import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -19,19 +17,13 @@ const EARLIER_SCHEMA = '0013_data_version_free_shard'
  * the closing line's checksum is computed again over the edited lines.
  */
 function asEarlierSchemaFile(file: string): void {
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
-  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown>
-  const edited = lines.map((line, index) => {
-    const value = JSON.parse(line) as Record<string, unknown>
-    if (index === 0) return JSON.stringify({ ...value, schemaVersion: EARLIER_SCHEMA })
-    if (value.table !== 'category_id_counter') return line
-    const { version_floor: floor, ...row } = value.row as Record<string, unknown>
+  resealShopFile(file, (line, index) => {
+    if (index === 0) return { ...line, schemaVersion: EARLIER_SCHEMA }
+    if (line.table !== 'category_id_counter') return line
+    const { version_floor: floor, ...row } = line.row as Record<string, unknown>
     assert.ok(typeof floor === 'number' && floor > 0, 'the exported counter row has a floor')
-    return JSON.stringify({ ...value, row })
+    return { ...line, row }
   })
-  const checksum = new Checksum()
-  for (const line of edited) checksum.add(`${line}\n`)
-  writeFileSync(file, [...edited, JSON.stringify({ ...closing, sha256: checksum.hex() })].join('\n') + '\n')
 }
 
 /** The bound the import sets the floor to, read from the file: what migration 0014 would set on its store. */

@@ -1,6 +1,7 @@
 // Exporting and importing a shop as an operator does: the petstore command as a process of its own.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { Checksum } from '../../src/move/checksum.js'
 import { runCli } from './process.js'
 import { createTestDatabase, type TestDatabase } from './store.js'
 
@@ -48,4 +49,20 @@ export async function importIntoNewDatabase(file: string): Promise<TestDatabase>
     await target.drop()
     throw error
   }
+}
+
+/**
+ * Rewrites the shop file `file` in place with each line before the closing one changed by `edit` (line 0 is the
+ * header), then seals it again: the closing line's checksum is computed over the edited lines, as the export does.
+ */
+export function resealShopFile(
+  file: string,
+  edit: (line: Record<string, unknown>, index: number) => Record<string, unknown>,
+): void {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown>
+  const edited = lines.map((line, index) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>, index)))
+  const checksum = new Checksum()
+  for (const line of edited) checksum.add(`${line}\n`)
+  writeFileSync(file, [...edited, JSON.stringify({ ...closing, sha256: checksum.hex() })].join('\n') + '\n')
 }
