@@ -2,7 +2,12 @@
 // cost the database more than the attempts. Starts are written at once (an attempt is sent only once its start
 // is recorded, so that only attempts really sent count); outcomes and leases given back wait for the batch
 // interval, since nothing waits for them but the leases.
+// A batch the database cannot take now (unavailable: connection lost, lock not available, serialization failure)
+// is kept and written again later. One it refuses otherwise, for a value in one of its records, is written again
+// a record per transaction, so that one poisoned record cannot hold back every other one for good.
 import type { DataAccess } from '../db/database.js'
+import { rootCause } from '../db/database-errors.js'
+import { isDatabaseUnavailable } from '../db/unavailable.js'
 import {
   recordAttempts,
   recordStarts,
@@ -27,11 +32,30 @@ interface PendingStart extends AttemptStart {
   resolve: (started: boolean) => void
 }
 
+type Released = AttemptStart & { started: boolean }
+
+/** What one write holds: the whole batch, or, after the database refused it, a single item of it. */
+interface Batch {
+  starts: PendingStart[]
+  records: AttemptRecord[]
+  released: Released[]
+}
+
+/**
+ * What the database said of a write it refused, without the rest of its error: PostgreSQL's detail (the failing
+ * row) and context (the parameters) may quote the receiver's answer, which no log shows. Its message quotes at
+ * most a number that a column of numbers could not take.
+ */
+function refusal(error: unknown): Error {
+  const cause = rootCause(error)
+  return new Error(typeof cause.code === 'string' ? `${cause.message} (${cause.code})` : cause.message)
+}
+
 export class DeliveryBatchWriter {
   readonly #settings: BatchWriterSettings
   #starts: PendingStart[] = []
   #records: AttemptRecord[] = []
-  #released: (AttemptStart & { started: boolean })[] = []
+  #released: Released[] = []
   #flushScheduled = false
   #startFlushQueued = false
   #flushing: Promise<void> = Promise.resolve()
@@ -87,34 +111,79 @@ export class DeliveryBatchWriter {
   }
 
   async #flushOnce(): Promise<void> {
-    const starts = this.#starts
-    const records = this.#records
-    const released = this.#released
+    const batch: Batch = { starts: this.#starts, records: this.#records, released: this.#released }
     this.#startFlushQueued = false
-    if (starts.length === 0 && records.length === 0 && released.length === 0) return
+    if (batch.starts.length === 0 && batch.records.length === 0 && batch.released.length === 0) return
     this.#starts = []
     this.#records = []
     this.#released = []
-    const { data, leaseToken } = this.#settings
-    let started = new Set<number>()
+    let started: number[] = []
     try {
-      const recorded = await data.transaction(async (trx) => {
-        started = new Set(await recordStarts(trx, leaseToken, starts))
-        await releaseDeliveries(trx, leaseToken, released, Date.now())
-        return recordAttempts(trx, leaseToken, records, new Date().toISOString())
-      })
-      const ids = new Set(recorded)
-      for (const record of records) {
-        if (ids.has(record.deliveryId) && record.next.status !== 'pending') this.#settings.finished(record.next.status)
-      }
+      started = await this.#write(batch)
     } catch (error) {
-      // Kept for the next flush; should the outage outlast the leases, the deliveries are simply attempted again.
-      // Starts are not kept: those attempts are not sent, and their leases run out.
-      this.#records.unshift(...records)
-      this.#released.unshift(...released)
-      this.#settings.onError(error, 'could not record webhook delivery attempts')
-      if (!this.#stopping) setTimeout(() => this.#scheduleFlush(), this.#settings.retryMs).unref()
+      if (isDatabaseUnavailable(error)) this.#keep([batch], error)
+      else started = await this.#writeOneByOne(batch)
     }
-    for (const start of starts) start.resolve(started.has(start.deliveryId))
+    const ids = new Set(started)
+    for (const start of batch.starts) start.resolve(ids.has(start.deliveryId))
+  }
+
+  /** Writes in one transaction; returns the deliveries whose start was recorded. */
+  async #write({ starts, records, released }: Batch): Promise<number[]> {
+    const { data, leaseToken } = this.#settings
+    const { started, recorded } = await data.transaction(async (trx) => {
+      const started = await recordStarts(trx, leaseToken, starts)
+      await releaseDeliveries(trx, leaseToken, released, Date.now())
+      return { started, recorded: new Set(await recordAttempts(trx, leaseToken, records, new Date().toISOString())) }
+    })
+    for (const record of records) {
+      if (recorded.has(record.deliveryId) && record.next.status !== 'pending')
+        this.#settings.finished(record.next.status)
+    }
+    return started
+  }
+
+  /**
+   * Kept for the next flush; should the outage outlast the leases, the deliveries are simply attempted again.
+   * Starts are not kept: those attempts are not sent, and their leases run out.
+   */
+  #keep(items: readonly Batch[], error: unknown): void {
+    this.#records.unshift(...items.flatMap((item) => item.records))
+    this.#released.unshift(...items.flatMap((item) => item.released))
+    this.#settings.onError(error, 'could not record webhook delivery attempts')
+    if (!this.#stopping) setTimeout(() => this.#scheduleFlush(), this.#settings.retryMs).unref()
+  }
+
+  /**
+   * The database refused the batch, and not for being unavailable: written again an item per transaction, in the
+   * batch's order, so that all it can take is written. An item it refuses on its own too is reported and dropped,
+   * not retried. What follows is what follows an instance that dies holding the lease (delivery-claim.repository.ts):
+   * the lease runs out, the delivery is due again (an attempt whose start was written is logged `interrupted` by
+   * the claim that takes it), and it is attempted again: at least once, as promised. Should the database become
+   * unavailable meanwhile, what is left is kept as a batch is.
+   */
+  async #writeOneByOne({ starts, records, released }: Batch): Promise<number[]> {
+    const items: (Batch & { of: AttemptStart })[] = [
+      ...starts.map((start) => ({ of: start, starts: [start], records: [], released: [] })),
+      ...released.map((release) => ({ of: release, starts: [], records: [], released: [release] })),
+      ...records.map((record) => ({ of: record, starts: [], records: [record], released: [] })),
+    ]
+    const started: number[] = []
+    for (const [index, item] of items.entries()) {
+      try {
+        started.push(...(await this.#write(item)))
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          this.#keep(items.slice(index), error)
+          break
+        }
+        this.#settings.onError(
+          refusal(error),
+          `the database refused the record of webhook delivery ${item.of.deliveryId}, attempt ${item.of.attempt}: ` +
+            'dropped; the delivery is due again once its lease runs out',
+        )
+      }
+    }
+    return started
   }
 }
