@@ -84,8 +84,10 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
   const [resolvedBefore, resolvedAfter] = [dereference(before), dereference(after)]
   // The diff tool rewrites what it is given (it normalises schemas in place): our rules read the documents as they are.
   const { diffs } = apiCompare(structuredClone(resolvedBefore), structuredClone(resolvedAfter))
+  const rules = ruleChanges(before, after, resolvedBefore, resolvedAfter)
+  // A bound our rules compared is theirs to judge: they compare the range it leaves, not each keyword alone.
   const found = diffs
-    .filter((diff) => diff.type === 'breaking')
+    .filter((diff) => diff.type === 'breaking' && !rules.boundsJudged.has(diff.path.join('/')))
     .map((diff) => ({
       action: diff.action,
       path: diff.path.join('/'),
@@ -93,7 +95,7 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
       description: diff.description ?? '',
     }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
-  for (const change of ruleChanges(before, after, resolvedBefore, resolvedAfter))
+  for (const change of rules.changes)
     if (!seen.has(`${change.action} ${change.path}`)) found.push({ ...change, value: change.value })
   // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
   const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))

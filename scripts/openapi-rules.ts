@@ -7,8 +7,13 @@
 // - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
 //   or an enum value, refuse a property it accepted, or require a field, parameter or body it did not;
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
-//   schema or component schema property may disappear.
+//   schema or component schema property may disappear;
+// - a format, a pattern or a bound (BOUNDS) may not be added to or tightened in what the service reads, nor removed
+//   from or loosened in what it writes; a bound is compared as the range it leaves, so minimum 1 → exclusiveMinimum 0
+//   on an integer is no change.
 // Each change is reported with a `/`-joined path, like the diff tool's, so that one acceptance list covers both.
+
+import { isDeepStrictEqual } from 'node:util'
 
 type Json = Record<string, unknown>
 
@@ -42,22 +47,92 @@ function valuesOf(schema: Json): string[] | undefined {
   return undefined
 }
 
-/** Numeric bounds, each with whether it bounds from above. */
-const BOUNDS: Array<[string, boolean]> = [
-  ['minLength', false],
-  ['maxLength', true],
-  ['minimum', false],
-  ['maximum', true],
-  ['exclusiveMinimum', false],
-  ['exclusiveMaximum', true],
-  ['minItems', false],
-  ['maxItems', true],
-  ['minProperties', false],
-  ['maxProperties', true],
+/** A bound as one keyword states it: its value, and whether the value itself is ruled out. */
+interface Limit {
+  value: number
+  exclusive: boolean
+}
+
+/** Whether the bound `is` lets less through than `was` (both stated). */
+type Tighter = (was: Limit, is: Limit) => boolean
+
+const raised: Tighter = (was, is) => is.value > was.value || (is.value === was.value && is.exclusive && !was.exclusive)
+const lowered: Tighter = (was, is) => is.value < was.value || (is.value === was.value && is.exclusive && !was.exclusive)
+/** `multipleOf`: tighter unless every multiple of the old value is one of the new (2 → 4 is tighter, 4 → 2 not). */
+const notDividing: Tighter = (was, is) => {
+  const quotient = was.value / is.value
+  return Math.abs(quotient - Math.round(quotient)) > 1e-9 * Math.max(1, Math.abs(quotient))
+}
+/** `uniqueItems`: only `true` bounds, so two stated ones are the same. */
+const same: Tighter = () => false
+
+/**
+ * The bounds: the keywords that state each (several together: the tightest applies) and how two compare. A lower and
+ * an upper bound are compared with their exclusive forms, as the range they leave: minimum 1 and exclusiveMinimum 0
+ * differ on a number (0.5), not on an integer.
+ */
+const BOUNDS: Array<[string[], Tighter]> = [
+  [['minLength'], raised],
+  [['maxLength'], lowered],
+  [['minimum', 'exclusiveMinimum'], raised],
+  [['maximum', 'exclusiveMaximum'], lowered],
+  [['multipleOf'], notDividing],
+  [['minItems'], raised],
+  [['maxItems'], lowered],
+  [['uniqueItems'], same],
+  [['minContains'], raised],
+  [['maxContains'], lowered],
+  [['minProperties'], raised],
+  [['maxProperties'], lowered],
 ]
+
+/**
+ * The bound `keyword` states in `schema`, if it states one. An integer's range bounds are taken as the inclusive
+ * ones they amount to: exclusiveMinimum e is minimum floor(e) + 1, exclusiveMaximum e is maximum ceil(e) - 1.
+ */
+function limitOf(schema: Json, keyword: string): Limit | undefined {
+  const value = schema[keyword]
+  // uniqueItems: true is a bound, false none; the value is never compared (`same`).
+  if (keyword === 'uniqueItems') return value === true ? { value: 1, exclusive: false } : undefined
+  if (typeof value !== 'number') return undefined
+  const types = typesOf(schema)
+  const integer = types !== undefined && types.includes('integer') && !types.includes('number')
+  if (!integer) return { value, exclusive: keyword === 'exclusiveMinimum' || keyword === 'exclusiveMaximum' }
+  const inclusive: Record<string, number> = {
+    minimum: Math.ceil(value),
+    exclusiveMinimum: Math.floor(value) + 1,
+    maximum: Math.floor(value),
+    exclusiveMaximum: Math.ceil(value) - 1,
+  }
+  return { value: inclusive[keyword] ?? value, exclusive: false }
+}
+
+/** The bound `keywords` state together in `schema`, and which of them state it (the others let more through). */
+function boundOf(schema: Json, keywords: string[], tighter: Tighter): { limit: Limit; keywords: string[] } | undefined {
+  const limits = keywords.flatMap((keyword) => {
+    const limit = limitOf(schema, keyword)
+    return limit === undefined ? [] : [{ keyword, limit }]
+  })
+  const tightest = limits.reduce<Limit | undefined>(
+    (bound, { limit }) => (bound === undefined || tighter(bound, limit) ? limit : bound),
+    undefined,
+  )
+  if (tightest === undefined) return undefined
+  const binding = limits.filter(({ limit }) => !tighter(limit, tightest)).map(({ keyword }) => keyword)
+  return { limit: tightest, keywords: binding }
+}
+
+/** How a schema states a bound, for a description: `minimum 1`, `none`. */
+const stated = (schema: Json, keywords: string[]): string =>
+  keywords
+    .filter((keyword) => schema[keyword] !== undefined)
+    .map((keyword) => `${keyword} ${JSON.stringify(schema[keyword])}`)
+    .join(' and ') || 'none'
 
 class Walk {
   readonly changes: RuleChange[] = []
+  /** The `/`-joined path of each bound keyword compared (see BOUNDS), whether it changed or not. */
+  readonly boundsJudged = new Set<string>()
 
   private report(action: RuleChange['action'], path: string[], description: string, value?: unknown): void {
     this.changes.push({ action, path: path.join('/'), description, value })
@@ -128,9 +203,9 @@ class Walk {
   }
 
   /**
-   * `format`, `pattern` and the bounds. Data the service reads may not gain one or have it tightened; data it writes
-   * may not lose one or have it loosened. A format or pattern replaced by another is reported either way: which
-   * texts two patterns allow cannot be compared in general.
+   * `format`, `pattern` and the bounds (BOUNDS). Data the service reads may not gain one or have it tightened; data
+   * it writes may not lose one or have it loosened. A format or pattern replaced by another is reported either way:
+   * which texts two patterns allow cannot be compared in general.
    */
   private constraints(before: Json, after: Json, path: string[], direction: Direction): void {
     for (const keyword of ['format', 'pattern']) {
@@ -147,20 +222,24 @@ class Walk {
           `the service may now send what ${keyword} ${JSON.stringify(was)} ruled out`,
         )
     }
-    for (const [keyword, upper] of BOUNDS) {
-      const [was, is] = [before[keyword], after[keyword]]
-      if (was === is || (typeof was !== 'number' && typeof is !== 'number')) continue
-      // A bound that lets less through: a lower one raised, an upper one lowered, or one where there was none.
-      const tighter =
-        is !== undefined && (was === undefined || (upper ? Number(is) < Number(was) : Number(is) > Number(was)))
-      const action = was === undefined ? 'add' : is === undefined ? 'remove' : 'replace'
-      if (tighter === (direction === 'reads'))
-        this.report(
-          action,
-          [...path, keyword],
-          `${keyword} ${String(was ?? 'none')} became ${String(is ?? 'none')} in what the service ${direction}`,
-          is,
-        )
+    for (const [keywords, tighter] of BOUNDS) {
+      for (const keyword of keywords) this.boundsJudged.add([...path, keyword].join('/'))
+      const [was, is] = [boundOf(before, keywords, tighter), boundOf(after, keywords, tighter)]
+      // Less let through: a bound where there was none, or a tighter one; more: none where there was one, or a looser.
+      const tightened = is !== undefined && (was === undefined || tighter(was.limit, is.limit))
+      const loosened = was !== undefined && (is === undefined || tighter(is.limit, was.limit))
+      // Reported at the keyword that made the difference: one that bounds now (tightened) or bounded before
+      // (loosened) and changed. None changed when only the type did (integer → number), which the type rule judges.
+      const [breaks, by] = direction === 'reads' ? [tightened, is] : [loosened, was]
+      const keyword = by?.keywords.find((each) => !isDeepStrictEqual(before[each], after[each]))
+      if (!breaks || keyword === undefined) continue
+      const [from, to] = [before[keyword], after[keyword]]
+      this.report(
+        from === undefined ? 'add' : to === undefined ? 'remove' : 'replace',
+        [...path, keyword],
+        `${stated(before, keywords)} became ${stated(after, keywords)} in what the service ${direction}`,
+        to,
+      )
     }
   }
 
@@ -308,12 +387,19 @@ class Walk {
 
 /**
  * The breaking changes our rules find from `before` to `after`. `raw*` are the documents as written (for the
- * component list); `before` and `after` have every `$ref` resolved.
+ * component list); `before` and `after` have every `$ref` resolved. `boundsJudged`: the path of every bound keyword
+ * the rules compared, changed or not, where they judge it in place of the diff tool (which compares minimum and
+ * exclusiveMinimum one keyword at a time, so that minimum 1 → exclusiveMinimum 0 on an integer is a new bound to it).
  */
-export function ruleChanges(rawBefore: Json, rawAfter: Json, before: Json, after: Json): RuleChange[] {
+export function ruleChanges(
+  rawBefore: Json,
+  rawAfter: Json,
+  before: Json,
+  after: Json,
+): { changes: RuleChange[]; boundsJudged: ReadonlySet<string> } {
   const walk = new Walk()
   walk.pathItems(objectAt(before, 'paths'), objectAt(after, 'paths'), ['paths'], true)
   walk.pathItems(objectAt(before, 'webhooks'), objectAt(after, 'webhooks'), ['webhooks'], false)
   walk.components(rawBefore, rawAfter)
-  return walk.changes
+  return { changes: walk.changes, boundsJudged: walk.boundsJudged }
 }
