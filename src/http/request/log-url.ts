@@ -5,18 +5,21 @@ import type { FastifyRequest } from 'fastify'
 
 export const REDACTED = '[redacted]'
 
-// The service's own keys, wherever they appear, also with the underscore percent-encoded. The tail takes
-// every character a key (base64url) or its percent-encoding can hold.
-const SERVICE_KEY = /pst(?:_|%5f)[\w%-]*/gi
+// The service's own keys, wherever they appear, also with any character of the prefix percent-encoded (a URL may
+// encode any character, and the log quotes URLs as sent: `%70st_…` is the key `pst_…`). The tail takes every
+// character a key (base64url) or its percent-encoding can hold.
+const SERVICE_KEY_PREFIX = '(?:p|%70)(?:s|%73)(?:t|%74)(?:_|%5f)'
+const SERVICE_KEY = new RegExp(`${SERVICE_KEY_PREFIX}[\\w%-]*`, 'gi')
+const STARTS_AS_SERVICE_KEY = new RegExp(`^${SERVICE_KEY_PREFIX}`, 'i')
 
 // Query parameter names that usually carry a secret, matched within the name once lower-cased and stripped of
 // separators: access_token, id_token, api_key, apiKey, X-Api-Key, client_secret, password, passwd, pwd, auth,
 // authorization, signature, X-Amz-Signature, sig, session, credentials, jwt, an OAuth code…
 const CREDENTIAL_NAME = /auth|code|credential|jwt|key|pass|pwd|secret|session|sig|token/
 
-/** True when `text` starts as the service's own keys do (`pst_`, the underscore perhaps percent-encoded). */
+/** True when `text` starts as the service's own keys do (`pst_`, any of its characters perhaps percent-encoded). */
 export function startsAsServiceKey(text: string): boolean {
-  return /^pst(?:_|%5f)/i.test(text)
+  return STARTS_AS_SERVICE_KEY.test(text)
 }
 
 /** Text with every service key in it replaced. */
@@ -55,7 +58,8 @@ export function serializeRequest(request: FastifyRequest) {
   return {
     method: request.method,
     url: redactUrl(request.url),
-    host: request.host,
+    // The Host header is the client's to write, as the URL is: a key pasted there is redacted the same way.
+    host: redactKeys(request.host),
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   }

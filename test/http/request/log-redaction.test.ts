@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { redactUrl } from '../../../src/http/request/log-url.js'
+import { rawExchange } from '../../helpers/raw-http.js'
 import { startTestServer, type TestServer } from '../../helpers/server.js'
 
 const KEY = 'pst_Zm9vYmFyYmF6cXV4MDEyMzQ1Njc4OWFiY2RlZmdoaWo'
@@ -46,6 +47,10 @@ describe('URLs in the logs', () => {
     [`/v1/pets?note=${KEY}`, '/v1/pets?note=[redacted]'],
     [`/v1/pets/${KEY}`, '/v1/pets/[redacted]'],
     [`/v1/pets/pst%5F${KEY.slice(4)}?q=1`, '/v1/pets/[redacted]?q=1'],
+    // Any character of the prefix may be percent-encoded: the URL still carries the key.
+    [`/v1/pets/%70st_${KEY.slice(4)}?q=1`, '/v1/pets/[redacted]?q=1'],
+    [`/v1/pets?note=p%73t_${KEY.slice(4)}`, '/v1/pets?note=[redacted]'],
+    [`/v1/pets?note=%70%73%74%5f${KEY.slice(4)}&limit=1`, '/v1/pets?note=[redacted]&limit=1'],
   ]
 
   for (const [path, expected] of cases) {
@@ -85,6 +90,29 @@ describe('URLs in the logs', () => {
       entries.filter((entry) => entry.code === 'not_found').map((entry) => [entry.msg, entry.errorMessage]),
       [['request completed', 'No route GET /v1/no-such/[redacted].']],
     )
+  })
+
+  it('redacts a key quoted by the message of a refused request, its prefix percent-encoded', async () => {
+    const { status, entries } = await logged(`/v1/no-such/ps%74_${KEY.slice(4)}`)
+    assert.equal(status, 404)
+    assert.ok(!JSON.stringify(entries).includes(KEY.slice(4)), `the key is in the log: ${JSON.stringify(entries)}`)
+    assert.deepEqual(
+      entries.filter((entry) => entry.code === 'not_found').map((entry) => [entry.msg, entry.errorMessage]),
+      [['request completed', 'No route GET /v1/no-such/[redacted].']],
+    )
+  })
+
+  it('redacts a key sent as the Host header in the incoming request line', async () => {
+    const requestId = 'host-key-redaction'
+    const response = await rawExchange(
+      server.baseUrl,
+      `GET /v1/pets HTTP/1.1\r\nHost: ${KEY}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n`,
+    )
+    assert.equal(response.status, 401)
+    const entries = entriesFor(requestId)
+    assert.ok(!JSON.stringify(entries).includes(KEY.slice(4)), `the key is in the log: ${JSON.stringify(entries)}`)
+    const incoming = entries.find((entry) => entry.msg === 'incoming request')
+    assert.deepEqual((incoming?.req as Entry | undefined)?.host, '[redacted]')
   })
 
   it('leaves ordinary URLs as they are', () => {
