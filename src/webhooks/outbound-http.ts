@@ -11,11 +11,10 @@ import { isIP, type LookupFunction, type Socket } from 'node:net'
 import type { AttemptOutcome } from '../db/database.js'
 import { classifyAddress, isLoopbackName, KIND_NAMES } from './address-policy.js'
 import { addressLiteral } from './destination.js'
+import { describeNetworkError } from './network-error.js'
 import { logText, readAnswer, type ReceiverAnswer } from './receiver-answer.js'
 
 const USER_AGENT = 'Petstore-Webhooks/1'
-/** Longest error text kept in the delivery log. */
-const MAX_ERROR_LENGTH = 500
 
 export interface ResolvedAddress {
   address: string
@@ -94,14 +93,6 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
       )
     else if (first) callback(null, first.address, first.family)
   }
-}
-
-const shorten = (text: string) => (text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text)
-
-function describeNetworkError(error: unknown): string {
-  const code = (error as { code?: unknown }).code
-  const message = error instanceof Error ? error.message : String(error)
-  return shorten(typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message)
 }
 
 export function createOutbound(settings: OutboundSettings): Outbound {
