@@ -20,20 +20,34 @@ function isSafeHost(host: string): boolean {
  */
 export function publicOrigin(request: FastifyRequest, configured: string | undefined): string {
   if (configured) return configured
+  const protocol = schemeOf(request)
   const target = targetAuthority(request)
   if (target !== undefined) {
     if (!isSafeHost(target))
       throw new ApiError('invalid_request', 'The host of the request target is not a valid host name.')
-    return `${request.protocol}://${target}`
+    return `${protocol}://${target}`
   }
   const host = request.host
-  if (!host) return `${request.protocol}://${listeningAddress(request)}`
+  if (!host) return `${protocol}://${listeningAddress(request)}`
   if (!isSafeHost(host)) {
     throw new ApiError('invalid_request', 'The Host header is not a valid host name.', {
       details: [{ path: 'header/host', message: 'is not a host name' }],
     })
   }
-  return `${request.protocol}://${host}`
+  return `${protocol}://${host}`
+}
+
+/**
+ * The scheme of the request: the connection's, or the one a trusted proxy forwarded (X-Forwarded-Proto), which
+ * must be http or https like the origin it goes into (`javascript`, or any other text, would make Location and Link
+ * name another kind of URL).
+ */
+function schemeOf(request: FastifyRequest): 'http' | 'https' {
+  const protocol = request.protocol.toLowerCase()
+  if (protocol === 'http' || protocol === 'https') return protocol
+  throw new ApiError('invalid_request', 'The X-Forwarded-Proto header is not http or https.', {
+    details: [{ path: 'header/x-forwarded-proto', message: 'must be http or https' }],
+  })
 }
 
 /**
