@@ -37,8 +37,16 @@ function looksLikeCredential(rawName: string): boolean {
   return CREDENTIAL_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''))
 }
 
-/** A request target as it may be logged: credential-like query values and service keys anywhere replaced. */
-export function redactUrl(url: string): string {
+// The user information of an absolute-form target (`GET http://user:password@host/…`): a password, whatever the
+// service makes of the request.
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i
+
+/**
+ * A request target as it may be logged: the user information of an absolute-form target, credential-like query
+ * values and service keys anywhere replaced.
+ */
+export function redactUrl(target: string): string {
+  const url = target.replace(USER_INFO, `$1${REDACTED}@`)
   const queryStart = url.indexOf('?')
   if (queryStart === -1) return redactKeys(url)
   const query = url

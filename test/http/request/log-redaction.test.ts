@@ -115,11 +115,31 @@ describe('URLs in the logs', () => {
     assert.deepEqual((incoming?.req as Entry | undefined)?.host, '[redacted]')
   })
 
+  it('redacts the user information of an absolute-form target', async () => {
+    const requestId = 'userinfo-redaction'
+    const response = await rawExchange(
+      server.baseUrl,
+      `GET http://admin:hunter2@localhost/healthz HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n',
+    )
+    assert.equal(response.status, 200)
+    const entries = entriesFor(requestId)
+    assert.ok(!JSON.stringify(entries).includes('hunter2'), `a password is in the log: ${JSON.stringify(entries)}`)
+    assert.deepEqual(
+      entries.map((entry) => [entry.msg, (entry.req as Entry | undefined)?.url ?? entry.url]),
+      [
+        ['incoming request', 'http://[redacted]@localhost/healthz'],
+        ['request completed', 'http://[redacted]@localhost/healthz'],
+      ],
+    )
+  })
+
   it('leaves ordinary URLs as they are', () => {
     assert.equal(
       redactUrl('/v1/pets?limit=2&status=sold&cursor=abc.def'),
       '/v1/pets?limit=2&status=sold&cursor=abc.def',
     )
     assert.equal(redactUrl('/v1/store/orders/7/complete'), '/v1/store/orders/7/complete')
+    assert.equal(redactUrl('http://localhost/v1/pets?next=a@b'), 'http://localhost/v1/pets?next=a@b')
   })
 })
