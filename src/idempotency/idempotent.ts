@@ -19,6 +19,7 @@ import type { DataAccess, Writer } from '../db/database.js'
 import { runUnitOfWork, type UnitOfWork } from '../db/unit-of-work.js'
 import { ApiError, errorBody, knownApiError } from '../http/errors/errors.js'
 import { withJsonText } from '../http/json/prepared-json.js'
+import { redactKeys } from '../http/request/log-url.js'
 import { requestFingerprint } from './fingerprint.js'
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency.schema.js'
 import {
@@ -228,7 +229,8 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
           return execute(request, reply, id, claimed.leaseToken, call, answer, storedBody)
         case 'replay': {
           request.log.info(
-            { idempotencyKey: key, status: claimed.response.status },
+            // The client's text: one that is a key of this service (pasted in the wrong header) is not logged.
+            { idempotencyKey: redactKeys(key), status: claimed.response.status },
             'replayed the stored response of an idempotent request',
           )
           const { response } = claimed

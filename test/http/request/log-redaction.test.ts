@@ -1,6 +1,7 @@
 // Keys sent in a URL (a query parameter, a path segment) never reach the logs: every logged URL goes through
 // one redaction (src/http/request/log-url.ts), in the access log line, the debug "incoming request" line, and the
-// messages of refused requests that quote the path.
+// messages of refused requests that quote the path; so do keys a client puts in a header the log quotes (Host,
+// Idempotency-Key).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { redactUrl } from '../../../src/http/request/log-url.js'
@@ -131,6 +132,23 @@ describe('URLs in the logs', () => {
         ['incoming request', 'http://[redacted]@localhost/healthz'],
         ['request completed', 'http://[redacted]@localhost/healthz'],
       ],
+    )
+  })
+
+  it('redacts a key sent as an Idempotency-Key in the line of its replay', async () => {
+    const create = () =>
+      server.request('/v1/pets', { json: { name: 'Keyed', categoryId: 1 }, headers: { 'idempotency-key': KEY } })
+    assert.equal((await create()).status, 201)
+    const replay = await create()
+    assert.equal(replay.status, 201)
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true')
+    const entries = entriesFor(replay.headers.get('x-request-id') ?? '')
+    assert.ok(!JSON.stringify(entries).includes(KEY.slice(4)), `the key is in the log: ${JSON.stringify(entries)}`)
+    assert.deepEqual(
+      entries
+        .filter((entry) => entry.msg === 'replayed the stored response of an idempotent request')
+        .map(({ idempotencyKey, status }) => ({ idempotencyKey, status })),
+      [{ idempotencyKey: '[redacted]', status: 201 }],
     )
   })
 
