@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { redactUrl } from './log-url.js'
+import { loggedAddress, redactUrl } from './log-url.js'
 import { refusalOf } from './refusal-note.js'
 
 /**
@@ -45,7 +45,7 @@ export class AccessLog extends LogController {
       {
         method: request.method,
         url: redactUrl(request.url),
-        remoteAddress: request.ip,
+        remoteAddress: loggedAddress(request),
         keyId: request.principal?.keyId,
         clientClosed: true,
       },
@@ -71,7 +71,7 @@ export class AccessLog extends LogController {
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTime: reply.elapsedTime,
-      remoteAddress: request.ip,
+      remoteAddress: loggedAddress(request),
       keyId: request.principal?.keyId,
       // A refused request's code and message (refusal-note.ts), so that this is its only line. Left out of the
       // JSON when undefined, as keyId is without a key.

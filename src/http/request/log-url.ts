@@ -61,6 +61,14 @@ export function redactUrl(target: string): string {
   return redactKeys(`${url.slice(0, queryStart + 1)}${query.join('&')}`)
 }
 
+/**
+ * The client's address as it may be logged: behind a trusted proxy it is the text of X-Forwarded-For, which the
+ * proxy may have passed on as a client wrote it, so a key of the service there is replaced.
+ */
+export function loggedAddress(request: FastifyRequest): string {
+  return redactKeys(request.ip)
+}
+
 /** Fastify's `req` log serializer with the URL redacted (Fastify's own writes request.url as it came). */
 export function serializeRequest(request: FastifyRequest) {
   return {
@@ -68,7 +76,7 @@ export function serializeRequest(request: FastifyRequest) {
     url: redactUrl(request.url),
     // The Host header is the client's to write, as the URL is: a key pasted there is redacted the same way.
     host: redactKeys(request.host),
-    remoteAddress: request.ip,
+    remoteAddress: loggedAddress(request),
     remotePort: request.socket?.remotePort,
   }
 }
