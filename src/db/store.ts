@@ -56,7 +56,8 @@ export interface Store extends DataAccess {
    * their own, so that they never take one from the writers' pool nor queue in the pipeline that the API's reads
    * share, and transactions commit without waiting for the disk (synchronous_commit off), unlike what
    * DataAccess promises: a crash of the database server may lose the last of them, whole, never a durable
-   * transaction committed after them (the WAL is one sequence). On SQLite they are the ordinary read and
+   * transaction committed after them (the WAL is one sequence). A transaction that must not be lost asks for
+   * the disk wait itself (commitDurably, durable-commit.ts). On SQLite they are the ordinary read and
    * transactions.
    */
   bookkeeping: DataAccess

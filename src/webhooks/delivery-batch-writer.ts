@@ -7,6 +7,7 @@
 // a record per transaction, so that one poisoned record cannot hold back every other one for good.
 import type { DataAccess } from '../db/database.js'
 import { rootCause } from '../db/database-errors.js'
+import { commitDurably } from '../db/durable-commit.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import {
   recordAttempts,
@@ -132,6 +133,10 @@ export class DeliveryBatchWriter {
   async #write({ starts, records, released }: Batch): Promise<number[]> {
     const { data, leaseToken } = this.#settings
     const { started, recorded } = await data.transaction(async (trx) => {
+      // A start is the record that a request is about to leave: lost in a crash of the database server after
+      // the request was sent, the delivery would be claimed again as if never attempted, sent a second time,
+      // and the log would show one attempt where the receiver had two. Written durably (with the claim before it).
+      if (starts.length > 0) await commitDurably(trx)
       const started = await recordStarts(trx, leaseToken, starts)
       await releaseDeliveries(trx, leaseToken, released, Date.now())
       return { started, recorded: new Set(await recordAttempts(trx, leaseToken, records, new Date().toISOString())) }

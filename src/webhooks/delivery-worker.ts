@@ -13,7 +13,7 @@
 // are made a batch at a time as they can be attempted (their rows cost the database as much as the events).
 // Its transactions are bookkeeping that a crash of the database server may lose without losing a delivery (the
 // fan-out is made again, a lost claim or outcome makes the delivery due again; at least once, as promised):
-// they run as Store.bookkeeping, which on PostgreSQL takes no connection from the writers and no disk wait.
+// they run as Store.bookkeeping: on PostgreSQL no connection of the writers', no disk wait but for starts.
 // On stop it lets attempts in progress finish for a while, then abandons the rest (recorded if sent, see stop).
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'

@@ -4,13 +4,17 @@
 // delivery is due again once its lease runs out. A database that is unavailable (PostgreSQL refusing connections,
 // ALLOW_CONNECTIONS false; SQLite's write lock held by another connection past the busy time-out) keeps every
 // record for a later flush. On PostgreSQL in a database of its own, so that refusing connections leaves other
-// test files alone.
+// test files alone. And on PostgreSQL, whose bookkeeping commits without waiting for the disk, the start of an
+// attempt is the one write that waits for it: it must survive a crash of the database server once its request
+// may have left.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import Sqlite from 'better-sqlite3'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
+import type { DataAccess } from '../../src/db/database.js'
 import { rootCause } from '../../src/db/database-errors.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { openStore, type Store } from '../../src/db/store.js'
@@ -361,4 +365,65 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
       finished_at: null,
     })
   })
+
+  it(
+    'writes the start of an attempt durably before it is sent; outcomes commit without waiting for the disk',
+    { skip: TEST_STORE === 'sqlite' ? "PostgreSQL's synchronous_commit (every SQLite commit is durable)" : false },
+    async () => {
+      // Lost in a crash of the database server after its request was sent, a start would leave the delivery to be
+      // claimed again as never attempted: sent twice, logged once.
+      const unstarted = Number(
+        (
+          await store.admin
+            .insertInto('webhook_deliveries')
+            .values({
+              endpoint_id: endpointId,
+              event_id: ++events,
+              status: 'pending',
+              attempts: 0,
+              due_at: LEASE_ENDS,
+              lease_token: TOKEN,
+              created_at: STARTED_AT,
+              finished_at: null,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id,
+      )
+      /** synchronous_commit at the end of each transaction of the writer, in order. */
+      const commits: string[] = []
+      const watched: DataAccess = {
+        read: store.bookkeeping.read,
+        transaction: (work) =>
+          store.bookkeeping.transaction(async (trx) => {
+            const result = await work(trx)
+            const setting = await sql<{ value: string }>`select current_setting('synchronous_commit') as value`.execute(
+              trx,
+            )
+            commits.push(setting.rows[0]?.value ?? '')
+            return result
+          }),
+      }
+      const finished: string[] = []
+      const batch = new DeliveryBatchWriter({
+        data: watched,
+        leaseToken: TOKEN,
+        batchIntervalMs: 600_000,
+        retryMs: 600_000,
+        finished: (status) => finished.push(status),
+        onError: (error) => assert.fail(String(error)),
+      })
+
+      assert.equal(await batch.started({ deliveryId: unstarted, attempt: 1 }), true)
+      assert.deepEqual(commits, ['on'])
+      assert.equal((await delivery(unstarted)).attempts, 1)
+
+      batch.record(record(unstarted))
+      await batch.flush()
+      assert.deepEqual(commits, ['on', 'off'])
+      assert.deepEqual(finished, ['succeeded'])
+      assert.equal((await delivery(unstarted)).status, 'succeeded')
+      assert.deepEqual(await attempts([unstarted]), [logged(unstarted)])
+    },
+  )
 })
