@@ -16,7 +16,15 @@ const TRANSIENT_SYSTEM_CODES = new Set([
 // connection: the database does not accept connections now, ALTER DATABASE … ALLOW_CONNECTIONS false; the
 // service's statements raise it in no other way) and 55P03 (a lock not available in time).
 const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01|55000|55P03)$/
-const TRANSIENT_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED'])
+// SQLITE_FULL: the disk is full (or the page limit reached), as PostgreSQL's class 53 above; the write was
+// rolled back, and succeeds again once there is room.
+const TRANSIENT_SQLITE_CODES = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_RECOVERY',
+  'SQLITE_LOCKED',
+  'SQLITE_FULL',
+])
 const TRANSIENT_MESSAGES = [
   'timeout exceeded when trying to connect',
   // pg's own Client (the read pipeline's connections) when connectionTimeoutMillis passes.
