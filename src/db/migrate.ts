@@ -58,9 +58,10 @@ const RETRY_DELAY_MS = 300
  * (SQLITE_BUSY) tries again and then finds the migrations applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
+  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter
   for (let attempt = 1; ; attempt++) {
     try {
-      return await migrateOnce(db)
+      return await (onPostgres ? migrateOnce(db) : migrateSqliteInOneTransaction(db))
     } catch (error) {
       // A cancelled statement is not retried: the migrations run without a time-out, so someone cancelled it.
       const cancelled = (error as { cause?: { code?: unknown } }).cause?.code === '57014'
@@ -68,6 +69,28 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS))
     }
   }
+}
+
+/**
+ * SQLite's migrations in one transaction. Kysely's migrator takes SQLite for a database without transactional DDL
+ * (it has it) and runs each statement on its own: a process killed half-way through a migration left its first
+ * tables in place, unrecorded, and every later start failed on them ("table … already exists"). BEGIN IMMEDIATE
+ * takes the write lock first, so a second process migrating beside this one waits for it, or gets SQLITE_BUSY and
+ * tries again, and then finds the migrations applied.
+ */
+async function migrateSqliteInOneTransaction(db: Kysely<Database>): Promise<MigrationReport> {
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection)
+    try {
+      const report = await migrateOnce(connection, { disableTransactions: true })
+      await sql`commit`.execute(connection)
+      return report
+    } catch (error) {
+      // SQLite may have rolled back by itself already (then there is nothing left to roll back).
+      await sql`rollback`.execute(connection).catch(() => undefined)
+      throw error
+    }
+  })
 }
 
 /**
