@@ -108,6 +108,19 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
+  // A Content-Type that names no media type at all (empty, `;;`, `json`) is answered 415 by Fastify before any
+  // parser runs. Where no body is taken (an operation without one, a path no route serves) the label says
+  // nothing, so it is dropped: the body is then refused unread (400) or the path answered as without it (401,
+  // 404, 405), never with a 415 advising a media type that would be refused as well.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (
+      request.headers['content-type'] !== undefined &&
+      request.mediaType === undefined &&
+      (request.is404 || request.routeOptions.schema?.body === undefined)
+    )
+      delete request.headers['content-type']
+    done()
+  })
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')

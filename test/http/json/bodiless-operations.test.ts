@@ -119,6 +119,49 @@ describe('operations that take no request body', () => {
     assert.equal((JSON.parse(response.body) as unknown[]).length, 1)
   })
 
+  // Content-Type values that name no media type at all: Fastify refuses them with 415 before any parser runs.
+  const UNREADABLE_MEDIA_TYPES = ['', ';;', '/', 'json', 'application/']
+
+  it('refuse a body labelled with a Content-Type that names no media type with the same 400, never 415', async () => {
+    for (const { operationId, method, path } of BODILESS)
+      for (const contentType of UNREADABLE_MEDIA_TYPES) {
+        const response = await raw(
+          `${method} /v1${path} HTTP/1.1\r\n${key}\r\nContent-Type: ${contentType}\r\nContent-Length: 2`,
+          '{}',
+        )
+        assert.deepEqual(
+          [response.status, JSON.parse(response.body)],
+          [400, TAKES_NO_BODY],
+          `${operationId} with Content-Type ${JSON.stringify(contentType)}`,
+        )
+      }
+  })
+
+  it('a path no route takes: 401 without a key, 404 with one, whatever Content-Type its body has', async () => {
+    for (const contentType of UNREADABLE_MEDIA_TYPES) {
+      const head = (path: string, auth: string) =>
+        `POST ${path} HTTP/1.1\r\n${auth}Content-Type: ${contentType}\r\nContent-Length: 2`
+      const anonymous = await raw(head('/v1/nowhere', ''), '{}')
+      assert.deepEqual(
+        [anonymous.status, (JSON.parse(anonymous.body) as { code: string }).code],
+        [401, 'unauthorized'],
+        `without a key, Content-Type ${JSON.stringify(contentType)}`,
+      )
+      const known = await raw(head('/v1/nowhere', `${key}\r\n`), '{}')
+      assert.deepEqual(
+        [known.status, JSON.parse(known.body)],
+        [404, { code: 'not_found', message: 'No route POST /v1/nowhere.', status: 404 }],
+        `with a key, Content-Type ${JSON.stringify(contentType)}`,
+      )
+      const outside = await raw(head('/nowhere', ''), '{}')
+      assert.deepEqual(
+        [outside.status, JSON.parse(outside.body)],
+        [404, { code: 'not_found', message: 'No route POST /nowhere.', status: 404 }],
+        `outside the API, Content-Type ${JSON.stringify(contentType)}`,
+      )
+    }
+  })
+
   it('an empty body with any media type is no body: the pet is deleted', async () => {
     const pet = await addPet(server)
     const response = await server.request(`/v1/pets/${pet.id}`, {
