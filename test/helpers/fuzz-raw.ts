@@ -157,8 +157,8 @@ const RAW_MUTATIONS: RawMutation[] = [
       .map((rewrite) => ({
         raw: { ...raw, target: rewrite(raw.target) },
         name: 'raw: request target',
-        // A target no route takes (`*`, another path) reads a JSON body first, as a 405 route does: one over the
-        // limit is 413. It takes no body, so it judges none by its media type (never 415).
+        // A target no route takes (`*`, another path) reads no body; one that reaches a 405 route reads a JSON body
+        // first: one over the limit is 413. Neither takes a body, so neither judges one by its media type (never 415).
         unrouted: [...ROUTE_CHANGED, 413],
       })),
   (raw) =>

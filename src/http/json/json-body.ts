@@ -108,15 +108,16 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  // A Content-Type that names no media type at all (empty, `;;`, `json`) is answered 415 by Fastify before any
-  // parser runs. Where no body is taken (an operation without one, a path no route serves) the label says
-  // nothing, so it is dropped: the body is then refused unread (400) or the path answered as without it (401,
-  // 404, 405), never with a 415 advising a media type that would be refused as well.
+  // Where no body is taken, its Content-Type is dropped before Fastify reads it. A path no route serves reads no
+  // body at all: it is answered (401 without a key, under the API; then 404 or 405) as without one, never 413
+  // or 415 before authentication, which would tell a client without a key which paths exist and escape the
+  // rate limit of such clients. An operation without a body refuses one unread (400, refuse-body.ts), or a JSON
+  // one over the limit with 413, but a Content-Type naming no media type (empty, `;;`, `json`) would be
+  // answered 415 by Fastify before any parser runs, advising a media type that would be refused as well.
   app.addHook('onRequest', (request, _reply, done) => {
     if (
       request.headers['content-type'] !== undefined &&
-      request.mediaType === undefined &&
-      (request.is404 || request.routeOptions.schema?.body === undefined)
+      (request.is404 || (request.routeOptions.schema?.body === undefined && request.mediaType === undefined))
     )
       delete request.headers['content-type']
     done()

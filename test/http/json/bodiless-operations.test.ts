@@ -162,6 +162,31 @@ describe('operations that take no request body', () => {
     }
   })
 
+  it('a path no route takes reads no body: a JSON one over the limit is 401 without a key, 404 with one', async () => {
+    const body = `{"name":"${'x'.repeat(20 * 1024)}"}`
+    const head = (path: string, auth: string) =>
+      `POST ${path} HTTP/1.1\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}`
+    const anonymous = await raw(head('/v1/nowhere', ''), body)
+    assert.deepEqual([anonymous.status, (JSON.parse(anonymous.body) as { code: string }).code], [401, 'unauthorized'])
+    assert.match(anonymous.headers['ratelimit'] ?? '', /^"default";r=\d+;t=\d+$/)
+    const known = await raw(head('/v1/nowhere', `${key}\r\n`), body)
+    assert.deepEqual(
+      [known.status, JSON.parse(known.body)],
+      [404, { code: 'not_found', message: 'No route POST /v1/nowhere.', status: 404 }],
+    )
+    const outside = await raw(head('/nowhere', ''), body)
+    assert.deepEqual(
+      [outside.status, JSON.parse(outside.body)],
+      [404, { code: 'not_found', message: 'No route POST /nowhere.', status: 404 }],
+    )
+    // An operation without a body still answers a JSON one over the limit 413, as documented.
+    const bodiless = await raw(
+      `DELETE /v1/pets/1 HTTP/1.1\r\n${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}`,
+      body,
+    )
+    assert.equal(bodiless.status, 413)
+  })
+
   it('an empty body with any media type is no body: the pet is deleted', async () => {
     const pet = await addPet(server)
     const response = await server.request(`/v1/pets/${pet.id}`, {
