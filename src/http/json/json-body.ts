@@ -107,21 +107,24 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
   )
 }
 
+/**
+ * Where no body is taken, its Content-Type is dropped before Fastify reads it (called by the first hook of every
+ * request, first-hook.ts, rather than as a hook of its own). A path no route serves reads no body at all: it is
+ * answered (401 without a key, under the API; then 404 or 405) as without one, never 413 or 415 before
+ * authentication, which would tell a client without a key which paths exist and escape the rate limit of such
+ * clients. An operation without a body refuses one unread (400, refuse-body.ts), or a JSON one over the limit with
+ * 413, but a Content-Type naming no media type (empty, `;;`, `json`) would be answered 415 by Fastify before any
+ * parser runs, advising a media type that would be refused as well.
+ */
+export function dropContentTypeWhereNoBodyIsTaken(request: FastifyRequest): void {
+  if (
+    request.headers['content-type'] !== undefined &&
+    (request.is404 || (request.routeOptions.schema?.body === undefined && request.mediaType === undefined))
+  )
+    delete request.headers['content-type']
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  // Where no body is taken, its Content-Type is dropped before Fastify reads it. A path no route serves reads no
-  // body at all: it is answered (401 without a key, under the API; then 404 or 405) as without one, never 413
-  // or 415 before authentication, which would tell a client without a key which paths exist and escape the
-  // rate limit of such clients. An operation without a body refuses one unread (400, refuse-body.ts), or a JSON
-  // one over the limit with 413, but a Content-Type naming no media type (empty, `;;`, `json`) would be
-  // answered 415 by Fastify before any parser runs, advising a media type that would be refused as well.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (
-      request.headers['content-type'] !== undefined &&
-      (request.is404 || (request.routeOptions.schema?.body === undefined && request.mediaType === undefined))
-    )
-      delete request.headers['content-type']
-    done()
-  })
   app.removeContentTypeParser('application/json')
   // Fastify parses text/plain bodies by default; the API takes JSON only, so anything else is a 415.
   app.removeContentTypeParser('text/plain')
