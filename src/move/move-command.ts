@@ -42,6 +42,8 @@ async function stoppable<T>(
   const controller = new AbortController()
   let received: string | undefined
   const stop = (signal: NodeJS.Signals) => {
+    // The first signal only: a second one of either kind then finds no listener and ends the process at once.
+    for (const each of SIGNALS) process.off(each, stop)
     received = signal
     controller.abort(new Error(signal))
   }
