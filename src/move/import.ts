@@ -10,7 +10,7 @@ import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
 import { ForeignSecretError, SecretCheck } from './secret-check.js'
 import { explainingDatabaseErrors } from '../db/database-errors.js'
-import { filesAnImportCreates, openMoveSession, quoted, type MoveSession } from '../db/move-session.js'
+import { filesAnImportCreates, openMoveSession, quoted, type MoveSession, type Row } from '../db/move-session.js'
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
@@ -74,16 +74,28 @@ async function loadRecords(
   const loaders = new Map<string, TableLoader>()
   // Set once the whole file is checked: PostgreSQL's sequences do not roll back with a refused transaction.
   const counters: [TableEntry, number][] = []
+  // Rows the source had not given their key yet (events waiting for their id): inserted last, once every id they
+  // must come above is in place. The retention mark is loaded after the events, and SQLite hands such a row its id
+  // as it is inserted: before the mark, an event would take an id at or below it, which no follower ever reads.
+  const waiting: [TableEntry, Row][] = []
   for (;;) {
     const next = await records.next()
     if (next.done === true) {
       for (const loader of loaders.values()) await loader.flush()
       const counts = Object.fromEntries([...loaders].map(([name, loader]) => [name, loader.count]))
+      for (const [table] of waiting) counts[table.name] = (counts[table.name] ?? 0) + 1
       for (const [name, count] of Object.entries(next.value.counts))
         if ((counts[name] ?? 0) !== count)
           throw new DamagedFileError(`the file is damaged: ${name} has not the rows its count says`)
       for (const [table, counter] of counters) await setCounter(session, table, counter)
       await session.continueEventIdsAfterRetentionMark()
+      const late = new Map<TableEntry, TableLoader>()
+      for (const [table, row] of waiting) {
+        const loader = late.get(table) ?? new TableLoader(session, table, fileSchema)
+        late.set(table, loader)
+        await loader.add(row)
+      }
+      for (const loader of late.values()) await loader.flush()
       return counts
     }
     const record = next.value
@@ -98,6 +110,11 @@ async function loadRecords(
     }
     if ('counter' in record) {
       counters.push([table, record.counter])
+      continue
+    }
+    const [key] = table.key
+    if (table.waiting && key !== undefined && record.row[key] === null) {
+      waiting.push([table, record.row])
       continue
     }
     if (table.name === 'service_secrets') secrets.serviceSecret(record.row)

@@ -75,3 +75,49 @@ describe('a PostgreSQL export with an event still waiting for its id', () => {
     ])
   })
 })
+
+describe('a PostgreSQL export whose events were all purged, with one waiting for its id, into SQLite', () => {
+  const databases: TestDatabase[] = []
+  const stores: Store[] = []
+  after(async () => {
+    for (const store of stores) await store.close()
+    for (const database of databases) await database.drop()
+  })
+
+  it('gives the waiting event an id above the retention mark, where a follower at the mark reads it', async () => {
+    const source = await createTestDatabase('postgres')
+    databases.push(source)
+    const sourceStore = openStore(loadConfig({ DATABASE_URL: source.url }))
+    stores.push(sourceStore)
+    await migrateToLatest(sourceStore.admin)
+    for (const name of ['one', 'two', 'three']) await sourceStore.transaction((trx) => appendEvent(trx, event(name)))
+    await numberEvents(sourceStore)
+    // The retention purge took every event: followers continue after 3.
+    await sql`delete from events`.execute(sourceStore.admin)
+    await sql`update event_retention set purged_through = 3`.execute(sourceStore.admin)
+    await sourceStore.transaction((trx) => appendEvent(trx, event('waiting')))
+    assert.deepEqual(await waitingEventNames(sourceStore), ['waiting'])
+
+    const file = join(makeTempDir(), 'shop.jsonl')
+    const exported = await petstore(['export', file], { DATABASE_URL: source.url })
+    assert.equal(exported.code, 0, exported.stderr)
+    assert.deepEqual(
+      shopRows(file, 'events').map((row) => row.id),
+      [null],
+    )
+
+    const target = await createTestDatabase('sqlite')
+    databases.push(target)
+    const imported = await petstore(['import', file], { DATABASE_URL: target.url })
+    assert.equal(imported.code, 0, imported.stderr)
+    const targetStore = openStore(loadConfig({ DATABASE_URL: target.url }))
+    stores.push(targetStore)
+    const rows = await sql<{ id: number; data: string }>`select id, data from events order by id`.execute(
+      targetStore.admin,
+    )
+    assert.deepEqual(
+      rows.rows.map((row) => [Number(row.id), JSON.parse(row.data).name]),
+      [[4, 'waiting']],
+    )
+  })
+})
