@@ -188,6 +188,35 @@ for (const store of ['sqlite', 'postgres'] as const) {
       },
     )
 
+    for (const [kind, make] of [
+      ['of no bytes', (path: string) => writeFileSync(path, '')],
+      [
+        'in rollback-journal mode',
+        (path: string) => {
+          const handle = new SqliteDatabase(path)
+          handle.pragma('user_version = 7')
+          handle.close()
+        },
+      ],
+    ] as const)
+      it(
+        `an edited file into an existing SQLite file ${kind}, and leaves every byte of it as it was`,
+        { skip: store !== 'sqlite' },
+        async () => {
+          const target = await createTestDatabase(store)
+          databases.push(target)
+          const path = target.url.replace(/^file:/, '')
+          make(path)
+          const before = readFileSync(path)
+          assert.equal(
+            await refusedImport(target, edited.file()),
+            `petstore: import refused, nothing changed: ${edited.cause}\n`,
+          )
+          assert.deepEqual(readFileSync(path), before)
+          assert.deepEqual([existsSync(`${path}-wal`), existsSync(`${path}-shm`)], [false, false])
+        },
+      )
+
     it('an edited file into an empty database already migrated, and leaves it as it was', async () => {
       const target = await migratedDatabase(store)
       const tables = await tablesIn(target)

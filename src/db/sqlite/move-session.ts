@@ -10,10 +10,12 @@ import { BUSY_TIMEOUT_MS, SqliteDatabaseMissingError } from '../sqlite.js'
 
 export function openSqliteMoveSession(path: string, { create = false } = {}): MoveSession {
   if (!create && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
+  const creating = create && !existsSync(path)
   if (create) mkdirSync(dirname(path), { recursive: true })
   const handle = new SqliteDatabase(path, { fileMustExist: !create })
-  // What the service sets on a file it creates; outside any transaction, where SQLite accepts it.
-  if (create) handle.pragma('journal_mode = WAL')
+  // What the service sets on a file it creates; outside any transaction, where SQLite accepts it. Not on a file
+  // that exists: a refused import leaves it as it was (the service sets WAL itself when it opens the file).
+  if (creating) handle.pragma('journal_mode = WAL')
   handle.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
   handle.pragma('foreign_keys = ON')
   // A load is one transaction: made durable once, at its commit.
