@@ -4,6 +4,7 @@
 // counters behind ids), the session says it in its own terms (db/sqlite/move-session.ts,
 // db/postgres/move-session.ts), so the tool itself is the same for both.
 import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 import { openPostgresMoveSession } from './postgres/move-session.js'
 import { openSqliteMoveSession } from './sqlite/move-session.js'
@@ -64,12 +65,16 @@ export function openMoveSession(database: DatabaseConfig, { create = false } = {
 
 /**
  * The files an import into `database` creates (a SQLite file that does not exist yet, with its WAL and shared
- * memory), for the import to remove again if it fails: a file that holds nothing but the schema goes with the
- * refusal, as it was. None for PostgreSQL or a file that exists.
+ * memory, then the directories it is created in that do not exist yet either, the innermost first), for the
+ * import to remove again if it fails: a file that holds nothing but the schema goes with the refusal, as it was.
+ * None for PostgreSQL or a file that exists.
  */
-export function filesAnImportCreates(database: DatabaseConfig): string[] {
-  if (database.kind !== 'sqlite' || existsSync(database.path)) return []
-  return ['', '-wal', '-shm'].map((suffix) => `${database.path}${suffix}`)
+export function filesAnImportCreates(database: DatabaseConfig): { files: string[]; directories: string[] } {
+  if (database.kind !== 'sqlite' || existsSync(database.path)) return { files: [], directories: [] }
+  const directories: string[] = []
+  for (let directory = dirname(resolve(database.path)); !existsSync(directory); directory = dirname(directory))
+    directories.push(directory)
+  return { files: ['', '-wal', '-shm'].map((suffix) => `${database.path}${suffix}`), directories }
 }
 
 /**

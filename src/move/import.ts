@@ -1,6 +1,6 @@
 // petstore import: a shop file into an empty database of either store, migrated and loaded in one transaction.
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
-import { rm } from 'node:fs/promises'
+import { rm, rmdir } from 'node:fs/promises'
 import type { Config } from '../config.js'
 import { refoldCategoryKeysOfEarlierFile } from './category-name-keys.js'
 import { setVersionFloorOfEarlierFile } from './category-version-floor.js'
@@ -151,6 +151,10 @@ export async function importShop(
     if (session && !committed) await session.run('rollback', []).catch(() => {})
     await session?.close()
     // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
-    if (!committed) for (const file of created) await rm(file, { force: true })
+    if (!committed) {
+      for (const file of created.files) await rm(file, { force: true })
+      // Only if empty: anything else in them is not the import's.
+      for (const directory of created.directories) await rmdir(directory).catch(() => {})
+    }
   }
 }

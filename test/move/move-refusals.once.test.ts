@@ -217,6 +217,20 @@ for (const store of ['sqlite', 'postgres'] as const) {
         },
       )
 
+    it(
+      'an edited file into a SQLite file in directories not made yet, and removes the directories it made',
+      { skip: store !== 'sqlite' },
+      async () => {
+        const parent = makeTempDir()
+        const target = { url: `file:${join(parent, 'new', 'deeper', 'petstore.db')}`, drop: async () => {} }
+        assert.equal(
+          await refusedImport(target, edited.file()),
+          `petstore: import refused, nothing changed: ${edited.cause}\n`,
+        )
+        assert.deepEqual([existsSync(parent), existsSync(join(parent, 'new'))], [true, false])
+      },
+    )
+
     it('an edited file into an empty database already migrated, and leaves it as it was', async () => {
       const target = await migratedDatabase(store)
       const tables = await tablesIn(target)
