@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import pg from 'pg'
 import { startTestServer, type TestServer } from '../helpers/server.js'
+import { runOnPostgresServer } from '../helpers/store.js'
 
 describe('a PostgreSQL database that refuses new connections', () => {
   const name = `petstore_refusing_${randomBytes(6).toString('hex')}`
@@ -14,15 +14,7 @@ describe('a PostgreSQL database that refuses new connections', () => {
   const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString()
   let server: TestServer
 
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: serverUrl })
-    await client.connect()
-    try {
-      await client.query(text)
-    } finally {
-      await client.end()
-    }
-  }
+  const admin = (text: string) => runOnPostgresServer(text, serverUrl)
   const allowConnections = (allowed: boolean) => admin(`alter database ${name} allow_connections ${allowed}`)
 
   before(async () => {

@@ -43,24 +43,24 @@ export async function createTestDatabase(store: TestStore = TEST_STORE): Promise
   }
   const serverUrl = postgresServerUrl()
   const schema = `petstore_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create schema ${schema}`)
-  } finally {
-    await admin.end()
-  }
+  await runOnPostgresServer(`create schema ${schema}`, serverUrl)
   return {
     url: urlForSchema(serverUrl, schema),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl })
-      await client.connect()
-      try {
-        await client.query(`drop schema if exists ${schema} cascade`)
-      } finally {
-        await client.end()
-      }
-    },
+    drop: () => runOnPostgresServer(`drop schema if exists ${schema} cascade`, serverUrl),
+  }
+}
+
+/**
+ * One statement on the test PostgreSQL server (TEST_DATABASE_URL), on a connection of its own: what a test does
+ * as the server's administrator (create or drop a database, refuse its connections, end its sessions).
+ */
+export async function runOnPostgresServer(text: string, serverUrl = postgresServerUrl()): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
   }
 }
 

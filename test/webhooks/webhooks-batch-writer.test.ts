@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import Sqlite from 'better-sqlite3'
 import { sql } from 'kysely'
-import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import type { DataAccess } from '../../src/db/database.js'
 import { rootCause } from '../../src/db/database-errors.js'
@@ -21,7 +20,7 @@ import { openStore, type Store } from '../../src/db/store.js'
 import { DeliveryBatchWriter } from '../../src/webhooks/delivery-batch-writer.js'
 import { claimDueDeliveries } from '../../src/webhooks/delivery-claim.repository.js'
 import type { AttemptRecord } from '../../src/webhooks/delivery-outcome.repository.js'
-import { createTestDatabase, TEST_STORE } from '../helpers/store.js'
+import { createTestDatabase, runOnPostgresServer, TEST_STORE } from '../helpers/store.js'
 
 const TOKEN = 'lease-of-this-instance'
 const LEASE_MS = 60_000
@@ -67,15 +66,7 @@ async function ownDatabase(): Promise<OwnDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL ?? ''
   assert.ok(serverUrl, 'TEST_DATABASE_URL is set')
   const name = `petstore_batch_writer_${randomBytes(6).toString('hex')}`
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: serverUrl })
-    await client.connect()
-    try {
-      await client.query(text)
-    } finally {
-      await client.end()
-    }
-  }
+  const admin = (text: string) => runOnPostgresServer(text, serverUrl)
   await admin(`create database ${name}`)
   return {
     url: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(),
