@@ -88,6 +88,19 @@ export async function deliveriesWhen(
   }
 }
 
+/** Registers an endpoint for pet.created, creates a pet, and returns the delivery once it has failed for good. */
+export async function failedDelivery(server: Pick<TestServer, 'request'>, url: string): Promise<Delivery> {
+  const webhook = await registerWebhook(server, undefined, { url, types: ['pet.created'] })
+  assert.equal((await server.request('/v1/pets', { json: { name: 'Probe', categoryId: 1 } })).status, 201)
+  const [delivery] = await deliveriesWhen(
+    server,
+    webhook.id,
+    (deliveries) => deliveries[0] !== undefined && deliveries[0].status !== 'pending',
+  )
+  assert.equal(delivery?.status, 'failed', JSON.stringify(delivery))
+  return delivery
+}
+
 /**
  * A webhook endpoint, one of its attempts and one of its deliveries as the API shows them: samples for schema tests.
  */

@@ -111,9 +111,9 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
     await database.drop()
   })
 
-  /** A delivery this instance holds by lease, its first attempt started: its id. */
+  /** A delivery this instance holds by lease, `attempts` of its attempts started (the first, by default): its id. */
   let events = 0
-  const leased = async () =>
+  const leased = async (attempts = 1) =>
     Number(
       (
         await store.admin
@@ -122,7 +122,7 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
             endpoint_id: endpointId,
             event_id: ++events,
             status: 'pending',
-            attempts: 1,
+            attempts,
             due_at: LEASE_ENDS,
             lease_token: TOKEN,
             created_at: STARTED_AT,
@@ -363,24 +363,7 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
     async () => {
       // Lost in a crash of the database server after its request was sent, a start would leave the delivery to be
       // claimed again as never attempted: sent twice, logged once.
-      const unstarted = Number(
-        (
-          await store.admin
-            .insertInto('webhook_deliveries')
-            .values({
-              endpoint_id: endpointId,
-              event_id: ++events,
-              status: 'pending',
-              attempts: 0,
-              due_at: LEASE_ENDS,
-              lease_token: TOKEN,
-              created_at: STARTED_AT,
-              finished_at: null,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-        ).id,
-      )
+      const unstarted = await leased(0)
       /** synchronous_commit at the end of each transaction of the writer, in order. */
       const commits: string[] = []
       const watched: DataAccess = {

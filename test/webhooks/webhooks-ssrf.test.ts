@@ -10,7 +10,7 @@ import type { ResolvedAddress, WebhookNetwork } from '../../src/webhooks/outboun
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
 import { connectionCounter } from '../helpers/webhook-receiver.js'
-import { deliveriesWhen, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+import { deliveriesWhen, failedDelivery, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 /** A public address (example.com's): the stub says so, and the test's connection goes to loopback instead. */
 const PUBLIC = '93.184.215.14'
@@ -61,24 +61,11 @@ describe(`webhook destinations checked at each attempt, guard on, on ${TEST_STOR
     await forbidden.close()
   })
 
-  /** Registers an endpoint for pet.created, creates a pet, and returns the delivery once it has failed for good. */
-  async function failedDelivery(url: string) {
-    const webhook = await registerWebhook(server, undefined, { url, types: ['pet.created'] })
-    assert.equal((await server.request('/v1/pets', { json: { name: 'Probe', categoryId: 1 } })).status, 201)
-    const [delivery] = await deliveriesWhen(
-      server,
-      webhook.id,
-      (deliveries) => deliveries[0] !== undefined && deliveries[0].status !== 'pending',
-    )
-    assert.equal(delivery?.status, 'failed', JSON.stringify(delivery))
-    return delivery
-  }
-
   it('never connects to a host name that resolves to loopback at delivery time, and asks the resolver \
 at every attempt', async () => {
     answers.set('rebinding.example', [{ address: '127.0.0.1', family: 4 }])
     const before = lookups.length
-    const delivery = await failedDelivery(`http://rebinding.example:${forbidden.port}/hook`)
+    const delivery = await failedDelivery(server, `http://rebinding.example:${forbidden.port}/hook`)
     const refused = {
       outcome: 'destination_refused',
       responseStatus: null,
@@ -105,12 +92,12 @@ at every attempt', async () => {
       { address: '10.1.2.3', family: 4 },
     ])
     answers.set('metadata.example', [{ address: 'fd00:ec2::254', family: 6 }])
-    const mixed = await failedDelivery('http://mixed.example/hook')
+    const mixed = await failedDelivery(server, 'http://mixed.example/hook')
     assert.equal(
       mixed.attempts[0]?.error,
       'mixed.example resolves to 10.1.2.3, a private network address; webhooks are delivered only to public addresses',
     )
-    const metadata = await failedDelivery('http://metadata.example/latest/meta-data/')
+    const metadata = await failedDelivery(server, 'http://metadata.example/latest/meta-data/')
     assert.equal(
       metadata.attempts[0]?.error,
       'metadata.example resolves to fd00:ec2::254, a private network address; webhooks are delivered only to ' +
@@ -148,7 +135,7 @@ at every attempt', async () => {
       ['/to-loopback', 302],
       ['/to-localhost', 307],
     ] as const) {
-      const delivery = await failedDelivery(`http://redirector.example${path}`)
+      const delivery = await failedDelivery(server, `http://redirector.example${path}`)
       assert.deepEqual(
         delivery.attempts.map(({ outcome, responseStatus, error }) => ({ outcome, responseStatus, error })),
         Array(2).fill({
@@ -162,7 +149,7 @@ at every attempt', async () => {
   })
 
   it('reports a name that does not resolve as a network error', async () => {
-    const delivery = await failedDelivery('http://nowhere.example/')
+    const delivery = await failedDelivery(server, 'http://nowhere.example/')
     assert.deepEqual(
       delivery.attempts.map(({ outcome, error }) => ({ outcome, error })),
       Array(2).fill({ outcome: 'network_error', error: 'getaddrinfo ENOTFOUND nowhere.example' }),

@@ -6,7 +6,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
-import { deliveriesWhen, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+import { failedDelivery, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS } from '../helpers/webhooks.js'
 
 /** A TLS record: a fatal alert, handshake_failure (40). */
 const HANDSHAKE_FAILURE_ALERT = Buffer.from([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28])
@@ -39,17 +39,7 @@ describe(`the delivery log of a receiver whose TLS fails, on ${TEST_STORE}`, () 
 
   it("says the alert, without OpenSSL's source files, codes or library names", async () => {
     const { port } = refuser.address() as AddressInfo
-    const webhook = await registerWebhook(server, undefined, {
-      url: `https://127.0.0.1:${port}/hook`,
-      types: ['pet.created'],
-    })
-    assert.equal((await server.request('/v1/pets', { json: { name: 'Probe', categoryId: 1 } })).status, 201)
-    const [delivery] = await deliveriesWhen(
-      server,
-      webhook.id,
-      (deliveries) => deliveries[0] !== undefined && deliveries[0].status !== 'pending',
-    )
-    assert.equal(delivery?.status, 'failed', JSON.stringify(delivery))
+    const delivery = await failedDelivery(server, `https://127.0.0.1:${port}/hook`)
     const failed = {
       outcome: 'network_error',
       responseStatus: null,
