@@ -20,7 +20,7 @@ import {
 } from './processes.js'
 import { markdownTable } from './report.js'
 import { createStore } from './seed.js'
-import { shippedCommand } from './shipped-command.js'
+import { shippedCommand, type ShippedCommand } from './shipped-command.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -164,14 +164,13 @@ async function main(): Promise<void> {
     `--vgdb-prefix=${vgdbPrefix(directory)}`,
   ]
   const rows: string[][] = []
-  const runs: Array<{ kind: Target['server']; suffix: string; script?: string }> = [
+  const runs: Array<{ kind: Target['server']; suffix: string; command?: ShippedCommand }> = [
     { kind: 'baseline', suffix: '' },
     { kind: 'framework', suffix: '' },
     { kind: 'service', suffix: '' },
   ]
   // The same migrations are assumed: the earlier build serves this build's store.
-  if (options.before)
-    runs.push({ kind: 'service', suffix: ' (--before)', script: shippedCommand(options.before).script })
+  if (options.before) runs.push({ kind: 'service', suffix: ' (--before)', command: shippedCommand(options.before) })
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
     await store.seedTo(PETS)
@@ -192,7 +191,7 @@ async function main(): Promise<void> {
               // Under valgrind the process runs some fifty times slower: PostgreSQL's statement time-out (the
               // client's read time-out follows it) would answer 503 before a slowed process reads the answer.
               ...(options.postgres ? { env: { DATABASE_STATEMENT_TIMEOUT_MS: '600000' } } : {}),
-              ...(run.script ? { script: run.script } : {}),
+              ...(run.command ? { command: run.command } : {}),
             })
           : await startBenchServer(kind, join(compiled, `${kind}-server.js`), { BENCH_API_KEY: apiKey }, valgrind)
       try {

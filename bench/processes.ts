@@ -6,7 +6,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { shippedCommand } from './shipped-command.js'
+import { shippedCommand, type ShippedCommand } from './shipped-command.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The service's command as npm start runs it (the production bundle), with npm start's node flags. */
@@ -171,8 +171,8 @@ export interface ServiceOptions {
   nodeFlags?: string[]
   /** Extra environment variables (they override the defaults below). */
   env?: Record<string, string>
-  /** Another build's command (`…/dist/bundle/cli.js`, for --before); this checkout's by default. */
-  script?: string
+  /** Another build's start command, flags and environment included (for --before); this checkout's by default. */
+  command?: ShippedCommand
   /** A command node runs under, with its options (e.g. valgrind for instruction counts). */
   wrapper?: string[]
 }
@@ -198,9 +198,9 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
   const stderr = tail()
   const child = spawn(
     ...nodeCommand(options.wrapper, [
-      ...SHIPPED.nodeFlags,
+      ...(options.command ?? SHIPPED).nodeFlags,
       ...(options.nodeFlags ?? []),
-      options.script ?? CLI,
+      (options.command ?? SHIPPED).script,
       'serve',
     ]),
     {
@@ -216,7 +216,7 @@ async function startServiceOnce(options: ServiceOptions, port: number): Promise<
         // Rate limiting stays on, its counting included in every figure, but one benchmark key sends thousands of
         // requests a second: the quota is raised so that the benchmark measures capacity, not the quota.
         RATE_LIMIT_PER_KEY: '1000000000',
-        ...SHIPPED.env,
+        ...(options.command ?? SHIPPED).env,
         ...options.env,
       },
       stdio: ['ignore', logFd, 'pipe'],

@@ -50,7 +50,8 @@ const HELP = `Usage: npm run bench -- [options]
                      two instances behind nginx instead of the SQLite references
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
   --pg-options TEXT  more settings for the services' PostgreSQL sessions, e.g. '-c commit_delay=100'
-  --before DIR       a built checkout of an earlier revision (its dist/bundle/cli.js): adds create-before, its
+  --before DIR       a built checkout of an earlier revision, started as its own npm start starts it (its
+                     dist/bundle/cli.js with its node flags): adds create-before, its
                      durable create on a fresh store, and list-before and get-before, its reads of the seeded
                      store (if it knows the store's migrations), in the same rounds (e.g. git archive REV |
                      tar -x -C DIR, link node_modules, npm run build there)
@@ -179,7 +180,9 @@ async function main(): Promise<void> {
   // The service's default unless given, validated as the service validates it.
   const poolSize = loadConfig({ DATABASE_POOL_SIZE: options['pool-size'] }).databasePoolSize
   const serviceEnv: Record<string, string> = options['pool-size'] ? { DATABASE_POOL_SIZE: String(poolSize) } : {}
-  const beforeCli = options.before === undefined ? undefined : shippedCommand(resolve(options.before)).script
+  // The earlier build as it ships: its script with its own node flags and environment.
+  const before = options.before === undefined ? undefined : shippedCommand(resolve(options.before))
+  const beforeCli = before?.script
   const needed = new Set<TargetName>(scenarios.map((scenario) => scenario.target))
   const planned = scenarios.length * (settings.warmup + 1 + settings.rounds * (settings.duration + 1.5))
   log(`bench: ${describeMachine()}`)
@@ -290,19 +293,19 @@ async function main(): Promise<void> {
         }),
       )
     }
-    if (createBeforeTarget && beforeCli) {
+    if (createBeforeTarget && before) {
       start('createServiceBefore', () =>
         startService({
           name: 'create service (before)',
           databaseUrl: createBeforeTarget.databaseUrl,
           apiKey,
           logPath,
-          script: beforeCli,
+          command: before,
         }),
       )
     }
     // The earlier build's reads, on the same seeded store: both services measured in the same rounds.
-    if (beforeCli) {
+    if (before) {
       start('serviceBefore', () =>
         startService({
           name: 'service (before)',
@@ -310,7 +313,7 @@ async function main(): Promise<void> {
           apiKey,
           logPath,
           env: serviceEnv,
-          script: beforeCli,
+          command: before,
         }),
       )
     }
