@@ -1,5 +1,5 @@
 // Reading a shop file line by line, checking it as it goes: the header first, then the records, which count
-// only once the closing line's checksum matches every byte before it and nothing follows it.
+// only once the closing line's checksum matches every byte before it and nothing but blank lines follows it.
 import { createReadStream, statSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
@@ -65,8 +65,11 @@ export async function openShopFile(source: string, signal?: AbortSignal): Promis
       if ('end' in record) {
         if (record.sha256 !== checksum.hex())
           throw new DamagedFileError('the file is damaged or edited: its checksum does not match its contents')
-        if ((await lines.next()).done !== true)
-          throw new DamagedFileError('the file is damaged: lines follow its closing line')
+        // Blank lines after it change nothing the checksum covers (an editor or `echo >>` may add one); anything
+        // else is another file's start (two files joined) or damage.
+        for (let after = await lines.next(); after.done !== true; after = await lines.next())
+          if (after.value.trim() !== '')
+            throw new DamagedFileError('the file is damaged: lines follow its closing line')
         return record
       }
       checksum.add(`${next.value}\n`)

@@ -3,7 +3,7 @@
 // typed: `petstore export - | petstore import -`, the target then holding what the source held.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { copyFileSync, existsSync, statSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -86,6 +86,23 @@ describe('a shop file on disk, and a move through a pipe', () => {
       assert.equal(result.stderr.split('\n').slice(1).join('\n'), `petstore: ${cause}\n`)
     }
     assert.equal(existsSync(join(directory, 'no-such-directory')), false)
+  })
+
+  it('takes a file with blank lines after its closing line, as an editor may leave it', async () => {
+    const file = join(directory, 'blank-lines.jsonl')
+    assert.equal((await petstore(['export', file], { DATABASE_URL: source.url })).code, 0)
+    appendFileSync(file, '\n  \r\n\n')
+    const blankTarget = await createTestDatabase('sqlite')
+    try {
+      const result = await petstore(['import', file], { DATABASE_URL: blankTarget.url })
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(
+        await shopContents(blankTarget.url, join(directory, 'blank-target.jsonl')),
+        await shopContents(source.url, join(directory, 'blank-source.jsonl')),
+      )
+    } finally {
+      await blankTarget.drop()
+    }
   })
 
   it('moves the whole shop from export - to import -', async () => {

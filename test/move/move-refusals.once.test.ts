@@ -133,6 +133,12 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
     cause: 'the file is damaged or edited: its checksum does not match its contents',
   },
   {
+    // Two files joined: what follows the first one's closing line is not part of what its checksum vouches for.
+    name: 'lines after its closing line',
+    file: () => variant('joined.jsonl', (text) => `${text}${text}`),
+    cause: 'the file is damaged: lines follow its closing line',
+  },
+  {
     name: 'a newer format version',
     file: () => variant('newer.jsonl', (text) => text.replace('"formatVersion":1', '"formatVersion":2')),
     cause: "the file's format version 2 is newer than this petstore reads (1): upgrade petstore",
