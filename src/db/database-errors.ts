@@ -26,8 +26,14 @@ export function refuseDatabaseInMemory(command: string, database: DatabaseConfig
 export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return `SQLite database ${database.path}`
   const url = new URL(database.url)
-  const host = url.hostname || 'localhost'
-  const name = `PostgreSQL database ${host}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1))}`
+  const databaseName = decodeURIComponent(url.pathname.slice(1))
+  // As pg reads the URL: `?host=` and `?port=` win over the URL's own, and a host that is a path (percent-encoded
+  // in the URL, or in `?host=`) is the directory of a Unix socket.
+  const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || 'localhost')
+  const port = url.searchParams.get('port') ?? (url.port || '5432')
+  const name = host.startsWith('/')
+    ? `PostgreSQL database ${databaseName} on the socket ${host.replace(/\/$/, '')}/.s.PGSQL.${port}`
+    : `PostgreSQL database ${host}:${port}/${databaseName}`
   // Shops kept side by side in one database, each in its schema (?options=-c search_path=…): which one.
   const searchPath = /(?:^|\s)(?:-c\s*|--)search_path=(\S+)/.exec(url.searchParams.get('options') ?? '')?.[1]
   return searchPath ? `${name} (search_path ${searchPath})` : name
@@ -68,6 +74,9 @@ const CONNECTION_CODES = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // A Unix socket that is not there (no server, or the wrong directory), or that this user may not use.
+  'ENOENT',
+  'EACCES',
 ])
 // SQLSTATE classes 08 (connection exception), 28 (authorisation: user or password), 3D000 (no such database)
 // and 57P03 (the server is starting up).

@@ -99,6 +99,27 @@ describe('a PostgreSQL server without TLS, with sslmode in DATABASE_URL', () => 
   })
 })
 
+describe('a PostgreSQL server on a Unix socket that is not there', () => {
+  const socketDirectory = join(directory, 'no-server')
+  for (const url of [
+    `postgres://petstore@${encodeURIComponent(socketDirectory)}/shop`,
+    `postgres:///shop?host=${socketDirectory}&user=petstore`,
+  ]) {
+    it(`names the socket, not localhost, and says it cannot connect: ${url}`, async () => {
+      const result = await runCli(['keys', 'list'], { DATABASE_URL: url })
+      assert.equal(result.code, 1)
+      const name = `PostgreSQL database shop on the socket ${socketDirectory}/.s.PGSQL.5432`
+      assert.equal(
+        result.stderr,
+        `petstore: using ${name}\n` +
+          `petstore: cannot connect to ${name} (DATABASE_URL): connect ENOENT ${socketDirectory}/.s.PGSQL.5432; ` +
+          'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and ' +
+          'password\n',
+      )
+    })
+  }
+})
+
 const serverUrl = process.env.TEST_DATABASE_URL
 describe('PostgreSQL schemas named in DATABASE_URL', { skip: !serverUrl && 'needs TEST_DATABASE_URL' }, () => {
   const schema = `ops_${randomBytes(6).toString('hex')}`
