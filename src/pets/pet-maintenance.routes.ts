@@ -5,8 +5,9 @@ import { Type } from 'typebox'
 import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
 import { ETagHeaderSchema, IfMatchHeader } from '../http/entity-tag.schema.js'
 import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import { PATCH_UNSUPPORTED_MEDIA_TYPE } from '../http/errors/patch-errors.js'
 import { addJsonBodyParser } from '../http/json/json-body.js'
-import { MERGE_PATCH } from '../http/json/media-type.js'
+import { MERGE_PATCH, PATCH_MEDIA_TYPES } from '../http/json/media-type.js'
 import type { Metrics } from '../http/metrics/metrics.js'
 import { refuseBody } from '../http/json/refuse-body.js'
 import { NoQuery } from '../http/openapi/schema-primitives.js'
@@ -75,7 +76,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
           'order. A patch that changes nothing answers 200 with the same `ETag`. ' +
           CONDITIONS,
         ...BETA,
-        consumes: [MERGE_PATCH, 'application/json'],
+        consumes: PATCH_MEDIA_TYPES,
         querystring: NoQuery,
         params: PetIdParams,
         headers: ConditionalWriteHeaders,
@@ -87,6 +88,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
             headers: { ...ETagHeaderSchema, ...ReplayedHeaderSchema },
           },
           ...CONDITIONAL_WRITE_ERRORS,
+          ...PATCH_UNSUPPORTED_MEDIA_TYPE,
         },
       },
     },

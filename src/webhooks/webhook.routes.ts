@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import { PATCH_UNSUPPORTED_MEDIA_TYPE } from '../http/errors/patch-errors.js'
 import { addJsonBodyParser } from '../http/json/json-body.js'
-import { MERGE_PATCH } from '../http/json/media-type.js'
+import { MERGE_PATCH, PATCH_MEDIA_TYPES } from '../http/json/media-type.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
@@ -164,11 +165,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         description: DESCRIPTIONS.updateWebhook,
         ...BETA,
         ...ENDPOINT_WRITE,
-        consumes: [MERGE_PATCH, 'application/json'],
+        consumes: PATCH_MEDIA_TYPES,
         body: WebhookPatchSchema,
         response: {
           200: { ...WebhookSchema, description: 'The endpoint as stored now.', headers: ReplayedHeaderSchema },
           ...ENDPOINT_WRITE_ERRORS,
+          ...PATCH_UNSUPPORTED_MEDIA_TYPE,
         },
       },
     },

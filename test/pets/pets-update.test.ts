@@ -43,6 +43,46 @@ describe('PATCH /v1/pets/{petId} (updatePet)', () => {
     assert.deepEqual(await storedPet(server, pet.id), { ...expected, version: 3, deleted: false })
   })
 
+  it('names the patch formats it takes in Accept-Patch: on a 415 for another media type, and to OPTIONS', async () => {
+    const pet = await addPet(server)
+    const formats = `${MERGE_PATCH}, application/json`
+    for (const type of ['application/json-patch+json', 'text/plain']) {
+      const refused = await patchPet(server, pet.id, [], { 'content-type': type })
+      await assertError(refused, {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: `The request body must be sent as Content-Type: ${MERGE_PATCH} or application/json.`,
+      })
+      assert.equal(refused.headers.get('accept-patch'), formats, type)
+    }
+    // A 415 about the charset or the coding is not about the format: no Accept-Patch.
+    const charset = await patchPet(server, pet.id, { name: 'x' }, { 'content-type': `${MERGE_PATCH}; charset=latin1` })
+    assert.equal(charset.status, 415)
+    assert.equal(charset.headers.get('accept-patch'), null)
+    await charset.arrayBuffer()
+    // Nor does an operation that is not a PATCH name them.
+    const created = await server.request('/v1/pets', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{}',
+    })
+    assert.equal(created.status, 415)
+    assert.equal(created.headers.get('accept-patch'), null)
+    await created.arrayBuffer()
+
+    const options = async (path: string) => {
+      const response = await server.request(path, { method: 'OPTIONS', auth: false })
+      assert.equal(response.status, 204, path)
+      await response.arrayBuffer()
+      return response.headers.get('accept-patch')
+    }
+    assert.equal(await options(`/v1/pets/${pet.id}`), formats)
+    assert.equal(await options('/v1/webhooks/1'), formats)
+    assert.equal(await options('/v1/pets'), null)
+    assert.equal(await options('/v1/categories/1'), null)
+    assert.deepEqual(await storedPet(server, pet.id), { ...pet, version: 1, deleted: false })
+  })
+
   it('takes application/json as the same patch, and either media type in any case with charset=utf-8', async () => {
     const pet = await addPet(server)
     const types = [

@@ -1832,7 +1832,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so) (code `unsupported_media_type`). */
+        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
         UnsupportedMediaType: {
             headers: {
                 "Accept-Encoding": components["headers"]["AcceptEncoding"];
@@ -1863,6 +1863,11 @@ export interface components {
          * @example identity
          */
         AcceptEncoding: "identity";
+        /**
+         * @description On the 415 of a PATCH sent with a media type it does not take (a JSON Patch, say): the patch formats it takes (RFC 5789 section 2.2), `application/merge-patch+json, application/json`. Absent when the 415 is about the charset or the content coding.
+         * @example application/merge-patch+json, application/json
+         */
+        AcceptPatch: string;
         /**
          * @description CORS: any web page may call the API (the API key, not the page's origin, grants access).
          * @example *
@@ -2382,7 +2387,29 @@ export interface operations {
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
+            415: {
+                headers: {
+                    "Accept-Encoding": components["headers"]["AcceptEncoding"];
+                    "Accept-Patch": components["headers"]["AcceptPatch"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as Content-Type: application/json.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -3543,7 +3570,29 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
+            415: {
+                headers: {
+                    "Accept-Encoding": components["headers"]["AcceptEncoding"];
+                    "Accept-Patch": components["headers"]["AcceptPatch"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "The request body must be sent as Content-Type: application/json.",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

@@ -7,7 +7,7 @@ import { duplicateHeaderError } from '../request/duplicate-headers.js'
 import { ApiError, errorBody, errorCodeForStatus, knownApiError } from './errors.js'
 import { redactKeys } from '../request/log-url.js'
 import { noteRefusal } from '../request/refusal-note.js'
-import { acceptedMediaTypes } from '../json/media-type.js'
+import { mediaTypeRefusal } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
 import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
@@ -38,7 +38,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('payload_too_large', MESSAGES.bodyTooLarge())
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request)))
+      return mediaTypeRefusal(request)
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is empty; a JSON object is required.')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -113,8 +113,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   unsupported_media_type:
     'The body is not of a media type the operation takes (application/json; for an update with PATCH also ' +
     'application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a ' +
-    '`Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so) (code ' +
-    '`unsupported_media_type`).',
+    '`Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another ' +
+    'media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }

@@ -6,9 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
-import { acceptedMediaTypes, unsupportedCharset } from './media-type.js'
+import { acceptedMediaTypes, mediaTypeRefusal, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
-import { MESSAGES } from '../errors/error-messages.js'
 import { hasNoBody, UNREAD_BODY } from './refuse-body.js'
 import { MAX_DETAIL_PATH_LENGTH } from '../validation/validation-details.js'
 
@@ -95,7 +94,7 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
   const accepted = acceptedMediaTypes(request)
   // A parser knows the media type it was chosen for; before 100 Continue, it is read from the header.
   const mediaType = parsedAs ?? contentType.split(';', 1)[0]?.trim().toLowerCase() ?? ''
-  if (!accepted.includes(mediaType)) return new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(accepted))
+  if (!accepted.includes(mediaType)) return mediaTypeRefusal(request)
   const coded = contentCoding(request.headers['content-encoding'])
   if (coded !== undefined) return codedBody(coded)
   const charset = unsupportedCharset(contentType)
@@ -134,7 +133,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // its label: Java's HttpURLConnection, for one, labels a bodiless POST application/x-www-form-urlencoded.
   app.addContentTypeParser('*', (request, _payload, done) => {
     if (request.routeOptions.schema?.body === undefined) return done(null, hasNoBody(request) ? undefined : UNREAD_BODY)
-    done(new ApiError('unsupported_media_type', MESSAGES.mediaTypeRequired(acceptedMediaTypes(request))), undefined)
+    done(mediaTypeRefusal(request), undefined)
   })
 }
 

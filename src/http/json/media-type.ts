@@ -3,6 +3,8 @@
 // valid UTF-8 meaning something else): the client is told so (415) rather than guessed at. Also which media
 // types a route's body may have.
 import type { FastifyRequest } from 'fastify'
+import { ApiError } from '../errors/errors.js'
+import { MESSAGES } from '../errors/error-messages.js'
 
 // RFC 9110 section 5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
 const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
@@ -31,8 +33,30 @@ export function unsupportedCharset(contentType: string | undefined): string | un
 /** RFC 7396's media type, which every operation that takes a JSON Merge Patch accepts besides application/json. */
 export const MERGE_PATCH = 'application/merge-patch+json'
 
+/** The media types a PATCH operation (updatePet, updateWebhook) takes: its `consumes`, and its Accept-Patch. */
+export const PATCH_MEDIA_TYPES: string[] = [MERGE_PATCH, 'application/json']
+
+/**
+ * Accept-Patch (RFC 5789 section 3.1): the patch formats a resource takes, sent where a client may look for them,
+ * in the answer to OPTIONS and in the 415 of a PATCH with another format (section 2.2).
+ */
+export const ACCEPT_PATCH = PATCH_MEDIA_TYPES.join(', ')
+
 /** The media types the route's body may have: its schema's `consumes` (which also documents them), or JSON. */
 export function acceptedMediaTypes(request: FastifyRequest): string[] {
   const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes
   return consumes && consumes.length > 0 ? consumes : ['application/json']
+}
+
+/**
+ * The 415 for a body of a media type the operation does not take. A PATCH's also says, in Accept-Patch, which
+ * patch formats it takes (RFC 5789 section 2.2), as the message does in words.
+ */
+export function mediaTypeRefusal(request: FastifyRequest): ApiError {
+  const accepted = acceptedMediaTypes(request)
+  return new ApiError(
+    'unsupported_media_type',
+    MESSAGES.mediaTypeRequired(accepted),
+    request.method === 'PATCH' ? { headers: { 'accept-patch': accepted.join(', ') } } : {},
+  )
 }

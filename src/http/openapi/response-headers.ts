@@ -136,6 +136,17 @@ export const AcceptEncodingHeader = namedHeader(
   }),
 )
 
+export const AcceptPatchHeader = namedHeader(
+  'AcceptPatch',
+  Type.String({
+    description:
+      'On the 415 of a PATCH sent with a media type it does not take (a JSON Patch, say): the patch formats it ' +
+      'takes (RFC 5789 section 2.2), `application/merge-patch+json, application/json`. Absent when the 415 is ' +
+      'about the charset or the content coding.',
+    examples: ['application/merge-patch+json, application/json'],
+  }),
+)
+
 export const XAccelBufferingHeader = namedHeader(
   'XAccelBuffering',
   Type.Literal('no', {
