@@ -26,6 +26,13 @@ describe('absolute-form request targets', () => {
       response.headers.link ?? '',
       /^<http:\/\/b\.example:8443\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
     )
+    // `_` is an unreserved character of a registered name (RFC 3986), as in container and service names.
+    const underscored = await send(`GET http://pet_store:8080/v1/pets?limit=1 HTTP/1.1\r\nHost: a.example\r\n${AUTH}`)
+    assert.equal(underscored.status, 200)
+    assert.match(
+      underscored.headers.link ?? '',
+      /^<http:\/\/pet_store:8080\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/,
+    )
   })
 
   it("builds Location on the target's host, with or without Host", async () => {
@@ -45,8 +52,8 @@ describe('absolute-form request targets', () => {
     }
   })
 
-  it('refuses a target whose host no URL can carry, whatever Host says', async () => {
-    for (const target of ['http://b_b.example/v1/pets/1', 'http://user@b.example/v1/pets/1']) {
+  it('refuses a target whose host is not a plain host name or IP literal, whatever Host says', async () => {
+    for (const target of ['http://b*b.example/v1/pets/1', 'http://user@b.example/v1/pets/1']) {
       assertRawError(
         await send(`GET ${target} HTTP/1.1\r\nHost: a.example\r\n${AUTH}`),
         { status: 400, code: 'invalid_request', message: 'The host of the request target is not a valid host name.' },

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 
-// A Host header that is a plain host name or IP literal with an optional port (at most 65535); anything else could
-// inject text into the absolute URLs of Location and Link, or make them unusable.
-const SAFE_HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?$/
+// A Host header that is a registered name of unreserved characters (RFC 3986 section 2.3: letters, digits, `-`, `.`,
+// `_`, `~`; `_` is common in container and service names) or an IP literal, with an optional port (at most 65535);
+// anything else could inject text into the absolute URLs of Location and Link, or make them unusable.
+const SAFE_HOST = /^(?:[\w~-]+(?:\.[\w~-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?$/
 const MAX_PORT = 65535
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i
 

@@ -306,6 +306,25 @@ describe('error responses', () => {
       assert.equal(highestPort.headers.link, '<http://a.example:65535/v1/pets>; rel="successor-version"')
     })
 
+    it('takes a Host that is a registered name with _ or ~ (RFC 3986 unreserved), as service names have', async () => {
+      const body = JSON.stringify({ name: 'Rex', categoryId: 1 })
+      const created = await rawExchange(
+        server.baseUrl,
+        `POST /v1/pets HTTP/1.1\r\nHost: pet_store:8080\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      )
+      assert.equal(created.status, 201)
+      const { id } = JSON.parse(created.body) as { id: number }
+      assert.equal(created.headers.location, `http://pet_store:8080/v1/pets/${id}`)
+      const read = await rawExchange(
+        server.baseUrl,
+        `GET /v1/pets/${id} HTTP/1.1\r\nHost: shop~1.internal\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+          'Connection: close\r\n\r\n',
+      )
+      assert.equal(read.status, 200)
+      assert.equal(read.headers.link, '<http://shop~1.internal/v1/pets>; rel="successor-version"')
+    })
+
     it("serves a request whose Expect is not 100-continue as if the expectation were absent, not with \
 Node's bare 417", async () => {
       const response = await rawExchange(
