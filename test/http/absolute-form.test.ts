@@ -53,7 +53,13 @@ describe('absolute-form request targets', () => {
   })
 
   it('refuses a target whose host is not a plain host name or IP literal, whatever Host says', async () => {
-    for (const target of ['http://b*b.example/v1/pets/1', 'http://user@b.example/v1/pets/1']) {
+    for (const target of [
+      'http://b*b.example/v1/pets/1',
+      'http://user@b.example/v1/pets/1',
+      // A port no URL can carry: the router cannot read the target at all, and says so of its host, not its path.
+      'http://b.example:65536/v1/pets/1',
+      'http://[::1]:99999/v1/pets?limit=1',
+    ]) {
       assertRawError(
         await send(`GET ${target} HTTP/1.1\r\nHost: a.example\r\n${AUTH}`),
         { status: 400, code: 'invalid_request', message: 'The host of the request target is not a valid host name.' },

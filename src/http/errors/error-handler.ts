@@ -9,13 +9,30 @@ import { redactKeys } from '../request/log-url.js'
 import { noteRefusal } from '../request/refusal-note.js'
 import { mediaTypeRefusal } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
+import { isSafeHost } from '../request/public-origin.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
 import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
 import { validationDetails } from '../validation/validation-details.js'
 import { MESSAGES } from './error-messages.js'
 
+const ABSOLUTE_TARGET = /^https?:\/\/([^/?#]*)/i
+
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
+
+/**
+ * Why the router could not read a request target. It takes a path, or an absolute http(s) URL (RFC 9112 section
+ * 3.2.2) whose host it can read: an absolute target with a port out of range, say, is refused for its host, as the
+ * host check of Location and Link refuses the hosts the router reads.
+ */
+function badTargetMessage(url: string): string {
+  const authority = ABSOLUTE_TARGET.exec(url)?.[1]
+  if (authority !== undefined && !isSafeHost(authority))
+    return 'The host of the request target is not a valid host name.'
+  return /^(\/|https?:\/\/)/i.test(url)
+    ? 'The request path is not validly percent-encoded.'
+    : 'The request target must be a path, or an absolute http or https URL.'
+}
 
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
@@ -46,13 +63,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new ApiError('invalid_request', 'The request body is not valid JSON.')
     case 'FST_ERR_BAD_URL':
-      // The router takes a path, or an absolute http(s) URL (RFC 9112 section 3.2.2); anything else is no path.
-      return new ApiError(
-        'invalid_request',
-        /^(\/|https?:\/\/)/i.test(request.url)
-          ? 'The request path is not validly percent-encoded.'
-          : 'The request target must be a path, or an absolute http or https URL.',
-      )
+      return new ApiError('invalid_request', badTargetMessage(request.url))
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('invalid_request', 'A segment of the request path is too long.')
   }

@@ -8,7 +8,8 @@ const SAFE_HOST = /^(?:[\w~-]+(?:\.[\w~-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,
 const MAX_PORT = 65535
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i
 
-function isSafeHost(host: string): boolean {
+/** Whether `host` (a Host value, or the authority of an absolute-form target) can go into an absolute URL. */
+export function isSafeHost(host: string): boolean {
   const port = SAFE_HOST.exec(host)
   return port !== null && (port[1] === undefined || Number(port[1]) <= MAX_PORT)
 }
