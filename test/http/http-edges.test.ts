@@ -283,6 +283,30 @@ allowed', async () => {
           message: 'An API key is required: send Authorization: Bearer <key>.',
         })
     })
+
+    it('QUERY on a path without route is 404 (401 without a key), with a Content-Type or without', async () => {
+      // Fastify refuses a QUERY without Content-Type (RFC 10008) before any handler: a path without route must not
+      // answer that 400, which would also tell a client without a key that the path does not exist.
+      for (const contentType of ['', 'Content-Type: application/json\r\n']) {
+        const body = contentType === '' ? '' : '{}'
+        const framing = `${contentType}Content-Length: ${body.length}\r\nConnection: close\r\n`
+        assertRawError(await send(`QUERY /v1/nothing HTTP/1.1\r\nHost: a\r\n${framing}`, body), {
+          status: 401,
+          code: 'unauthorized',
+          message: 'An API key is required: send Authorization: Bearer <key>.',
+        })
+        assertRawError(await send(`QUERY /v1/nothing HTTP/1.1\r\nHost: a\r\n${AUTH}${framing}`, body), {
+          status: 404,
+          code: 'not_found',
+          message: 'No route QUERY /v1/nothing.',
+        })
+        assertRawError(await send(`QUERY /nothing HTTP/1.1\r\nHost: a\r\n${framing}`, body), {
+          status: 404,
+          code: 'not_found',
+          message: 'No route QUERY /nothing.',
+        })
+      }
+    })
   })
 
   describe('a trailing slash after a collection', () => {

@@ -116,6 +116,13 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
  * parser runs, advising a media type that would be refused as well.
  */
 export function dropContentTypeWhereNoBodyIsTaken(request: FastifyRequest): void {
+  // Fastify answers a QUERY without Content-Type 400 before any handler (RFC 10008 section 2); on a path without
+  // route, which reads its body as any other, that would come before its 401 or 404. Such a body is labelled with
+  // a type no parser of its own takes, so it is read (and ignored) like any other body there.
+  if (request.method === 'QUERY' && request.is404) {
+    request.headers['content-type'] = 'application/octet-stream'
+    return
+  }
   if (
     request.headers['content-type'] !== undefined &&
     (request.is404 || (request.routeOptions.schema?.body === undefined && request.mediaType === undefined))
