@@ -33,6 +33,16 @@ export function host(fallback: string): Kind<string> {
         const ipv4 = 'as an IPv4 address it needs four numbers from 0 to 255 (127.0.0.1, 0.0.0.0 for every interface)'
         throw new ConfigError(name, `${accepts}; ${ipv4}`, value)
       }
+      // A colon or a bracket belongs only in an IPv6 address: "0.0.0.0:8080" or "[::1]" would otherwise pass here
+      // and end as getaddrinfo ENOTFOUND when serve listens, after every other command accepted them.
+      if (/[:[\]]/.test(value) && isIP(value) !== 6) {
+        const bare = value.replace(/^\[(.*)\]$/, '$1')
+        const hint =
+          isIP(bare) === 6
+            ? `an IPv6 address is written without brackets (${bare})`
+            : 'without a port (the port is PORT): 0.0.0.0 for every interface, or :: for IPv6'
+        throw new ConfigError(name, `${accepts}; ${hint}`, value)
+      }
       return value
     },
   }

@@ -31,6 +31,16 @@ describe('the address to listen on', { concurrency: 2 }, () => {
     })
   })
 
+  it('HOST=0.0.0.0:8080 is refused by every command, as a HOST with a port, never looked up as a name', async () => {
+    const stderr =
+      'petstore: HOST="0.0.0.0:8080" is not valid: a host name or IP address; without a port (the port is PORT): ' +
+      '0.0.0.0 for every interface, or :: for IPv6\n'
+    for (const command of [['serve'], ['migrate']]) {
+      const result = await runCli(command, { HOST: '0.0.0.0:8080', DATABASE_URL: 'file::memory:' })
+      assert.deepEqual(result, { code: 1, stdout: '', stderr }, command.join(' '))
+    }
+  })
+
   it('a HOST that is not an address of this machine names HOST and the usual values', async () => {
     // 192.0.2.1 is reserved for documentation (RFC 5737): no machine has it, and binding to it sends nothing.
     const port = await freePort()

@@ -298,6 +298,10 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['HOST', '256.1.1.1'],
     ['HOST', '1.2.3'],
     ['HOST', '127.0.0.01'],
+    ['HOST', '0.0.0.0:8080'],
+    ['HOST', 'localhost:8080'],
+    ['HOST', '[::1]'],
+    ['HOST', '[::1]:8080'],
     ['DATABASE_URL', 'mysql://x'],
     ['DATABASE_URL', 'file:'],
     ['DATABASE_URL', 'sqlite:'],
@@ -421,6 +425,20 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
       'HOST="256.1.1.1" is not valid: a host name or IP address; as an IPv4 address it needs four numbers from 0 ' +
         'to 255 (127.0.0.1, 0.0.0.0 for every interface)',
     )
+  })
+
+  it('says that a HOST holds no port, and an IPv6 HOST no brackets, rather than looking them up as names', () => {
+    assert.equal(
+      configError({ HOST: '0.0.0.0:8080' }).message,
+      'HOST="0.0.0.0:8080" is not valid: a host name or IP address; without a port (the port is PORT): 0.0.0.0 ' +
+        'for every interface, or :: for IPv6',
+    )
+    assert.equal(
+      configError({ HOST: '[::1]' }).message,
+      'HOST="[::1]" is not valid: a host name or IP address; an IPv6 address is written without brackets (::1)',
+    )
+    // Colons in an IPv6 address are still an address: ::1:4397 is one, not ::1 with a port.
+    assert.equal(loadConfig({ HOST: '::1:4397' }).host, '::1:4397')
   })
 
   it('says every value a switch takes', () => {
