@@ -89,6 +89,13 @@ const CONNECTION_MESSAGES = [
   'The server does not support SSL connections',
 ]
 
+// The server's TLS certificate failed verification (sslmode=verify-full, or require, which pg reads as it):
+// Node's codes for OpenSSL's verification results, and its own for a certificate naming another host.
+const TLS_CERTIFICATE_CODES = new RegExp(
+  '^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_[A-Z_]+|CERT_[A-Z_]+|INVALID_CA|' +
+    'HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID)$',
+)
+
 /**
  * A failure to open or reach the database, restated with its path or address and what to do; undefined when
  * the error is something else (a failing migration, a bug), which is then reported as it is.
@@ -133,6 +140,14 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
         `${dirname(database.path)} must exist and be writable by this user, ` +
         `since SQLite also creates ${file}-wal and ${file}-shm there; fix its permissions, or set ` +
         'DATABASE_URL=file:PATH to a writable place',
+      { cause: error },
+    )
+  }
+  if (TLS_CERTIFICATE_CODES.test(code)) {
+    return new Error(
+      `cannot connect to ${describeDatabase(database)} (DATABASE_URL): ${reason(cause)} (${code}); the server's ` +
+        'TLS certificate is not trusted: name the certificate of the authority that signed it with ' +
+        'sslrootcert=PATH in DATABASE_URL, and check that DATABASE_URL names the host it was issued for',
       { cause: error },
     )
   }

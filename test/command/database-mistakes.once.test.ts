@@ -2,9 +2,11 @@
 // database petstore never migrated, a PostgreSQL search_path naming a schema that does not exist. Each command
 // says what is wrong with that database and what to do, in one line, and exits 1.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
+import { TLSSocket } from 'node:tls'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
@@ -116,6 +118,72 @@ describe('a PostgreSQL server on a Unix socket that is not there', () => {
           'check that PostgreSQL runs there and that DATABASE_URL names the right host, port, database, user and ' +
           'password\n',
       )
+    })
+  }
+})
+
+/**
+ * A throwaway self-signed certificate (P-256, CN untrusted.test) and its key, made for this run by openssl: no
+ * authority anyone trusts signed it, and no private key is kept in the repository.
+ */
+function untrustedCertificate(): { key: string; cert: string } {
+  const keyPath = join(directory, 'untrusted.key')
+  const certPath = join(directory, 'untrusted.crt')
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      '/CN=untrusted.test',
+    ].concat(['-days', '1', '-keyout', keyPath, '-out', certPath]),
+    { stdio: 'ignore' },
+  )
+  return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') }
+}
+
+describe('a PostgreSQL server whose TLS certificate is not trusted', () => {
+  const untrusted = untrustedCertificate()
+  for (const args of [['keys', 'list'], ['serve']]) {
+    it(`petstore ${args.join(' ')} cannot connect, naming the database, DATABASE_URL and sslrootcert`, async () => {
+      // Answers PostgreSQL's SSLRequest with 'S', then shows a certificate that nobody trusts.
+      const server = createServer((socket) => {
+        socket.on('error', () => undefined)
+        socket.once('data', () => {
+          socket.write('S')
+          const tls = new TLSSocket(socket, { isServer: true, ...untrusted })
+          tls.on('error', () => socket.destroy())
+        })
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const { port } = server.address() as AddressInfo
+      try {
+        const result = await runCli(args, {
+          PORT: '0',
+          DATABASE_URL: `postgres://petstore@127.0.0.1:${port}/petstore?sslmode=verify-full`,
+        })
+        // serve names its database once it listens; the other commands first, on a line of their own.
+        const stderr = args[0] === 'serve' ? result.stderr : refusal(result.stderr)
+        assert.deepEqual(
+          { code: result.code, stdout: result.stdout, stderr },
+          {
+            code: 1,
+            stdout: '',
+            stderr:
+              `petstore: cannot connect to PostgreSQL database 127.0.0.1:${port}/petstore (DATABASE_URL): ` +
+              "self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT); the server's TLS certificate is not trusted: " +
+              'name the certificate of the authority that signed it with sslrootcert=PATH in DATABASE_URL, and ' +
+              'check that DATABASE_URL names the host it was issued for\n',
+          },
+        )
+      } finally {
+        server.close()
+      }
     })
   }
 })
