@@ -51,8 +51,12 @@ export class SecretCheck {
     try {
       box.open(sealed)
     } catch {
+      // Unset, the only key tried was the one kept in the file: "than the one set" would name a key nobody set.
       throw new ForeignSecretError(
-        `${what} was encrypted with another WEBHOOK_SECRET_KEY than the one set: set the key the source used`,
+        this.#configured
+          ? `${what} was encrypted with another WEBHOOK_SECRET_KEY than the one set: set the key the source used`
+          : `${what} was encrypted with a WEBHOOK_SECRET_KEY, which is not set (the key kept in the file does not ` +
+              'open it): set the key the source used',
       )
     }
   }

@@ -152,6 +152,21 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
       'set the key the source used',
   },
   {
+    // A shop that ran without the variable (a key kept in its database), then with it: its newer secrets need it.
+    name: 'secrets sealed with a WEBHOOK_SECRET_KEY that is not set, beside a key kept in the file',
+    file: () =>
+      resealed('stored-key.jsonl', (records) => {
+        const key = randomBytes(32).toString('hex')
+        const stored = `{"table":"service_secrets","row":{"name":"webhook-secret-key","value":"${key}"}}`
+        const after = records.findLastIndex((line) => line.startsWith('{"table":"service_secrets"')) + 1
+        return [...records.slice(0, after), stored, ...records.slice(after)]
+      }),
+    key: '',
+    cause:
+      "webhook endpoint 1's secret was encrypted with a WEBHOOK_SECRET_KEY, which is not set (the key kept in the " +
+      'file does not open it): set the key the source used',
+  },
+  {
     name: 'a missing file',
     file: () => join(directory, 'no-such-shop.jsonl'),
     cause: `no such file: ${join(directory, 'no-such-shop.jsonl')}`,
