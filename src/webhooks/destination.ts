@@ -41,10 +41,13 @@ export function checkDestination(text: string, allowPrivateNetworks: boolean): s
   if (!/^https?:\/\/[^/]/i.test(text))
     throw refuse('must start with http:// or https://', 'must start with http:// or https:// and a host')
   if (text.includes('\\')) throw refuse('must not contain a backslash', 'must not contain a backslash (\\)')
-  // Credentials in the URL would be sent to the receiver and shown to every holder of webhooks:manage.
-  if (url.username !== '' || url.password !== '')
+  // Credentials in the URL would be sent to the receiver and shown to every holder of webhooks:manage. An empty
+  // user name (`http://@host/`, `http://:@host/`) is dropped by the parser: refused too, like any repair.
+  if (url.username !== '' || url.password !== '' || /^https?:\/\/[^/?#]*@/i.test(text))
     throw refuse('must not contain credentials', 'must not contain a user name or password')
-  if (url.hash !== '') throw refuse('must not have a fragment', 'must not have a fragment (#…), which is never sent')
+  // An empty fragment (`…/hook#`) reads as hash '' but stays in the URL: only href shows it.
+  if (url.hash !== '' || url.href.includes('#'))
+    throw refuse('must not have a fragment', 'must not have a fragment (#…), which is never sent')
   // Port 0 names no service: nothing can ever be delivered there.
   if (url.port === '0') throw refuse('must not use port 0', 'must not use port 0, where no service can listen')
   if (url.href.length > MAX_URL_LENGTH)

@@ -175,10 +175,29 @@ describe('checkDestination', () => {
       problem: 'must not contain credentials',
       message: 'Invalid request: url must not contain a user name or password.',
     })
-    assert.deepEqual(refusal('https://example.com/#x'), {
-      problem: 'must not have a fragment',
-      message: 'Invalid request: url must not have a fragment (#…), which is never sent.',
-    })
+    // An empty user name or fragment too: the parser would drop the one and keep the other, never sent.
+    for (const url of ['https://@example.com/', 'https://:@example.com/hook']) {
+      assert.deepEqual(
+        refusal(url),
+        {
+          problem: 'must not contain credentials',
+          message: 'Invalid request: url must not contain a user name or password.',
+        },
+        url,
+      )
+    }
+    for (const url of ['https://example.com/#x', 'https://example.com/hook#', 'https://example.com#']) {
+      assert.deepEqual(
+        refusal(url),
+        {
+          problem: 'must not have a fragment',
+          message: 'Invalid request: url must not have a fragment (#…), which is never sent.',
+        },
+        url,
+      )
+    }
+    // A # percent-encoded in the path or the query is part of what is sent, not a fragment.
+    assert.equal(checkDestination('https://example.com/a%23b?c=%23', false), 'https://example.com/a%23b?c=%23')
     assert.deepEqual(refusal('example.com/hook'), {
       problem: 'is not a URL',
       message: 'Invalid request: url is not an absolute URL.',
