@@ -144,8 +144,11 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
     )
   }
   if (TLS_CERTIFICATE_CODES.test(code)) {
+    // Node 24 adds advice of its own after a semicolon (run Node.js with --use-system-ca); the fix said here is
+    // the one DATABASE_URL takes, on every Node.js line.
+    const verdict = reason(cause).split(';', 1)[0]
     return new Error(
-      `cannot connect to ${describeDatabase(database)} (DATABASE_URL): ${reason(cause)} (${code}); the server's ` +
+      `cannot connect to ${describeDatabase(database)} (DATABASE_URL): ${verdict} (${code}); the server's ` +
         'TLS certificate is not trusted: name the certificate of the authority that signed it with ' +
         'sslrootcert=PATH in DATABASE_URL, and check that DATABASE_URL names the host it was issued for',
       { cause: error },
