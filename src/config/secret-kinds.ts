@@ -54,6 +54,10 @@ export const secretKey: Kind<Buffer | undefined> = {
         : undefined
     if (key?.length !== 32)
       throw new ConfigError(name, `${SECRET_KEY}; the value given is ${value.length} characters long`)
+    // One byte 32 times (all zeros, say) is an example's placeholder copied as it was, not a key: secrets sealed
+    // with it are as good as unsealed to anyone who guesses so.
+    if (key.every((byte) => byte === key[0]))
+      throw new ConfigError(name, `${SECRET_KEY}; the value given repeats one byte, a placeholder rather than a key`)
     return key
   },
 }

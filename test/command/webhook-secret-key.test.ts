@@ -3,6 +3,7 @@
 // kept in the database from before WEBHOOK_SECRET_KEY was set, starts the service as before.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { setTimeout as delay } from 'node:timers/promises'
 import { after, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
@@ -14,9 +15,9 @@ import { cliArguments } from '../helpers/cli-path.js'
 import { runCli, spawnServer, type CliResult } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
-const OLD_KEY = Buffer.alloc(32, 1)
-const NEW_KEY = Buffer.alloc(32, 2)
-const DATABASE_KEPT_KEY = Buffer.alloc(32, 3)
+const OLD_KEY = randomBytes(32)
+const NEW_KEY = randomBytes(32)
+const DATABASE_KEPT_KEY = randomBytes(32)
 const FIX = 'Set WEBHOOK_SECRET_KEY to the key that sealed them: without it every delivery would fail'
 const KEY_ID = "(a key's id is the first 8 hex digits of its SHA-256)"
 /** Far longer than a stop takes: a service still running then has ignored its SIGTERM. */

@@ -113,10 +113,11 @@ describe('loadConfig accepts valid values', () => {
 
   it('webhooks: the secret key (hex or base64), the retry schedule (units ms to d, or none), private networks, \
 retention', () => {
-    const hex = 'ab'.repeat(32)
-    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex }).webhookSecretKey, Buffer.from(hex, 'hex'))
-    const base64 = Buffer.alloc(32, 7).toString('base64')
-    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: base64 }).webhookSecretKey, Buffer.alloc(32, 7))
+    const key = Buffer.from(Array.from({ length: 32 }, (_, index) => index * 7))
+    const hex = key.toString('hex')
+    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex }).webhookSecretKey, key)
+    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: hex.toUpperCase() }).webhookSecretKey, key)
+    assert.deepEqual(loadConfig({ WEBHOOK_SECRET_KEY: key.toString('base64') }).webhookSecretKey, key)
     assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s' }).webhookRetryScheduleMs, [1000, 2000, 5000])
     assert.deepEqual(
       loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1m,2h,1d' }).webhookRetryScheduleMs,
@@ -382,6 +383,9 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['WEBHOOK_SECRET_KEY', 'too-short'],
     ['WEBHOOK_SECRET_KEY', 'ab'.repeat(31)],
     ['WEBHOOK_SECRET_KEY', Buffer.alloc(31).toString('base64')],
+    ['WEBHOOK_SECRET_KEY', '0'.repeat(64)],
+    ['WEBHOOK_SECRET_KEY', 'ab'.repeat(32)],
+    ['WEBHOOK_SECRET_KEY', Buffer.alloc(32, 7).toString('base64')],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
     ['WEBHOOK_RETRY_SCHEDULE', '1s,,2s'],
     ['WEBHOOK_RETRY_SCHEDULE', '5'],
@@ -439,6 +443,14 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     )
     // Colons in an IPv6 address are still an address: ::1:4397 is one, not ::1 with a port.
     assert.equal(loadConfig({ HOST: '::1:4397' }).host, '::1:4397')
+  })
+
+  it('says that a WEBHOOK_SECRET_KEY of one byte repeated is a placeholder, without quoting it', () => {
+    assert.equal(
+      configError({ WEBHOOK_SECRET_KEY: '0'.repeat(64) }).message,
+      'WEBHOOK_SECRET_KEY is not valid: 32 random bytes as 64 hexadecimal characters or as base64 (e.g. the output ' +
+        'of: openssl rand -hex 32); the value given repeats one byte, a placeholder rather than a key',
+    )
   })
 
   it('says every value a switch takes', () => {

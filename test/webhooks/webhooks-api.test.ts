@@ -2,6 +2,7 @@
 // on, as in production), the exact refusals and what they leave stored, pages, changes, deletion, rotation, and
 // where the secret may appear: only in the answers that show it; never in clear in the database, nor in the logs.
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../../src/keys/issue-key.js'
 import { purgeOldDeliveries } from '../../src/webhooks/delivery-purge.js'
@@ -480,7 +481,7 @@ database', async () => {
   })
 
   it('set: seals with WEBHOOK_SECRET_KEY, keeps no key in the database and does not warn', async () => {
-    const key = Buffer.alloc(32, 42)
+    const key = randomBytes(32)
     const server = await startTestServer({
       env: { WEBHOOK_SECRET_KEY: key.toString('hex') },
       webhookNetwork: NO_NETWORK,
