@@ -10,7 +10,7 @@ export const CORS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
     'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
-    'RateLimit-Policy, Idempotent-Replayed, ETag',
+    'RateLimit-Policy, Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding',
 }
 
 export interface ExpectedError {

@@ -1874,8 +1874,8 @@ export interface components {
          */
         AccessControlAllowOrigin: "*";
         /**
-         * @description CORS: the response headers a browser lets scripts read: `Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag`.
-         * @example Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag
+         * @description CORS: the response headers a browser lets scripts read: `Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding`.
+         * @example Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding
          */
         AccessControlExposeHeaders: string;
         /**

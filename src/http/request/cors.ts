@@ -16,6 +16,11 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Idempotent-Replayed',
   'ETag',
+  // What a refusal names for the retry: the methods a path takes (405), the patch formats (415 of a PATCH), and
+  // the content coding the service reads (415 of a coded body).
+  'Allow',
+  'Accept-Patch',
+  'Accept-Encoding',
 ] as const
 
 /**

@@ -11,7 +11,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/se
 
 const EXPOSED =
   'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
-  'RateLimit-Policy, Idempotent-Replayed, ETag'
+  'RateLimit-Policy, Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding'
 
 describe('X-Request-Id, security headers and CORS', () => {
   let server: TestServer
