@@ -8,6 +8,7 @@
 //   or an enum value, refuse a property it accepted, or require a field, parameter or body it did not;
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
 //   schema or component schema property may disappear;
+// - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
 // - a format, a pattern or a bound (BOUNDS) may not be added to or tightened in what the service reads, nor removed
 //   from or loosened in what it writes; a bound is compared as the range it leaves, so minimum 1 → exclusiveMinimum 0
 //   on an integer is no change.
@@ -316,6 +317,16 @@ class Walk {
   operation(before: Json, after: Json, path: string[], served: boolean): void {
     const request: Direction = served ? 'reads' : 'writes'
     const response: Direction = served ? 'writes' : 'reads'
+    // Scopes are flat (none implies another): a key that had the scope named before is refused (403) by any other.
+    const [wasScope, isScope] = [before['x-required-scope'], after['x-required-scope']]
+    if (served && isScope !== undefined && !isDeepStrictEqual(wasScope, isScope))
+      this.report(
+        wasScope === undefined ? 'add' : 'replace',
+        [...path, 'x-required-scope'],
+        `the operation now needs the scope ${JSON.stringify(isScope)}` +
+          (wasScope === undefined ? '' : `, not ${JSON.stringify(wasScope)}: keys with only that one get 403`),
+        isScope,
+      )
     this.parameters(before, after, path, request)
     const [wasBody, isBody] = [objectAt(before, 'requestBody'), objectAt(after, 'requestBody')]
     if (request === 'reads' && isBody.required === true && wasBody.required !== true)

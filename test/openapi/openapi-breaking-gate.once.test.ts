@@ -137,6 +137,16 @@ const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string;
     release: 'remove paths//pets/{petId}/patch/requestBody/content/application/merge-patch+json',
   },
   {
+    name: 'an operation needs another scope (listPets: pets:write instead of pets:read)',
+    edit: (document) => {
+      const listPets = document.paths['/pets'].get
+      listPets['x-required-scope'] = 'pets:write'
+      listPets.responses['403'] = { $ref: '#/components/responses/ForbiddenPetsWrite' }
+    },
+    baseline: 'replace paths//pets/get/x-required-scope',
+    release: 'replace paths//pets/get/x-required-scope',
+  },
+  {
     name: 'a query parameter becomes required (listPets limit)',
     edit: (document) => {
       const limit = document.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'limit')
