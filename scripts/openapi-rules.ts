@@ -149,10 +149,11 @@ class Walk {
     if (isObject(before.additionalProperties))
       this.schema(before.additionalProperties, after.additionalProperties, [...path, 'additionalProperties'], direction)
     for (const combiner of ['anyOf', 'oneOf']) this.branches(before, after, [...path, combiner], direction)
-    const afterAll = listAt(after, 'allOf')
-    listAt(before, 'allOf').forEach((branch, index) =>
-      this.schema(branch, afterAll[index], [...path, 'allOf', String(index)], direction),
-    )
+    // Every branch of an allOf must hold: one added is compared with the empty schema it narrows (what the service
+    // reads may now refuse more), one removed as replaced by the empty schema.
+    const [wasAll, isAll] = [listAt(before, 'allOf'), listAt(after, 'allOf')]
+    for (let index = 0; index < Math.max(wasAll.length, isAll.length); index++)
+      this.schema(wasAll[index] ?? {}, isAll[index] ?? {}, [...path, 'allOf', String(index)], direction)
   }
 
   /** Alternatives, paired by position: written data may not gain one (a shape clients do not know). */

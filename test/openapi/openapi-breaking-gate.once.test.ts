@@ -147,6 +147,13 @@ const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string;
     release: 'replace paths//pets/get/x-required-scope',
   },
   {
+    name: 'a request body gains an allOf branch that requires a field (NewPet)',
+    edit: (document) =>
+      (schemas(document).NewPet.allOf = [{ required: ['nickname'], properties: { nickname: { type: 'string' } } }]),
+    baseline: 'add paths//pets/post/requestBody/content/application/json/schema/allOf/0/required',
+    release: 'add paths//pets/post/requestBody/content/application/json/schema/allOf/0/required',
+  },
+  {
     name: 'a query parameter becomes required (listPets limit)',
     edit: (document) => {
       const limit = document.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'limit')
