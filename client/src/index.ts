@@ -10,7 +10,9 @@ export type { OrdersApi } from './orders.js'
 export type { ConditionalWriteOptions, PetsApi, PetWithETag } from './pets.js'
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js'
 export type {
+  AttemptOutcome,
   Category,
+  DeliveryAttempt,
   DeliveryStatus,
   ErrorCode,
   ErrorDetail,

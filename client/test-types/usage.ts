@@ -4,7 +4,9 @@
 import {
   createPetstoreClient,
   PetstoreError,
+  type AttemptOutcome,
   type components,
+  type DeliveryAttempt,
   type ErrorCode,
   type Event,
   type NewOrder,
@@ -38,7 +40,9 @@ export const named: [
   Same<NewWebhook, Named['NewWebhook']>,
   Same<WebhookPatch, Named['WebhookPatch']>,
   Same<WebhookDelivery, Named['WebhookDelivery']>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true]
+  Same<DeliveryAttempt, Named['DeliveryAttempt']>,
+  Same<AttemptOutcome, Named['AttemptOutcome']>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true]
 
 export async function usage(): Promise<void> {
   const client = createPetstoreClient({ baseUrl: 'https://petstore.example.com/v1', apiKey: 'pst_example' })
