@@ -11,8 +11,11 @@ export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError'
 }
 
-/** Headers as a Fetch `Headers`, or as a plain object (Node's `request.headers`, Express, …). */
-export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
+/**
+ * Headers as a Fetch `Headers` (the global one, or a polyfill's, or another realm's: anything with its `get`), or as a
+ * plain object (Node's `request.headers`, Express, …).
+ */
+export type WebhookHeaders = Pick<Headers, 'get'> | Record<string, string | string[] | undefined>
 
 /**
  * The delivered event when the delivery is authentic; otherwise throws WebhookVerificationError.
@@ -34,7 +37,8 @@ export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders
 
 function signatureHeaders(headers: WebhookHeaders): Record<string, string> {
   const read = (name: string): string => {
-    if (headers instanceof Headers) return headers.get(name) ?? ''
+    // By what it offers, not by class: a polyfill's or another realm's Headers is no instance of this global one.
+    if (isFetchHeaders(headers)) return headers.get(name) ?? ''
     const value = headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1]
     return Array.isArray(value) ? value.join(' ') : (value ?? '')
   }
@@ -43,4 +47,8 @@ function signatureHeaders(headers: WebhookHeaders): Record<string, string> {
     'webhook-timestamp': read('webhook-timestamp'),
     'webhook-signature': read('webhook-signature'),
   }
+}
+
+function isFetchHeaders(headers: WebhookHeaders): headers is Pick<Headers, 'get'> {
+  return typeof headers.get === 'function'
 }

@@ -50,6 +50,14 @@ or bytes', () => {
     )
   })
 
+  it('reads a Headers that is not the global class (a fetch polyfill, another realm) by its get', () => {
+    const key = secret()
+    const headers = new Headers(signed(body, [key]))
+    // What a polyfill's Headers offers (node-fetch, undici installed apart): the same methods, another class.
+    const polyfill = { get: (name: string) => headers.get(name), has: (name: string) => headers.has(name) }
+    assert.deepEqual(verifyWebhook(body, polyfill, key), EVENT)
+  })
+
   it('accepts either secret while a rotation signs with both', () => {
     const previous = secret()
     const next = secret()
