@@ -1,6 +1,7 @@
 // The change feed: a page of it, following it with long polls, and the Server-Sent Events stream.
 import { dataOf, type CallOptions, type Context } from './context.js'
 import { nextLinkParameter } from './headers.js'
+import { mayPassLater, pauseAfterFailure } from './outlast.js'
 import { backoffMs, sleep } from './retry.js'
 import type { Event, EventType, ListEventsQuery } from './schemas.js'
 import { readServerSentEvents, type ServerSentEvent } from './sse.js'
@@ -35,12 +36,15 @@ export interface EventsApi {
   list(query?: ListEventsOptions, options?: CallOptions): Promise<EventPage>
   /**
    * [beta] Every event from `after` on, as they happen (long polls, following `after`); ends only by `signal` or
-   * `break`.
+   * `break`, or by a failure no retry can mend (401, 403, 410). Once answered, it waits out a service that is
+   * down or unreachable for a while; a failure before the first answer is thrown.
    */
   follow(options?: FollowOptions): AsyncGenerator<Event, void, undefined>
   /**
    * [beta] Every event from `after` on, as they happen, over Server-Sent Events; reconnects with `Last-Event-ID`
-   * when the stream ends (the service shutting down), so no event is missed. Ends only by `signal` or `break`.
+   * when the stream ends (the service shutting down), so no event is missed. Ends only by `signal` or `break`, or
+   * by a failure no retry can mend (401, 403, 410). Once a stream has opened, it waits out a service that is down
+   * or unreachable for a while; a failure before the first stream opens is thrown.
    */
   stream(options?: StreamOptions): AsyncGenerator<Event, void, undefined>
 }
@@ -67,12 +71,22 @@ export function eventsApi(context: Context): EventsApi {
   return {
     list,
     async *follow({ after = 0, types, limit, wait = DEFAULT_FOLLOW_WAIT_SECONDS, signal } = {}) {
-      for (let position = after, quickEmpties = 0; ;) {
+      for (let position = after, quickEmpties = 0, answered = false, failures = 0; ;) {
         const asked = Date.now()
-        const page = await list(
-          { after: position, ...(types ? { types } : {}), ...(limit === undefined ? {} : { limit }), wait },
-          { ...(signal ? { signal } : {}) },
-        )
+        let page: EventPage
+        try {
+          page = await list(
+            { after: position, ...(types ? { types } : {}), ...(limit === undefined ? {} : { limit }), wait },
+            { ...(signal ? { signal } : {}) },
+          )
+        } catch (error) {
+          // Once answered, a service that is down for a while is waited for (outlast.ts).
+          if (!answered || signal?.aborted || !mayPassLater(error)) throw error
+          await sleep(pauseAfterFailure(error, retry, ++failures), signal)
+          continue
+        }
+        answered = true
+        failures = 0
         yield* page.events
         position = page.nextAfter
         // An empty page that came back well before `wait` means the service waits less (its cap may be 0): asking
@@ -99,23 +113,34 @@ async function* streamEvents(
   let reconnectMs: number | undefined
   try {
     // Each turn is one connection. Failures to connect are the transport's: it retries them within the policy and
-    // then throws, which ends the iteration. A stream that opened (200) and then ended, cleanly or not, is
-    // reconnected (the service shutting down ends streams): only the pause grows while streams end without an event.
-    for (let quietEnds = 0; ;) {
-      const answer = await api.GET('/events/stream', {
-        params: {
-          query: {
-            ...(after === undefined ? {} : { after }),
-            ...(types === undefined ? {} : { types: types.join(',') }),
+    // then throws, which ends the iteration before the first stream opened; after it, one that may pass later is
+    // waited for (outlast.ts). A stream that opened (200) and then ended, cleanly or not, is reconnected (the
+    // service shutting down ends streams): only the pause grows while streams end without an event.
+    for (let quietEnds = 0, answered = false, failures = 0; ;) {
+      let body: unknown
+      try {
+        const answer = await api.GET('/events/stream', {
+          params: {
+            query: {
+              ...(after === undefined ? {} : { after }),
+              ...(types === undefined ? {} : { types: types.join(',') }),
+            },
+            header: lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId },
           },
-          header: lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId },
-        },
-        headers: { Accept: 'text/event-stream' },
-        parseAs: 'stream',
-        signal: connection.signal,
-        fetch: transport.fetchFor({ operationId: 'streamEvents' }),
-      })
-      const body = dataOf(answer)
+          headers: { Accept: 'text/event-stream' },
+          parseAs: 'stream',
+          signal: connection.signal,
+          fetch: transport.fetchFor({ operationId: 'streamEvents' }),
+        })
+        body = dataOf(answer)
+      } catch (error) {
+        // Once a stream has opened, a service that is down for a while is waited for (outlast.ts).
+        if (!answered || connection.signal.aborted || !mayPassLater(error)) throw error
+        await sleep(pauseAfterFailure(error, retry, ++failures), connection.signal)
+        continue
+      }
+      answered = true
+      failures = 0
       let received = false
       const messages = readServerSentEvents(body as ReadableStream<Uint8Array>, {
         onRetry: (ms) => {

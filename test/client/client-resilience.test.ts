@@ -1,13 +1,15 @@
 // @petstore/client when the service, a proxy or the consumer misbehave: paging that would loop, an event stream
 // cut by a proxy (resumed with Last-Event-ID, nothing lost or repeated), an event that is not JSON or a consumer
 // that throws (never skipped on a reconnect), streams that close at once (reconnected, not given up), a long
-// poll that does not wait (no spinning), a key without crypto.randomUUID, and a baseUrl error that hides secrets.
+// poll that does not wait (no spinning), a service unreachable for a while (follow and stream wait it out once
+// answered, and fail at once before), a key without crypto.randomUUID, and a baseUrl error that hides secrets.
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { createPetstoreClient, type Event, type FetchFunction, type PetstoreClient } from '../../client/src/index.js'
 import { newIdempotencyKey, uuidFromBytes } from '../../client/src/context.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const FAST_RETRY = { attempts: 2, baseDelayMs: 10, maxDelayMs: 50, maxTotalMs: 10_000 }
@@ -242,6 +244,91 @@ describe('@petstore/client: follow does not spin when the service does not wait 
     assert.deepEqual(received, [])
     assert.ok(requests >= 1 && requests < 50, `${requests} requests in about a second`)
   })
+})
+
+describe('@petstore/client: follow and stream outlast a service unreachable for a while', () => {
+  let server: TestServer
+  let proxy: TcpProxy
+  /** Requests that got no answer at all (the proxy refusing connections), and a wait for the next few of them. */
+  let refused = 0
+  let onRefused: () => void = () => undefined
+  const refusedMore = (count: number) => {
+    const target = refused + count
+    return new Promise<void>((resolve) => {
+      onRefused = () => refused >= target && resolve()
+    })
+  }
+  const counting: FetchFunction = async (request, init) => {
+    try {
+      return await fetch(request, init)
+    } catch (error) {
+      refused++
+      onRefused()
+      throw error
+    }
+  }
+  const clientThroughProxy = () =>
+    createPetstoreClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}/v1`,
+      apiKey: TEST_API_KEY,
+      fetch: counting,
+      // Two attempts per call, so that a few calls' worth of refusals passes in well under a second.
+      retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 20, maxTotalMs: 2_000 },
+    })
+  const newPet = async (name: string) => {
+    const response = await server.request('/v1/pets', { json: { name, categoryId: 1 } })
+    assert.equal(response.status, 201)
+    return ((await response.json()) as { id: number }).id
+  }
+  const lastEventId = async () => Number((await (await server.request('/v1/events?limit=1000')).json()).at(-1)?.id ?? 0)
+
+  before(async () => {
+    server = await startTestServer()
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(server.baseUrl).port) })
+  })
+  after(async () => {
+    await proxy.close()
+    await server.close()
+  })
+
+  for (const way of ['stream', 'follow'] as const) {
+    it(`${way}: once answered, waits while the service is unreachable, then goes on without a gap`, async () => {
+      const client = clientThroughProxy()
+      const start = await lastEventId()
+      const before = await newPet(`Before the outage (${way})`)
+      const events =
+        way === 'stream'
+          ? client.events.stream({ after: start, types: ['pet.created'] })
+          : client.events.follow({ after: start, types: ['pet.created'], wait: 1 })
+      try {
+        assert.equal(((await events.next()).value?.data as { pet: { id: number } }).pet.id, before)
+        const waiting = events.next()
+        // The connection is cut and refused for longer than three calls' worth of the retry policy's attempts.
+        await proxy.cut()
+        let during: number
+        try {
+          await refusedMore(6)
+          during = await newPet(`During the outage (${way})`)
+        } finally {
+          await proxy.restore()
+        }
+        assert.equal(((await waiting).value?.data as { pet: { id: number } }).pet.id, during)
+      } finally {
+        await events.return()
+      }
+    })
+
+    it(`${way}: a service unreachable before the first answer is a failure thrown at once`, async () => {
+      await proxy.cut()
+      try {
+        const client = clientThroughProxy()
+        const events = way === 'stream' ? client.events.stream() : client.events.follow({ wait: 1 })
+        await assert.rejects(events.next(), TypeError)
+      } finally {
+        await proxy.restore()
+      }
+    })
+  }
 })
 
 describe('@petstore/client: Idempotency-Keys and the baseUrl check', () => {
