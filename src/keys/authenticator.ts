@@ -4,9 +4,9 @@ import type { DataAccess } from '../db/database.js'
 import { VersionedCache } from '../db/versioned-cache.js'
 import { hashApiKey, KEY_PREFIX } from './api-key.js'
 import { ConnectionDigests } from './connection-digests.js'
-import { findActiveApiKeyByHash, touchApiKey, type ApiKeyRow } from './key.repository.js'
+import { findActiveApiKeyByHash, listActiveApiKeyHashes, touchApiKey, type ApiKeyRow } from './key.repository.js'
 import { RecentDigests } from './recent-digests.js'
-import type { Authenticator, Principal } from '../http/auth/authenticator.js'
+import type { Authenticator, Principal, Recollection } from '../http/auth/authenticator.js'
 import { parseStoredScopes, SCOPES } from './scopes.js'
 import { staticKeyId } from './static-key-id.js'
 
@@ -15,6 +15,9 @@ const TOUCH_INTERVAL_MS = 60_000
 
 /** How long a lookup's answer is remembered for `recall` (a revocation still takes effect at once: see there). */
 const RECALL_MS = 10 * 60_000
+
+/** Readings of every active key's digest (recallAfterReading) begin at most this often. */
+const READING_INTERVAL_MS = 100
 
 /** The shape of every stored key (generateApiKey): the prefix and 32 bytes in base64url, nothing else. */
 const STORED_KEY_FORM = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9_-]{43}$`)
@@ -56,6 +59,45 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return match
   }
 
+  // The digests of every active stored key, read in one query (recallAfterReading), and when that reading began.
+  let reading: { startedAt: number; digests: Promise<ReadonlySet<string>> } | undefined
+  let nextReading: Promise<ReadonlySet<string>> | undefined
+
+  function startReading(): { startedAt: number; digests: Promise<ReadonlySet<string>> } {
+    const started = {
+      startedAt: Date.now(),
+      digests: listActiveApiKeyHashes(options.data.read).then((hashes) => new Set(hashes)),
+    }
+    reading = started
+    return started
+  }
+
+  /** The digests of a reading that began at `since` or later: the next one, shared, no sooner than the interval. */
+  function digestsReadSince(since: number): Promise<ReadonlySet<string>> {
+    if (reading !== undefined && reading.startedAt >= since) return reading.digests
+    if (nextReading === undefined) {
+      const previous = reading
+      // After the previous reading has ended, and no sooner than the interval after it began.
+      const ready =
+        previous === undefined
+          ? Promise.resolve()
+          : previous.digests.then(
+              () => undefined,
+              () => undefined,
+            )
+      nextReading = ready
+        .then(() => {
+          const wait = previous === undefined ? 0 : previous.startedAt + READING_INTERVAL_MS - Date.now()
+          return wait > 0 ? new Promise<void>((resolve) => setTimeout(resolve, wait).unref()) : undefined
+        })
+        .then(() => {
+          nextReading = undefined
+          return startReading().digests
+        })
+    }
+    return nextReading
+  }
+
   const digests = new ConnectionDigests((hash) => matchStatic(Buffer.from(hash, 'hex')))
 
   function touch(id: number): void {
@@ -64,6 +106,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     lastTouched.set(id, now)
     // In a transaction of its own, durable like every write; nobody waits for it.
     options.data.transaction((trx) => touchApiKey(trx, id, new Date(now).toISOString())).catch(options.onError)
+  }
+
+  function recall(presentedKey: string, connection?: object): Recollection {
+    const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
+    if (staticMatch) return 'valid'
+    if (!STORED_KEY_FORM.test(presentedKey)) return 'invalid'
+    const now = Date.now()
+    if (missedLately.has(hash, now)) return 'invalid'
+    return foundLately.has(hash, now) ? 'valid' : 'unknown'
   }
 
   return {
@@ -87,13 +138,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     staticKey(presentedKey, connection) {
       return digests.of(presentedKey, connection).derived
     },
-    recall(presentedKey, connection) {
-      const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
-      if (staticMatch) return 'valid'
-      if (!STORED_KEY_FORM.test(presentedKey)) return 'invalid'
-      const now = Date.now()
-      if (missedLately.has(hash, now)) return 'invalid'
-      return foundLately.has(hash, now) ? 'valid' : 'unknown'
+    recall,
+    async recallAfterReading(presentedKey, connection, since) {
+      const recalled = recall(presentedKey, connection)
+      if (recalled !== 'unknown') return recalled
+      const { digest: hash } = digests.of(presentedKey, connection)
+      if ((await digestsReadSince(since)).has(hash)) return 'valid'
+      // Not active when the reading began, after the request arrived: a key is never issued with this digest.
+      missedLately.add(hash, Date.now())
+      return 'invalid'
     },
   }
 }

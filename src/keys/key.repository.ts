@@ -38,6 +38,12 @@ export async function findActiveApiKeyByHash(db: Reader, keyHash: string): Promi
     .executeTakeFirst()
 }
 
+/** The digests of every key that is not revoked (expired ones included): what `recall` knows of valid keys. */
+export async function listActiveApiKeyHashes(db: Reader): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('key_hash').where('revoked_at', 'is', null).execute()
+  return rows.map((row) => row.key_hash)
+}
+
 export async function listApiKeys(db: Reader): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_keys').selectAll().orderBy('id').execute()
 }

@@ -122,14 +122,31 @@ function countAndConclude(
  */
 export function guardRequest(request: FastifyRequest, reply: FastifyReply, guard: ApiGuard): Promise<void> | undefined {
   // At an address known to be over its anonymous quota, a request whose key cannot be valid (none, not of a key's
-  // form, or looked up lately and not found) is refused before any lookup: otherwise every request of a bad-key
-  // flood, although answered 429, would still cost a database query. A key that may be valid is looked up, and
+  // form, or looked up lately and not found, or not among the active keys) is refused before any lookup of its
+  // own: otherwise every request of a bad-key flood, although answered 429, would still cost a database query.
+  // A key that may be valid is looked up, and
   // a valid one is counted against its own quota only: the anonymous traffic of its address never refuses it.
   const presented = presentedKey(request)
   const connection = request.raw.socket
-  guard.rateLimiter.refuseSpentAddress(request, reply, () =>
-    typeof presented === 'string' && presented !== '' ? guard.authenticator.recall(presented, connection) : 'invalid',
-  )
+  // Asked (only at a spent address) as soon as the request arrives: a key it does not know is compared with the
+  // digests of a reading of every active key that begins no sooner.
+  const spentAddress = guard.rateLimiter.refuseSpentAddress(request, reply, () => {
+    if (typeof presented !== 'string' || presented === '') return 'invalid'
+    const recalled = guard.authenticator.recall(presented, connection)
+    return recalled === 'unknown' ? guard.authenticator.recallAfterReading(presented, connection, Date.now()) : recalled
+  })
+  if (spentAddress) return spentAddress.then(() => identifyAndCount(request, reply, guard, presented, connection))
+  return identifyAndCount(request, reply, guard, presented, connection)
+}
+
+/** guardRequest once the address's spent quota has let the request through. */
+function identifyAndCount(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  guard: ApiGuard,
+  presented: string | ApiError,
+  connection: object,
+): Promise<void> | undefined {
   if (typeof presented !== 'string' || presented === '')
     return countAndConclude(request, reply, guard, identify(request, presented, undefined))
   const staticKey = guard.authenticator.staticKey(presented, connection)

@@ -27,6 +27,13 @@ export type Recollection = 'valid' | 'invalid' | 'unknown'
 export interface Authenticator {
   authenticate(presentedKey: string, connection?: object): Promise<Principal | undefined>
   recall(presentedKey: string, connection?: object): Recollection
+  /**
+   * For a key `recall` finds `unknown`: whether it is among the stored keys active at a reading of every key's
+   * digest that began at `since` or later (the request's arrival, when the key already existed). One reading
+   * answers every request waiting for it, and readings begin at most every 100 ms per process, so a flood of
+   * made-up keys costs at most ten queries a second, while a valid key is still recognised.
+   */
+  recallAfterReading(presentedKey: string, connection: object | undefined, since: number): Promise<'valid' | 'invalid'>
   /** The principal of a static key (PETSTORE_API_KEYS), known without waiting; undefined for any other key. */
   staticKey(presentedKey: string, connection?: object): Principal | undefined
 }

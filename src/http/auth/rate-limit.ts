@@ -5,7 +5,6 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { Config } from '../../config.js'
-import type { Recollection } from './authenticator.js'
 import { ApiError } from '../errors/errors.js'
 import { SpentAddresses } from './spent-addresses.js'
 import { WindowCounts, type WindowCount } from './window-counts.js'
@@ -24,12 +23,19 @@ export interface RateLimiter {
    */
   check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined
   /**
-   * Throws `rate_limited`, without asking the store, when this process has seen the client address spend its
-   * anonymous quota in the current window and the request's key cannot be valid as far as `recall` can tell
-   * without a database query: called before the key is looked up, so that a flood of bad keys costs no query
-   * once it is over quota, while a valid key from that address is looked up and counted against its own quota.
+   * Refuses with `rate_limited`, without asking the store, when this process has seen the client address spend its
+   * anonymous quota in the current window and the request's key is not valid: called before the key is looked up,
+   * so that a flood of bad keys costs no query per request once it is over quota, while a valid key from that
+   * address is looked up and counted against its own quota. `recall` says what is known of the key without a
+   * query, or a promise of it once a key it does not know has been compared with every active key's digest
+   * (readings shared, at most ten a second per process). Returns that promise, rejected with the refusal; throws
+   * at once when nothing needs waiting for.
    */
-  refuseSpentAddress(request: FastifyRequest, reply: FastifyReply, recall: () => Recollection): void
+  refuseSpentAddress(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    recall: () => 'valid' | 'invalid' | Promise<'valid' | 'invalid'>,
+  ): Promise<void> | undefined
   /**
    * onRequest hook of the public routes (documents, /docs, /metrics, the index): the anonymous quota per
    * client address, counted apart from the API's, so that reading the documentation does not use up the
@@ -140,12 +146,16 @@ export async function registerRateLimit(
   return {
     check,
     refuseSpentAddress(request, reply, recall) {
-      const now = Date.now()
-      const until = spent.until(request.ip, now)
-      if (until === undefined) return
+      const until = spent.until(request.ip, Date.now())
+      if (until === undefined) return undefined
+      const refuseUntilSpentEnds = () =>
+        refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
       const recalled = recall()
-      if (recalled === 'valid' || (recalled === 'unknown' && spent.mayLookUp(request.ip, now))) return
-      refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - now) / 1000))
+      if (recalled === 'valid') return undefined
+      if (recalled === 'invalid') return refuseUntilSpentEnds()
+      return recalled.then((known) => {
+        if (known !== 'valid') refuseUntilSpentEnds()
+      })
     },
     async limitPublicRoute(request, reply) {
       publicRequests.add(request)

@@ -2,26 +2,16 @@
 
 /** As many addresses as the in-memory rate-limit store keeps counters for. */
 const MAX_ADDRESSES = 10_000
-/**
- * A spent address may have a key of unknown validity looked up at most this often: a flood of distinct
- * well-formed bad keys costs at most ten queries a second per address, and a valid key this process has not
- * seen yet still gets through whenever no such flood comes from its address.
- */
-const LOOKUP_INTERVAL_MS = 100
 
 export class SpentAddresses {
   readonly #until = new Map<string, number>()
-  readonly #lastLookup = new Map<string, number>()
 
   add(address: string, until: number): void {
     // Re-inserted, so that the Map's order is the order addresses were marked in, and the oldest goes first.
     this.#until.delete(address)
     if (this.#until.size >= MAX_ADDRESSES) {
       const oldest = this.#until.keys().next()
-      if (!oldest.done) {
-        this.#until.delete(oldest.value)
-        this.#lastLookup.delete(oldest.value)
-      }
+      if (!oldest.done) this.#until.delete(oldest.value)
     }
     this.#until.set(address, until)
   }
@@ -32,14 +22,6 @@ export class SpentAddresses {
     if (until === undefined) return undefined
     if (until > now) return until
     this.#until.delete(address)
-    this.#lastLookup.delete(address)
     return undefined
-  }
-
-  /** Whether a spent address may have one more key of unknown validity looked up now (and if so, counts it). */
-  mayLookUp(address: string, now: number): boolean {
-    if ((this.#lastLookup.get(address) ?? Number.NEGATIVE_INFINITY) + LOOKUP_INTERVAL_MS > now) return false
-    this.#lastLookup.set(address, now)
-    return true
   }
 }

@@ -2,6 +2,7 @@
 // client address for requests without a valid key, the IETF draft headers on every API response, 429 with the
 // Error body and Retry-After, and X-Forwarded-For believed only from TRUST_PROXY.
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../../../src/keys/issue-key.js'
 import { assertError } from '../../helpers/error-assert.js'
@@ -252,6 +253,55 @@ a key', async () => {
     assert.equal(spentKey.status, 429)
     assert.equal(spentKey.headers.get('ratelimit-policy'), '"default";q=5;w=60')
     await spentKey.arrayBuffer()
+  })
+
+  it("lets a valid key through at a spent address that floods made-up keys of a stored key's form, with one \
+reading of the active keys per tenth of a second", async () => {
+    const read = server.store.read
+    let lookups = 0
+    server.store.read = new Proxy(read, {
+      get(target, property) {
+        if (property === 'selectFrom') {
+          return (table: string) => {
+            if (table === 'api_keys') lookups++
+            return target.selectFrom(table as 'api_keys')
+          }
+        }
+        const value: unknown = Reflect.get(target, property)
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+      },
+    })
+    try {
+      const shared = '203.0.113.30'
+      for (let request = 0; request < 4; request++) await (await server.request('/v1/pets', from(shared))).arrayBuffer()
+      const key = await freshKey(server)
+      const started = Date.now()
+      lookups = 0
+      for (let round = 0; round < 5; round++) {
+        // Each made-up key is new, so nothing remembered refuses it: at most one reading of every key's digest
+        // is made for all of them, every tenth of a second.
+        const madeUp = Array.from({ length: 20 }, () =>
+          server.request(
+            '/v1/pets',
+            from(shared, { headers: { authorization: `Bearer pst_${randomBytes(32).toString('base64url')}` } }),
+          ),
+        )
+        const valid = server.request('/v1/pets', from(shared, { headers: { authorization: `Bearer ${key}` } }))
+        for (const refused of await Promise.all(madeUp)) {
+          assert.equal(refused.status, 429)
+          await refused.arrayBuffer()
+        }
+        const answer = await valid
+        assert.equal(answer.status, 200, await answer.clone().text())
+        assert.equal(rateLimitOf(answer).remaining, 4 - round)
+        await answer.arrayBuffer()
+      }
+      // The valid key's own lookups (one, then from the cache while nobody commits) and the readings.
+      const readings = Math.ceil((Date.now() - started) / 100) + 1
+      assert.ok(lookups <= readings + 1, `${lookups} queries in ${Date.now() - started} ms`)
+    } finally {
+      server.store.read = read
+    }
   })
 
   it('exposes the rate-limit headers to browsers, on 200 and on 429', async () => {
