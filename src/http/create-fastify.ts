@@ -54,7 +54,10 @@ export function createFastify(config: Config, logStream: DestinationStream | und
     keepAliveTimeout: TIMEOUTS.keepAliveMs,
     connectionTimeout: TIMEOUTS.connectionIdleMs,
     clientErrorHandler: handleClientError,
-    frameworkErrors: (error, request, reply) => handleFrameworkError(error, request, reply, guard()),
+    frameworkErrors: (error, request, reply) => {
+      accessLog.answeredBeforeRouting(request, reply)
+      handleFrameworkError(error, request, reply, guard())
+    },
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     http: { headersTimeout: TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUTS.connectionsCheckIntervalMs },
     // request.ip (the per-address rate limit) reads X-Forwarded-For only from the proxies TRUST_PROXY names.

@@ -57,11 +57,24 @@ export class AccessLog extends LogController {
     this.#completed(error, request, reply, undefined)
   }
 
+  /**
+   * A request the router answers before any route (Fastify's frameworkErrors: a path that is not valid
+   * percent-encoding, an over-long path segment): Fastify neither times it nor completes it, so without this it
+   * had no line. Its line is written once its answer has gone out, timed from here.
+   */
+  answeredBeforeRouting(request: FastifyRequest, reply: FastifyReply): void {
+    const started = performance.now()
+    reply.raw.once('finish', () => {
+      this.#completed(undefined, request, reply, undefined, performance.now() - started)
+    })
+  }
+
   #completed(
     error: Error | null | undefined,
     request: FastifyRequest,
     reply: FastifyReply,
     clientClosed: true | undefined,
+    responseTime = reply.elapsedTime,
   ): void {
     if (this.#logged.has(request)) return
     if (clientClosed) this.#logged.add(request)
@@ -70,7 +83,7 @@ export class AccessLog extends LogController {
       method: request.method,
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
-      responseTime: reply.elapsedTime,
+      responseTime,
       remoteAddress: loggedAddress(request),
       keyId: request.principal?.keyId,
       // A refused request's code and message (refusal-note.ts), so that this is its only line. Left out of the

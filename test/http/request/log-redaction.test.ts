@@ -103,6 +103,41 @@ describe('URLs in the logs', () => {
     )
   })
 
+  it('gives a request whose path is not valid percent-encoding its one access line, key redacted', async () => {
+    const cases: [path: string, status: number, message: string, auth: boolean][] = [
+      [`/v1/pets/${KEY}%ZZ`, 401, 'An API key is required: send Authorization: Bearer <key>.', false],
+      ['/v1/pets/%E0%A4%A', 400, 'The request path is not validly percent-encoded.', true],
+      [`/no-such/${KEY}%ZZ`, 400, 'The request path is not validly percent-encoded.', false],
+    ]
+    for (const [path, status, message, auth] of cases) {
+      const response = await server.request(path, { auth })
+      const requestId = response.headers.get('x-request-id') ?? ''
+      assert.equal(response.status, status)
+      assert.equal(((await response.json()) as { message: string }).message, message)
+      const entries = entriesFor(requestId)
+      assert.ok(!JSON.stringify(entries).includes(KEY.slice(4)), `the key is in the log: ${JSON.stringify(entries)}`)
+      const completed = entries.filter((entry) => entry.msg === 'request completed')
+      assert.equal(completed.length, 1, `${path}: ${JSON.stringify(entries)}`)
+      const { time, pid, hostname, responseTime, reqId, keyId, code, ...rest } = completed[0] ?? {}
+      assert.equal(typeof time, 'number')
+      assert.equal(typeof pid, 'number')
+      assert.equal(typeof hostname, 'string')
+      assert.ok(typeof responseTime === 'number' && responseTime > 0, `responseTime ${String(responseTime)}`)
+      assert.equal(reqId, requestId)
+      assert.equal(typeof keyId, auth ? 'string' : 'undefined')
+      assert.equal(code, status === 401 ? 'unauthorized' : 'invalid_request')
+      assert.deepEqual(rest, {
+        level: 30,
+        method: 'GET',
+        url: redactUrl(path),
+        statusCode: status,
+        remoteAddress: '127.0.0.1',
+        errorMessage: message,
+        msg: 'request completed',
+      })
+    }
+  })
+
   it('redacts a key sent as the Host header in the incoming request line', async () => {
     const requestId = 'host-key-redaction'
     const response = await rawExchange(
