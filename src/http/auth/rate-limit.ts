@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import type { Redis } from 'ioredis'
 import type { Config } from '../../config.js'
 import { ApiError } from '../errors/errors.js'
+import { clientNetwork } from './client-network.js'
 import { SpentAddresses } from './spent-addresses.js'
 import { WindowCounts, type WindowCount } from './window-counts.js'
 import { MESSAGES } from '../errors/error-messages.js'
@@ -56,8 +57,8 @@ const IN_MEMORY_KEYS = 10_000
 const publicRequests = new WeakSet<FastifyRequest>()
 
 function counterKey(request: FastifyRequest): string {
-  if (publicRequests.has(request)) return `public:${request.ip}`
-  return request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`
+  if (publicRequests.has(request)) return `public:${clientNetwork(request.ip)}`
+  return request.principal ? `key:${request.principal.keyId}` : `ip:${clientNetwork(request.ip)}`
 }
 
 // Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
@@ -114,7 +115,7 @@ export async function registerRateLimit(
     const reset = Math.max(0, result.ttlInSeconds)
     // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
     if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
-      spent.add(request.ip, Date.now() + result.ttl)
+      spent.add(clientNetwork(request.ip), Date.now() + result.ttl)
     if (result.isExceeded) refuse(request, reply, result.max, reset)
     reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
@@ -146,7 +147,7 @@ export async function registerRateLimit(
   return {
     check,
     refuseSpentAddress(request, reply, recall) {
-      const until = spent.until(request.ip, Date.now())
+      const until = spent.until(clientNetwork(request.ip), Date.now())
       if (until === undefined) return undefined
       const refuseUntilSpentEnds = () =>
         refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))

@@ -304,6 +304,34 @@ reading of the active keys per tenth of a second", async () => {
     }
   })
 
+  it('counts an IPv6 client by its /64 network, so that changing its address does not renew its quota', async () => {
+    const statuses = async (addresses: string[]) => {
+      const seen: number[] = []
+      for (const address of addresses) {
+        const response = await server.request('/v1/pets', from(address))
+        seen.push(response.status)
+        await response.arrayBuffer()
+      }
+      return seen
+    }
+    // Four addresses of one /64, written in different forms: one quota of three.
+    assert.deepEqual(
+      await statuses([
+        '2001:db8:5:6::1',
+        '2001:db8:5:6::2',
+        '2001:0DB8:0005:0006:ffff:ffff:ffff:ffff',
+        '2001:db8:5:6::3',
+      ]),
+      [401, 401, 401, 429],
+    )
+    // The next /64 has its own quota; so has each IPv4 address, the same in its IPv4-mapped form.
+    assert.deepEqual(await statuses(['2001:db8:5:7::1']), [401])
+    assert.deepEqual(
+      await statuses(['198.51.100.7', '::ffff:198.51.100.7', '198.51.100.7', '::ffff:198.51.100.7', '198.51.100.8']),
+      [401, 401, 401, 429, 401],
+    )
+  })
+
   it('exposes the rate-limit headers to browsers, on 200 and on 429', async () => {
     const key = await freshKey(server)
     for (let request = 1; request <= 6; request++) {
