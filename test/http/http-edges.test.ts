@@ -221,6 +221,60 @@ describe('HTTP edges', () => {
       })
     })
 
+    it('gives a request the parser cannot read, and a CONNECT, one access-log line each', async () => {
+      const cases: [raw: string, status: number, code: string, message: string, method?: string][] = [
+        [
+          `BREW /v1/pets HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
+          400,
+          'invalid_request',
+          'The request could not be parsed as HTTP/1.1.',
+        ],
+        [
+          `GET /v1/pets HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+          431,
+          'request_header_fields_too_large',
+          'The request line and headers are larger than the 16 KiB limit.',
+        ],
+        [
+          `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n`,
+          400,
+          'invalid_request',
+          'This server is not a proxy: CONNECT is not served.',
+          'CONNECT',
+        ],
+      ]
+      for (const [raw, status, code, message, method] of cases) {
+        const connection = await openRawConnection(server.baseUrl)
+        await connection.write(raw)
+        const response = await connection.nextResponse()
+        assert.equal(response.status, status)
+        const requestId = response.headers['x-request-id'] ?? ''
+        await connection.closed
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const lines = server.logs
+          .flatMap((chunk) => chunk.split('\n'))
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((entry) => entry.reqId === requestId)
+        assert.equal(lines.length, 1, JSON.stringify(lines))
+        const { time, pid, hostname, responseTime, ...rest } = lines[0] ?? {}
+        assert.equal(typeof time, 'number')
+        assert.equal(typeof pid, 'number')
+        assert.equal(typeof hostname, 'string')
+        assert.equal(typeof responseTime, 'number')
+        assert.deepEqual(rest, {
+          level: 30,
+          reqId: requestId,
+          ...(method === undefined ? {} : { method }),
+          statusCode: status,
+          remoteAddress: '127.0.0.1',
+          code,
+          errorMessage: message,
+          msg: 'request completed',
+        })
+      }
+    })
+
     it('CONNECT is refused with the Error body; what follows it on the connection is not read', async () => {
       const connection = await openRawConnection(server.baseUrl)
       await connection.write(

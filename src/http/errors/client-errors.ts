@@ -2,7 +2,7 @@
 // line, a request that took too long to arrive). Fastify's default answers them in its own shape; these get
 // the Error body too.
 import { randomUUID } from 'node:crypto'
-import type { Socket } from 'node:net'
+import { Socket } from 'node:net'
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -28,7 +28,7 @@ const waiting = new WeakSet<Socket>()
 
 type InFlight = NodeJS.EventEmitter & { headersSent: boolean; req?: { complete: boolean } }
 
-export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: InFlight | null })._httpMessage
   // The error is in a request pipelined behind one read whole and still being answered: responses go in the
   // order of the requests (RFC 9112 section 9.3.2), so the refusal waits for that response to finish. Written
@@ -38,7 +38,7 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
     waiting.add(socket)
     inFlight.once('finish', () => {
       waiting.delete(socket)
-      handleClientError(error, socket)
+      handleClientError.call(this, error, socket)
     })
     return
   }
@@ -55,11 +55,30 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
   // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
   const { rawPacket } = error as { rawPacket?: unknown }
   const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
-  endWithError(socket, code, message, head)
+  const started = performance.now()
+  // Read first: once the connection has ended, the socket may no longer know its peer.
+  const { remoteAddress } = socket
+  const requestId = endWithError(socket, code, message, head)
+  // Its line in the access log, as every answered request has: what the parser could not read has no method or URL.
+  this.log.info(
+    {
+      reqId: requestId,
+      statusCode: errorBody(code, message).status,
+      responseTime: performance.now() - started,
+      remoteAddress,
+      code,
+      errorMessage: message,
+    },
+    'request completed',
+  )
 }
 
-/** Writes the Error body as the connection's last response, outside Fastify, and closes the connection. */
-function endWithError(socket: Duplex, code: ErrorCode, message: string, head = false): void {
+/**
+ * Writes the Error body as the connection's last response, outside Fastify, and closes the connection; returns
+ * the response's request id.
+ */
+function endWithError(socket: Duplex, code: ErrorCode, message: string, head = false): string {
+  const requestId = randomUUID()
   const body = JSON.stringify(errorBody(code, message))
   const status = errorBody(code, message).status
   socket.end(
@@ -69,11 +88,12 @@ function endWithError(socket: Duplex, code: ErrorCode, message: string, head = f
       'X-Content-Type-Options: nosniff\r\n' +
       'Cache-Control: no-store\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
       CORS_LINES +
       '\r\n' +
       (head ? '' : body),
   )
+  return requestId
 }
 
 /**
@@ -87,7 +107,21 @@ function endWithError(socket: Duplex, code: ErrorCode, message: string, head = f
 export function refuseConnect(app: FastifyInstance): void {
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy())
-    endWithError(socket, 'invalid_request', MESSAGES.connectRefused())
+    const started = performance.now()
+    const remoteAddress = socket instanceof Socket ? socket.remoteAddress : undefined
+    const requestId = endWithError(socket, 'invalid_request', MESSAGES.connectRefused())
+    app.log.info(
+      {
+        reqId: requestId,
+        method: 'CONNECT',
+        statusCode: 400,
+        responseTime: performance.now() - started,
+        remoteAddress,
+        code: 'invalid_request',
+        errorMessage: MESSAGES.connectRefused(),
+      },
+      'request completed',
+    )
   })
 }
 
