@@ -250,12 +250,15 @@ describe('HTTP edges', () => {
         assert.equal(response.status, status)
         const requestId = response.headers['x-request-id'] ?? ''
         await connection.closed
-        await new Promise((resolve) => setTimeout(resolve, 50))
-        const lines = server.logs
-          .flatMap((chunk) => chunk.split('\n'))
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .filter((entry) => entry.reqId === requestId)
+        // Its line follows the answer: read the log until it is there (the test's time-out bounds the wait).
+        const linesOfRequest = () =>
+          server.logs
+            .flatMap((chunk) => chunk.split('\n'))
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
+            .filter((entry) => entry.reqId === requestId)
+        while (linesOfRequest().length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+        const lines = linesOfRequest()
         assert.equal(lines.length, 1, JSON.stringify(lines))
         const { time, pid, hostname, responseTime, ...rest } = lines[0] ?? {}
         assert.equal(typeof time, 'number')

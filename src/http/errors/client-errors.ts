@@ -55,29 +55,24 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
   const { rawPacket } = error as { rawPacket?: unknown }
   const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
-  const started = performance.now()
-  // Read first: once the connection has ended, the socket may no longer know its peer.
-  const { remoteAddress } = socket
-  const requestId = endWithError(socket, code, message, head)
-  // Its line in the access log, as every answered request has: what the parser could not read has no method or URL.
-  this.log.info(
-    {
-      reqId: requestId,
-      statusCode: errorBody(code, message).status,
-      responseTime: performance.now() - started,
-      remoteAddress,
-      code,
-      errorMessage: message,
-    },
-    'request completed',
-  )
+  endWithError(this, socket, code, message, { head })
 }
 
 /**
- * Writes the Error body as the connection's last response, outside Fastify, and closes the connection; returns
- * the response's request id.
+ * Writes the Error body as the connection's last response, outside Fastify, closes the connection, and writes the
+ * request's line in the access log, as every answered request has one: `method` when it could be read (CONNECT),
+ * never a URL (the parser could not read one, and a tunnel's target is not a path).
  */
-function endWithError(socket: Duplex, code: ErrorCode, message: string, head = false): string {
+function endWithError(
+  app: FastifyInstance,
+  socket: Duplex,
+  code: ErrorCode,
+  message: string,
+  { head = false, method }: { head?: boolean; method?: string },
+): void {
+  const started = performance.now()
+  // Read first: once the connection has ended, the socket may no longer know its peer.
+  const remoteAddress = socket instanceof Socket ? socket.remoteAddress : undefined
   const requestId = randomUUID()
   const body = JSON.stringify(errorBody(code, message))
   const status = errorBody(code, message).status
@@ -93,7 +88,18 @@ function endWithError(socket: Duplex, code: ErrorCode, message: string, head = f
       '\r\n' +
       (head ? '' : body),
   )
-  return requestId
+  app.log.info(
+    {
+      reqId: requestId,
+      ...(method === undefined ? {} : { method }),
+      statusCode: status,
+      responseTime: performance.now() - started,
+      remoteAddress,
+      code,
+      errorMessage: message,
+    },
+    'request completed',
+  )
 }
 
 /**
@@ -107,21 +113,7 @@ function endWithError(socket: Duplex, code: ErrorCode, message: string, head = f
 export function refuseConnect(app: FastifyInstance): void {
   app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy())
-    const started = performance.now()
-    const remoteAddress = socket instanceof Socket ? socket.remoteAddress : undefined
-    const requestId = endWithError(socket, 'invalid_request', MESSAGES.connectRefused())
-    app.log.info(
-      {
-        reqId: requestId,
-        method: 'CONNECT',
-        statusCode: 400,
-        responseTime: performance.now() - started,
-        remoteAddress,
-        code: 'invalid_request',
-        errorMessage: MESSAGES.connectRefused(),
-      },
-      'request completed',
-    )
+    endWithError(app, socket, 'invalid_request', MESSAGES.connectRefused(), { method: 'CONNECT' })
   })
 }
 

@@ -9,13 +9,11 @@ import { redactKeys } from '../request/log-url.js'
 import { noteRefusal } from '../request/refusal-note.js'
 import { mediaTypeRefusal } from '../json/media-type.js'
 import { API_PREFIX, requestPath } from '../paths.js'
-import { isSafeHost } from '../request/public-origin.js'
+import { absoluteFormAuthority, isSafeHost } from '../request/public-origin.js'
 import { applySecurityHeaders } from '../request/security-headers.js'
 import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
 import { validationDetails } from '../validation/validation-details.js'
 import { MESSAGES } from './error-messages.js'
-
-const ABSOLUTE_TARGET = /^https?:\/\/([^/?#]*)/i
 
 // A message can quote the request (a path, a parameter name) at any length; its log line is bounded.
 const MAX_LOGGED_MESSAGE_LENGTH = 1000
@@ -26,7 +24,7 @@ const MAX_LOGGED_MESSAGE_LENGTH = 1000
  * host check of Location and Link refuses the hosts the router reads.
  */
 function badTargetMessage(url: string): string {
-  const authority = ABSOLUTE_TARGET.exec(url)?.[1]
+  const authority = absoluteFormAuthority(url)
   if (authority !== undefined && !isSafeHost(authority))
     return 'The host of the request target is not a valid host name.'
   return /^(\/|https?:\/\/)/i.test(url)

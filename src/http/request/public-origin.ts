@@ -59,7 +59,12 @@ function schemeOf(request: FastifyRequest): 'http' | 'https' {
 function targetAuthority(request: FastifyRequest): string | undefined {
   const url = request.raw.url ?? ''
   if (url.startsWith('/') || request.host !== (request.headers.host ?? '')) return undefined
-  return ABSOLUTE_FORM.exec(url)?.[1]
+  return absoluteFormAuthority(url)
+}
+
+/** The authority of a request target in absolute form (`http://host:port/…`); undefined for any other form. */
+export function absoluteFormAuthority(target: string): string | undefined {
+  return ABSOLUTE_FORM.exec(target)?.[1]
 }
 
 function listeningAddress(request: FastifyRequest): string {
