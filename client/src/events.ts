@@ -9,7 +9,7 @@ import { readServerSentEvents, type ServerSentEvent } from './sse.js'
 export interface EventQuery {
   /** Only events after this id (default 0: from the oldest kept). */
   after?: number
-  /** Only events of these types (default: every type). */
+  /** Only events of these types (default: every type). An empty list is refused: leave it out for every type. */
   types?: EventType[]
 }
 
@@ -60,7 +60,7 @@ export function eventsApi(context: Context): EventsApi {
     { signal }: CallOptions = {},
   ): Promise<EventPage> => {
     const answer = await api.GET('/events', {
-      params: { query: { ...query, ...(types === undefined ? {} : { types: types.join(',') }) } },
+      params: { query: { ...query, ...typesParameter(types) } },
       signal,
       fetch: transport.fetchFor({ operationId: 'listEvents', expectedDurationMs: (query.wait ?? 0) * 1000 }),
     })
@@ -100,10 +100,21 @@ export function eventsApi(context: Context): EventsApi {
   }
 }
 
+/**
+ * The `types` query parameter. An empty list would be sent as `types=`, which the service refuses with 400 on
+ * every call: refused here instead, before anything is sent, since nobody means "no type at all".
+ */
+function typesParameter(types: EventType[] | undefined): { types?: string } {
+  if (types === undefined) return {}
+  if (types.length === 0) throw new RangeError('types must name at least one event type; leave it out for every type')
+  return { types: types.join(',') }
+}
+
 async function* streamEvents(
   { api, transport, retry }: Context,
   { after, types, signal }: StreamOptions,
 ): AsyncGenerator<Event, void, undefined> {
+  const typesQuery = typesParameter(types)
   // Ours to abort: ending the iteration (break, return) closes the connection even when the caller has no signal.
   const connection = new AbortController()
   const stop = () => connection.abort(signal?.reason)
@@ -123,7 +134,7 @@ async function* streamEvents(
           params: {
             query: {
               ...(after === undefined ? {} : { after }),
-              ...(types === undefined ? {} : { types: types.join(',') }),
+              ...typesQuery,
             },
             header: lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId },
           },

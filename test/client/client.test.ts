@@ -365,6 +365,13 @@ describe('@petstore/client: events', () => {
     assert.ok(received.every((event) => event.id > start))
   })
 
+  it('refuses an empty list of types before sending anything, in each of the three ways to read the feed', async () => {
+    const message = 'types must name at least one event type; leave it out for every type'
+    await assert.rejects(client.events.list({ types: [] }), { name: 'RangeError', message })
+    await assert.rejects(client.events.follow({ types: [] }).next(), { name: 'RangeError', message })
+    await assert.rejects(client.events.stream({ types: [] }).next(), { name: 'RangeError', message })
+  })
+
   it('stream: an aborted signal ends the iteration with the abort reason', async () => {
     const controller = new AbortController()
     const stream = client.events.stream({ after: await position(), signal: controller.signal })
