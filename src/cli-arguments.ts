@@ -60,9 +60,12 @@ export function parseInvocation(args: string[]): Invocation {
   const [first, second] = args
   if (first === undefined) throw new UsageError('a command is required')
   if (first === '--help' || first === '-h' || first === 'help') {
-    if (args.length > 1)
-      throw new UsageError(`${first} takes no arguments; for a command's help: petstore COMMAND --help`)
-    return { kind: 'help', command: undefined }
+    const topic = args.slice(1)
+    if (topic.length === 0) return { kind: 'help', command: undefined }
+    // `petstore help keys create` is read as `petstore keys create --help`, as git and npm read theirs.
+    if (isOption(topic[0]) || topic[0] === 'help')
+      throw new UsageError(`${first} takes a command's name only; for a command's help: petstore COMMAND --help`)
+    return parseInvocation([...topic, '--help'])
   }
   if (first === '--version' || first === '-v') {
     if (args.length > 1) throw new UsageError(`${first} takes no arguments`)

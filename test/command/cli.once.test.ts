@@ -577,10 +577,16 @@ describe('petstore usage errors', { concurrency: 4 }, () => {
     { args: ['frobnicate'], message: 'unknown command "frobnicate"', usage: GLOBAL_USAGE },
     { args: ['--frobnicate'], message: 'unknown option "--frobnicate"', usage: GLOBAL_USAGE },
     {
-      args: ['--help', 'serve'],
-      message: "--help takes no arguments; for a command's help: petstore COMMAND --help",
+      args: ['--help', '--version'],
+      message: "--help takes a command's name only; for a command's help: petstore COMMAND --help",
       usage: GLOBAL_USAGE,
     },
+    {
+      args: ['help', 'help'],
+      message: "help takes a command's name only; for a command's help: petstore COMMAND --help",
+      usage: GLOBAL_USAGE,
+    },
+    { args: ['help', 'frobnicate'], message: 'unknown command "frobnicate"', usage: GLOBAL_USAGE },
     { args: ['keys'], message: 'keys needs a subcommand: create, list or revoke', usage: GLOBAL_USAGE },
     {
       args: ['keys', '--all'],
@@ -721,6 +727,32 @@ data/petstore.db under the current directory
         .filter((line) => line.startsWith('  '))
         .map((line) => line.trim().split(' ')[0])
       assert.deepEqual(listed, [...variables])
+    })
+  }
+
+  const spelledOtherwise: [asked: string[], same: string[]][] = [
+    [
+      ['help', 'keys', 'create'],
+      ['keys', 'create', '--help'],
+    ],
+    [
+      ['--help', 'serve'],
+      ['serve', '--help'],
+    ],
+    [
+      ['-h', 'keys'],
+      ['keys', '--help'],
+    ],
+  ]
+  for (const [asked, same] of spelledOtherwise) {
+    it(`petstore ${asked.join(' ')} prints what petstore ${same.join(' ')} does, exit 0`, async () => {
+      const [result, expected] = await Promise.all([
+        petstore(asked, { cwd: directory, env }),
+        petstore(same, { cwd: directory, env }),
+      ])
+      assert.equal(expected.code, 0)
+      assert.ok(expected.stdout.startsWith('Usage:'), expected.stdout)
+      assert.deepEqual(result, expected)
     })
   }
 
