@@ -97,6 +97,37 @@ describe('operations endpoints', () => {
     assert.ok(!text.includes('path-4711') && !text.includes('unknown-4712'), 'no raw URL in any label')
   })
 
+  it('counts requests answered before any route as "unmatched": bad percent-encoding, parser refusals, \
+CONNECT', async () => {
+    const badPath = await server.request('/v1/pets/%zz')
+    assert.equal(badPath.status, 400)
+    await badPath.arrayBuffer()
+    const badPathNoKey = await server.request('/v1/pets/%zz', { auth: false })
+    assert.equal(badPathNoKey.status, 401)
+    await badPathNoKey.arrayBuffer()
+    for (const head of [
+      'GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      'CONNECT x:443 HTTP/1.1\r\nHost: x\r\n\r\n',
+    ]) {
+      const connection = await openRawConnection(server.baseUrl)
+      await connection.write(head)
+      assert.equal((await connection.nextResponse()).status, 400)
+      await connection.closed
+    }
+    assert.equal(await sampleReaching('http_requests_total{method="GET",route="unmatched",status_code="400"}', 1), 1)
+    assert.equal(await sampleReaching('http_requests_total{method="GET",route="unmatched",status_code="401"}', 1), 1)
+    assert.equal(
+      await sampleReaching('http_requests_total{method="unparsed",route="unmatched",status_code="400"}', 1),
+      1,
+    )
+    const text = await metricsText()
+    assert.equal(sample(text, 'http_requests_total{method="CONNECT",route="unmatched",status_code="400"}'), 1)
+    assert.equal(
+      sample(text, 'http_request_duration_seconds_count{method="unparsed",route="unmatched",status_code="400"}'),
+      1,
+    )
+  })
+
   it('counts authenticated getPet calls per key, found or not', async () => {
     const created = await server.request('/v1/pets', { json: { name: 'Bello', categoryId: 2 } })
     const { id } = await created.json()

@@ -60,8 +60,8 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
 
 /**
  * Writes the Error body as the connection's last response, outside Fastify, closes the connection, and writes the
- * request's line in the access log, as every answered request has one: `method` when it could be read (CONNECT),
- * never a URL (the parser could not read one, and a tunnel's target is not a path).
+ * request's line in the access log, as every answered request has one, and counts it in the metrics: `method` when
+ * it could be read (CONNECT), never a URL (the parser could not read one, and a tunnel's target is not a path).
  */
 function endWithError(
   app: FastifyInstance,
@@ -88,12 +88,14 @@ function endWithError(
       '\r\n' +
       (head ? '' : body),
   )
+  const responseTime = performance.now() - started
+  app.countAnsweredBeforeRouting(method, status, responseTime)
   app.log.info(
     {
       reqId: requestId,
       ...(method === undefined ? {} : { method }),
       statusCode: status,
-      responseTime: performance.now() - started,
+      responseTime,
       remoteAddress,
       code,
       errorMessage: message,

@@ -155,6 +155,17 @@ export function createMetrics({ groupCommit, combined, events, others = [] }: Me
   return { registry, processRegistry, deprecatedCalls, petUpdates, petDeletes, preconditionFailures }
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts a request answered before any route, outside Fastify's hooks (a path that is not valid
+     * percent-encoding, a request Node's parser refused, CONNECT), as the routes' answers are counted: route
+     * "unmatched", and method "unparsed" when the request line could not be read.
+     */
+    countAnsweredBeforeRouting(method: string | undefined, status: number, milliseconds: number): void
+  }
+}
+
 export interface MetricsRouteOptions {
   /** METRICS_TOKEN: when set, a scrape needs it as a bearer token. */
   token: string | undefined
@@ -180,18 +191,21 @@ export function registerMetrics(
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   })
 
-  app.addHook('onResponse', (request, reply, done) => {
-    // The route template, never the raw URL: unknown paths must not create unbounded label values.
-    const method = request.method
-    const route = request.routeOptions.url ?? 'unmatched'
-    const status = reply.statusCode
+  const count = (method: string, route: string, status: number, milliseconds: number) => {
     // A space cannot occur in a method or a route template, so the key names one label set only.
     const key = `${method} ${route} ${status}`
     const labels = () => ({ method, route, status_code: String(status) })
     requests.inc(key, labels)
-    duration.observeAs(key, labels, reply.elapsedTime / 1000)
+    duration.observeAs(key, labels, milliseconds / 1000)
+  }
+  app.addHook('onResponse', (request, reply, done) => {
+    // The route template, never the raw URL: unknown paths must not create unbounded label values.
+    count(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime)
     done()
   })
+  app.decorate('countAnsweredBeforeRouting', (method: string | undefined, status: number, milliseconds: number) =>
+    count(method ?? 'unparsed', 'unmatched', status, milliseconds),
+  )
 
   let processText = ''
   let processTextAt = Number.NEGATIVE_INFINITY

@@ -65,7 +65,9 @@ export class AccessLog extends LogController {
   answeredBeforeRouting(request: FastifyRequest, reply: FastifyReply): void {
     const started = performance.now()
     reply.raw.once('finish', () => {
-      this.#completed(undefined, request, reply, undefined, performance.now() - started)
+      const responseTime = performance.now() - started
+      this.#completed(undefined, request, reply, undefined, responseTime)
+      request.server.countAnsweredBeforeRouting(request.method, reply.statusCode, responseTime)
     })
   }
 
