@@ -26,17 +26,24 @@ export async function connectRedis(url: string, log: FastifyBaseLogger): Promise
     commandTimeout: REDIS_TIMEOUTS.commandMs,
     retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
   })
-  // Logged once per outage, not once per reconnection attempt. Without an 'error' listener ioredis would
-  // print every failed attempt to the console.
-  let failing = false
-  redis.on('error', (error: Error) => {
-    if (failing) return
-    failing = true
-    log.warn({ err: error }, 'redis is unreachable; retrying in the background')
+  // Logged once per outage and kind of failure, not once per reconnection attempt: a Redis that was down at start
+  // and comes back refusing the credentials (WRONGPASS) is named too, not hidden behind the first ECONNREFUSED.
+  // Without an 'error' listener ioredis would print every failed attempt to the console.
+  let reported: string | undefined
+  redis.on('error', (error: Error & { code?: string }) => {
+    const kind = error.code ?? error.message
+    if (kind === reported) return
+    log.warn(
+      { err: withoutCommand(error) },
+      reported === undefined
+        ? 'redis is unreachable; retrying in the background'
+        : 'redis still fails, now otherwise; retrying in the background',
+    )
+    reported = kind
   })
   redis.on('ready', () => {
-    if (failing) log.info('redis is reachable again')
-    failing = false
+    if (reported !== undefined) log.info('redis is reachable again')
+    reported = undefined
   })
   await new Promise<void>((resolve) => {
     const settle = () => {
@@ -48,4 +55,12 @@ export async function connectRedis(url: string, log: FastifyBaseLogger): Promise
     redis.once('ready', settle).once('error', settle)
   })
   return redis
+}
+
+/**
+ * The error as logged: a reply error carries the command it answered, and at connection time that is AUTH with the
+ * user name and password from REDIS_URL in clear.
+ */
+function withoutCommand(error: Error & { code?: string }): { type: string; message: string; code?: string } {
+  return { type: error.name, message: error.message, ...(error.code === undefined ? {} : { code: error.code }) }
 }

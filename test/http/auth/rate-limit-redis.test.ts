@@ -195,6 +195,37 @@ is back', async (t) => {
     assert.equal(server.logs.filter((line) => line.includes('the rate-limit store answers again')).length, 2)
   })
 
+  it('names a Redis that was down at start and comes back refusing the credentials', async () => {
+    const later = await startTcpProxy({
+      host: new URL(REDIS_URL).hostname,
+      port: Number(new URL(REDIS_URL).port || 6379),
+    })
+    await later.cut()
+    const refused = await startTestServer({
+      env: { REDIS_URL: `redis://nobody:not-the-password@127.0.0.1:${later.port}`, LOG_LEVEL: 'warn' },
+    })
+    try {
+      await later.restore()
+      const named = async () => {
+        for (let attempt = 0; attempt < 100; attempt++) {
+          const line = refused.logs.find((candidate) => candidate.includes('WRONGPASS'))
+          if (line) return line
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        return undefined
+      }
+      const line = await named()
+      assert.ok(line, refused.logs.join(''))
+      assert.equal(JSON.parse(line).msg, 'redis still fails, now otherwise; retrying in the background')
+      assert.equal(refused.logs.filter((candidate) => candidate.includes('ECONNREFUSED')).length, 1)
+      assert.ok(!refused.logs.join('').includes('not-the-password'), 'the password is never logged')
+      assert.equal((await refused.request('/v1/pets')).status, 200)
+    } finally {
+      await refused.close()
+      await later.close()
+    }
+  })
+
   it('starts and answers while Redis cannot be reached at all', async () => {
     const nowhere = await startTestServer({
       env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'warn' },
