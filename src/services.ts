@@ -166,7 +166,7 @@ export async function createServices(
         listen: store.listen,
         onNumbered: readable,
         sweepIntervalMs: EVENT_SWEEP_INTERVAL_MS,
-        onError: (error) => log.warn({ err: error }, 'could not number new events'),
+        onError: (error, what) => log.warn({ err: error }, what),
       })
     : undefined
   // Services see the store only as DataAccess: reads, and writes in durable transactions. A transaction that

@@ -31,7 +31,8 @@ export interface EventNumberingSettings {
   /** Events were numbered, here or on another instance: readers may find new ones. */
   onNumbered: () => void
   sweepIntervalMs: number
-  onError: (error: unknown) => void
+  /** `what` failed: a numbering, or the inbox's vacuum. */
+  onError: (error: unknown, what: string) => void
 }
 
 /** The most sweeps between two vacuums of an inbox that a held snapshot keeps from emptying. */
@@ -55,6 +56,9 @@ export class EventNumbering {
   #sweepsToSkip = 0
   /** A sweep asked for the vacuum, which follows the numbering in progress. */
   #vacuumDue = false
+  /** The vacuum in progress, beside the numberings (#startVacuum says why). */
+  #vacuuming: Promise<void> | undefined
+  #vacuumFailing = false
   #timer: NodeJS.Timeout | undefined
   #listening: { close(): Promise<void> } | undefined
 
@@ -68,7 +72,7 @@ export class EventNumbering {
       onNotify: onNumbered,
       // Numberings made while nobody listened were not heard: readers look once.
       onConnected: onNumbered,
-      onError,
+      onError: (error) => onError(error, 'could not number new events'),
     })
     this.#timer = setInterval(() => {
       this.#vacuumDue = true
@@ -95,18 +99,37 @@ export class EventNumbering {
     clearInterval(this.#timer)
     await this.#listening?.close()
     await this.#running
+    await this.#vacuuming
+  }
+
+  /**
+   * Starts the sweep's vacuum unless one is running. It runs beside the numberings, never in their way: a vacuum
+   * that empties the inbox then waits to truncate it (an exclusive lock, up to the statement time-out) while any
+   * transaction has the table open, an idle psql that read it or a pg_dump, and events committed meanwhile would
+   * wait as long for their numbers.
+   */
+  #startVacuum(): void {
+    this.#vacuumDue = false
+    this.#vacuuming ??= this.#sweepVacuum().finally(() => (this.#vacuuming = undefined))
   }
 
   /** A sweep's vacuum: after events moved out of the inbox, or, backing off, while a vacuum left pages behind. */
   async #sweepVacuum(): Promise<void> {
-    this.#vacuumDue = false
     if (!this.#movedSinceVacuum && !this.#leftInInbox) return
     if (!this.#movedSinceVacuum && this.#sweepsToSkip > 0) {
       this.#sweepsToSkip--
       return
     }
     this.#movedSinceVacuum = false
-    this.#leftInInbox = await vacuumEventInbox(this.#settings.maintenance)
+    try {
+      this.#leftInInbox = await vacuumEventInbox(this.#settings.maintenance)
+      this.#vacuumFailing = false
+    } catch (error) {
+      // Reported once until a vacuum succeeds; later sweeps try again, backing off as after pages left behind.
+      if (!this.#vacuumFailing) this.#settings.onError(error, 'could not vacuum the event inbox')
+      this.#vacuumFailing = true
+      this.#leftInInbox = true
+    }
     this.#leftoverBackoff = this.#leftInInbox
       ? Math.min(Math.max(1, this.#leftoverBackoff * 2), MAX_LEFTOVER_BACKOFF)
       : 0
@@ -125,10 +148,10 @@ export class EventNumbering {
         }
         const more = numbered === BATCH
         if (more) this.#again = true
-        if (this.#vacuumDue && !more) await this.#sweepVacuum()
+        if (this.#vacuumDue && !more) this.#startVacuum()
       } catch (error) {
         // Reported once per outage; the next commit or sweep tries again.
-        if (!this.#failing) this.#settings.onError(error)
+        if (!this.#failing) this.#settings.onError(error, 'could not number new events')
         this.#failing = true
         return
       }

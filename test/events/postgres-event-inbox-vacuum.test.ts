@@ -101,4 +101,48 @@ describe('the event inbox on postgres', () => {
     // No event moves after this: only a sweep that vacuums again reclaims the rows.
     assert.equal(await untilNoPage(), 0)
   })
+
+  it('numbers new events at once while a vacuum waits to truncate the inbox a transaction has read', async () => {
+    const [{ schema } = { schema: '' }] = (
+      await sql<{ schema: string }>`select current_schema() as schema`.execute(server.store.admin)
+    ).rows
+    const elsewhere = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL })
+    await elsewhere.connect()
+    try {
+      await elsewhere.query(`set search_path to ${schema}`)
+      // An idle psql (or a pg_dump) that read the inbox holds a lock that a vacuum emptying it waits for, to
+      // truncate it: up to the statement time-out.
+      await elsewhere.query('begin')
+      await elsewhere.query('select count(*) from event_inbox')
+      const before = (await feedIds(0, 1000)).at(-1) ?? 0
+      await createPets(30)
+      assert.equal((await feedIds(before, 30)).length, 30)
+      // The sweep's vacuum is under way on this schema's inbox (it holds this lock until it ends).
+      const vacuuming = async () =>
+        (
+          await sql<{ held: boolean }>`select exists (select 1 from pg_locks where relation = 'event_inbox'::regclass
+            and mode = 'ShareUpdateExclusiveLock' and granted) as held`.execute(server.store.admin)
+        ).rows[0]?.held === true
+      const deadline = Date.now() + 10_000
+      while (!(await vacuuming()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.ok(await vacuuming(), 'a sweep is vacuuming the inbox')
+      const poll = server.request(`/v1/events?after=${before + 30}&wait=3`)
+      const created = await server.request('/v1/pets', { json: { name: 'during the vacuum', categoryId: 1 } })
+      assert.equal(created.status, 201)
+      const { id } = (await created.json()) as { id: number }
+      const answeredAfter = performance.now()
+      const page = await poll
+      assert.equal(page.status, 200)
+      const events = (await page.json()) as { id: number; type: string; data: { pet: { id: number } } }[]
+      assert.deepEqual(
+        events.map((event) => [event.id, event.type, event.data.pet.id]),
+        [[before + 31, 'pet.created', id]],
+      )
+      assert.ok(performance.now() - answeredAfter < 1000, 'the event was numbered while the vacuum waited')
+      assert.ok(await vacuuming(), 'the vacuum was still waiting when the event was read')
+    } finally {
+      await elsewhere.query('commit')
+      await elsewhere.end()
+    }
+  })
 })
