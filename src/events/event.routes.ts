@@ -70,6 +70,9 @@ const SSE_EXAMPLE =
   '{"id":4712,"type":"order.placed","timestamp":"2026-05-01T08:00:01.250Z",' +
   '"data":{"order":{"id":7,"petId":12,"quantity":1,"shipDate":null,"complete":false,"status":"placed"}}}\n\n'
 
+/** The stop signal of a read that does not wait. */
+const NEVER = new AbortController().signal
+
 const holder = (request: FastifyRequest): string => request.principal?.keyId ?? 'anonymous'
 
 const FEED_GUARANTEE =
@@ -183,9 +186,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
       }
       const after = resumeAfter ?? request.query.after ?? 0
       const types = parseTypes(request.query.types)
-      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow.
-      const subscription =
-        request.method === 'HEAD' ? undefined : await events.subscribe({ after, types }, holder(request))
+      // HEAD (which Fastify answers with this handler) sends no body: nothing to follow. Its position is checked
+      // all the same (a page read, holding no place), so that it answers as GET would: 410 where GET is refused.
+      const head = request.method === 'HEAD'
+      if (head) await events.list({ after, limit: 1, types }, { waitMs: 0, holder: holder(request), stop: NEVER })
+      const subscription = head ? undefined : await events.subscribe({ after, types }, holder(request))
       // Only once the stream is certain: a refusal (410, 429) is an Error body, without the stream's headers.
       reply.type('text/event-stream; charset=utf-8')
       // Proxies that buffer responses (nginx) would hold events back; this asks them not to (XAccelBufferingHeader).

@@ -229,6 +229,11 @@ same URL)', async () => {
         'are not here (a database restored from an earlier copy, or a position from another shop); ' +
         'resynchronise and start again with after=0.',
     })
+    // HEAD answers as GET does, without the body.
+    const head = await server.request(`/v1/events/stream?after=${newest + 1}`, { method: 'HEAD' })
+    assert.equal(head.status, 410)
+    assert.equal(head.headers.get('content-type'), 'application/json; charset=utf-8')
+    assert.equal(await head.text(), '')
   })
 
   it('answers 410 for a position inside the purged range', async () => {
