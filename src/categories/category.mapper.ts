@@ -21,13 +21,38 @@ export function toVersionedCategory(row: CategoryRow): VersionedCategory {
   return { category: toCategory(row), version: Number(row.version) }
 }
 
+/** One round of the fold: composed (NFC), then upper and lower case twice (see nameKey). */
+function foldRound(text: string): string {
+  return text.normalize('NFC').toUpperCase().toLowerCase().toUpperCase().toLowerCase()
+}
+
+/** More rounds than the fold ever needs (two reach the end on every letter and mark tried): a bound, not a tuning. */
+const MAX_FOLD_ROUNDS = 4
+
 /**
  * The name as the unique index compares it: composed (NFC) and case-folded here, in the service, so that both
  * stores compare the same text (SQLite's lower() folds ASCII only; PostgreSQL's follows the collation). Upper
  * then lower case folds what lower case alone leaves apart (`ß` and `SS`, `ς` and `σ`), and a second round folds
- * what the first one makes: capital `ẞ` becomes `ß` in it, which only the second makes `ss` like `SS` and `ß`
- * (after two rounds, no code point changes again).
+ * what the first one makes: capital `ẞ` becomes `ß` in it, which only the second makes `ss` like `SS` and `ß`.
+ * Case mapping can also leave text that composes anew: `Ϊ` + combining acute lower-cases to `ϊ` + acute, which
+ * is `ΐ`, and `ß` + acute upper-cases to `SS` + acute, which is `S` + `Ś`. So the round (NFC first) is repeated
+ * until the key no longer changes, and names equal ignoring case get one key however case mapping spelled them.
  */
 export function nameKey(name: string): string {
-  return name.normalize('NFC').toUpperCase().toLowerCase().toUpperCase().toLowerCase()
+  let key = foldRound(name)
+  for (let round = 1; round < MAX_FOLD_ROUNDS; round++) {
+    const next = foldRound(key)
+    if (next === key) break
+    key = next
+  }
+  return key
+}
+
+/**
+ * Whether `key` can be the key of a name kept, by an earlier fold, with another key beside a category holding
+ * `key` (see refoldKeptKey): only the rounds added since make such pairs, and they change only text holding `ss`
+ * (from a capital `ẞ`) or a combining mark (composed anew or reordered).
+ */
+export function mayBeRefoldedKey(key: string): boolean {
+  return key.includes('ss') || /\p{M}/u.test(key.normalize('NFD'))
 }

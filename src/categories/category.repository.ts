@@ -1,5 +1,6 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { CategoryTable, Reader, Writer } from '../db/database.js'
+import { mayBeRefoldedKey, nameKey } from './category.mapper.js'
 
 export type CategoryRow = Selectable<CategoryTable>
 
@@ -95,21 +96,17 @@ export async function renameCategory(
 }
 
 /**
- * After `freed` stopped being a category's key (a rename, a delete): a category kept with a key of the earlier fold
- * because another had its refolded key (migration 0016: "STRAẞE" kept as straße beside "Straße", strasse) takes
- * `freed` when it is that refolded key, the lowest id first, as the migration would have chosen. Its name is then
- * the one a new name equal to it meets, so none joins it. Only a key holding `ss` can be one.
+ * After `freed` stopped being a category's key (a rename, a delete): a category kept with a key of an earlier fold
+ * because another had the key of today's (migrations 0016 and 0017: "STRAẞE" kept as straße beside "Straße",
+ * strasse) takes `freed` when its name folds to it today, the lowest id first, as the migrations would have chosen.
+ * Its name is then the one a new name equal to it meets, so none joins it.
  */
 export async function refoldKeptKey(trx: Writer, freed: string): Promise<void> {
-  if (!freed.includes('ss')) return
-  const kept = await trx
-    .selectFrom('categories')
-    .select('id')
-    .where('name_key', 'like', '%ß%')
-    .where(sql<string>`replace(name_key, 'ß', 'ss')`, '=', freed)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst()
+  if (!mayBeRefoldedKey(freed)) return
+  // A kept key cannot be told from its name in SQL, so the names are folded here: every category is read, by a
+  // rename or delete of a name holding ss or a combining mark only, and category writes are rare.
+  const rows = await trx.selectFrom('categories').select(['id', 'name', 'name_key']).orderBy('id').execute()
+  const kept = rows.find((row) => row.name_key !== freed && nameKey(row.name) === freed)
   if (kept !== undefined)
     await trx.updateTable('categories').set({ name_key: freed }).where('id', '=', kept.id).execute()
 }

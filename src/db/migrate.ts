@@ -17,6 +17,7 @@ import * as dataVersionFreeShard from './migrations/0013_data_version_free_shard
 import * as categoryVersionFloor from './migrations/0014_category_version_floor.js'
 import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.js'
 import * as categoryNameKeySharpS from './migrations/0016_category_name_key_sharp_s.js'
+import * as categoryNameKeyComposed from './migrations/0017_category_name_key_composed.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0014_category_version_floor': categoryVersionFloor,
   '0015_webhook_pending_events': webhookPendingEvents,
   '0016_category_name_key_sharp_s': categoryNameKeySharpS,
+  '0017_category_name_key_composed': categoryNameKeyComposed,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -63,6 +63,17 @@ describe('category records', () => {
     assert.deepEqual(await renamed.json(), { id: holder.id, name: 'STRASSE' })
   })
 
+  it('refuses a name equal ignoring case once case mapping composes it anew: 409', async () => {
+    // Capital iota with diaeresis (U+03AA) and a combining acute lower-case to ϊ + ◌́, which is ΐ (U+0390);
+    // ß then a combining acute upper-cases to S + Ś.
+    const iota = await createCategory(server, '\u0390')
+    await assertError(await server.request('/v1/categories', { json: { name: '\u03AA\u0301' } }), nameTaken(iota))
+    await assertError(await putCategory(server, 9001, '\u03CA\u0301'), nameTaken(iota))
+    const sharp = await createCategory(server, 'Fu\u00DF\u0301')
+    await assertError(await server.request('/v1/categories', { json: { name: 'FUS\u015A' } }), nameTaken(sharp))
+    await assertError(await putCategory(server, 9001, 'fus\u015B'), nameTaken(sharp))
+  })
+
   it('gets a category with its ETag; 304 when If-None-Match names it, 412 when If-Match does not', async () => {
     const created = await createCategory(server, 'Birds')
     const response = await server.request(categoryPath(created.id))

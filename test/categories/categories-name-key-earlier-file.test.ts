@@ -16,9 +16,9 @@ const EARLIER_SCHEMA = '0015_webhook_pending_events'
  * Rewrites the shop file as that schema could have written it: the header names it, the categories named in
  * `renames` have those names, and the closing line's checksum is computed again over the edited lines.
  */
-function asEarlierSchemaFile(file: string, renames: Map<string, string>): void {
+function asEarlierSchemaFile(file: string, renames: Map<string, string>, schemaVersion = EARLIER_SCHEMA): void {
   resealShopFile(file, (line, index) => {
-    if (index === 0) return { ...line, schemaVersion: EARLIER_SCHEMA }
+    if (index === 0) return { ...line, schemaVersion }
     const row = line.row as Record<string, unknown> | undefined
     const renamed = typeof row?.name === 'string' ? renames.get(row.name) : undefined
     return line.table === 'categories' && renamed !== undefined ? { ...line, row: { ...row, name: renamed } } : line
@@ -81,6 +81,41 @@ describe(`the import of a shop file written before category keys were folded twi
       assert.equal((await target.request('/v1/categories', { json: { name: 'STRASSE' } })).status, 201)
     } finally {
       await target.close()
+    }
+  })
+
+  it('loads a pair of names that compose anew by case mapping, from a file folded by rounds of two', async () => {
+    const source = await createTestDatabase()
+    const shop = await startTestServer({ database: source })
+    let target: TestServer | undefined
+    let imported: TestDatabase | undefined
+    try {
+      // The capital name takes the lower id, so that it loads before the name whose key it would take.
+      const capital = await createCategory(shop, 'Peak')
+      const small = await createCategory(shop, '\u0390')
+      const file = join(directory, 'folded-twice.jsonl')
+      await exportShop(source.url, file)
+      asEarlierSchemaFile(file, new Map([['Peak', '\u03AA\u0301']]), '0016_category_name_key_sharp_s')
+
+      imported = await importIntoNewDatabase(file)
+      target = await startTestServer({ database: imported })
+      const listed = await target.request('/v1/categories')
+      assert.deepEqual(await listed.json(), [
+        { id: capital.id, name: '\u03AA\u0301' },
+        { id: small.id, name: '\u0390' },
+      ])
+      for (const name of ['\u03CA\u0301', '\u03B9\u0308\u0301', '\u03AA\u0301'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(small))
+      // Once the name it was kept beside is deleted, the kept name holds the key it refolds to: none joins it.
+      assert.equal((await deleteCategory(target, small.id)).status, 204)
+      const kept = { id: capital.id, name: '\u03AA\u0301' }
+      for (const name of ['\u0390', '\u03CA\u0301'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(kept))
+    } finally {
+      await target?.close()
+      await shop.close()
+      await source.drop()
+      await imported?.drop()
     }
   })
 })

@@ -53,6 +53,62 @@ describe(`migration 0016 (category keys folded twice) on ${TEST_STORE}`, () => {
 
     assert.equal((await migrateTo(db, BEFORE)).error, undefined)
     assert.deepEqual((await keys()).length, 6)
-    assert.deepEqual((await migrateToLatest(db)).applied, ['0016_category_name_key_sharp_s'])
+    assert.deepEqual((await migrateToLatest(db)).applied, [
+      '0016_category_name_key_sharp_s',
+      '0017_category_name_key_composed',
+    ])
+  })
+})
+
+// Migration 0017 on a store whose keys were folded by one round of NFC, then upper and lower case twice: case
+// mapping can leave text that composes anew, and the key of such a name is refolded to the end, unless another
+// category already has that key. Down refolds them back.
+describe(`migration 0017 (category keys folded until they no longer change) on ${TEST_STORE}`, () => {
+  const BEFORE_0017 = '0016_category_name_key_sharp_s'
+  let store: Store
+  let closeStore: () => Promise<void>
+  before(async () => {
+    ;({ store, close: closeStore } = await openTestStore())
+  })
+  after(() => closeStore())
+
+  it('refolds a key that composes anew, except where another category has the refolded key', async () => {
+    const db = store.admin
+    assert.equal((await migrateUntil(db, BEFORE_0017)).error, undefined)
+    // Keys as one round made them: Ϊ + acute → ϊ + acute; ß + acute → s, s, acute.
+    await sql`insert into categories (id, name, name_key, version) values
+      (1, ${'\u03AA\u0301'}, ${'\u03CA\u0301'}, 1),
+      (2, ${'\u0390'}, ${'\u03B9\u0308\u0301'}, 1),
+      (3, ${'Fu\u00DF\u0301'}, ${'fuss\u0301'}, 1),
+      (4, 'Dogs', 'dogs', 1)`.execute(db)
+
+    assert.ok((await migrateToLatest(db)).applied.includes('0017_category_name_key_composed'))
+    const { rows } = await sql<{ id: number; key: string }>`
+      select id, name_key as key from categories order by id`.execute(db)
+    assert.deepEqual(
+      rows.map((row) => [Number(row.id), row.key]),
+      [
+        // Its refolded key is category 2's: both names stay, each with its key.
+        [1, '\u03CA\u0301'],
+        [2, '\u03B9\u0308\u0301'],
+        [3, 'fus\u015B'],
+        [4, 'dogs'],
+      ],
+    )
+
+    // Down gives back the keys the earlier fold looks names up by.
+    assert.equal((await migrateTo(db, BEFORE_0017)).error, undefined)
+    const { rows: down } = await sql<{ id: number; key: string }>`
+      select id, name_key as key from categories order by id`.execute(db)
+    assert.deepEqual(
+      down.map((row) => [Number(row.id), row.key]),
+      [
+        [1, '\u03CA\u0301'],
+        [2, '\u03B9\u0308\u0301'],
+        [3, 'fuss\u0301'],
+        [4, 'dogs'],
+      ],
+    )
+    assert.deepEqual((await migrateToLatest(db)).applied, ['0017_category_name_key_composed'])
   })
 })

@@ -134,6 +134,7 @@ second', async () => {
       { name: '0014_category_version_floor' },
       { name: '0015_webhook_pending_events' },
       { name: '0016_category_name_key_sharp_s' },
+      { name: '0017_category_name_key_composed' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
