@@ -2,7 +2,7 @@
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
 import { rm, rmdir } from 'node:fs/promises'
 import type { Config } from '../config.js'
-import { refoldCategoryKeysOfEarlierFile } from './category-name-keys.js'
+import { refoldCategoryKeys } from './category-name-keys.js'
 import { setVersionFloorOfEarlierFile } from './category-version-floor.js'
 import { DamagedFileError } from './columns.js'
 import type { MoveProgress } from './export.js'
@@ -40,7 +40,7 @@ async function load(session: MoveSession, file: ShopFile, config: Config, progre
     const counts = await loadRecords(session, records, file.header.schemaVersion, config, progress)
     // The file's events, retention mark and waiting events are in place: the floor's bound counts them.
     await setVersionFloorOfEarlierFile(session, file.header.schemaVersion)
-    await refoldCategoryKeysOfEarlierFile(session, file.header.schemaVersion)
+    await refoldCategoryKeys(session, file.header.schemaVersion)
     return counts
   } catch (error) {
     if (error instanceof DamagedFileError || error instanceof ForeignSecretError) throw error

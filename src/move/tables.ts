@@ -47,7 +47,7 @@ export const TABLES: readonly TableEntry[] = [
     key: ['id'],
     derived: {
       name_key: (row, fileSchema) =>
-        typeof row.name === 'string' ? nameKeyOfSchema(row.name, fileSchema) : row.name_key,
+        typeof row.name === 'string' ? nameKeyOfSchema(row.name, fileSchema, row.name_key) : row.name_key,
     },
   },
   {

@@ -89,6 +89,7 @@ describe(`the import of a shop file written before category keys were folded twi
     const shop = await startTestServer({ database: source })
     let target: TestServer | undefined
     let imported: TestDatabase | undefined
+    let reimported: TestDatabase | undefined
     try {
       // The capital name takes the lower id, so that it loads before the name whose key it would take.
       const capital = await createCategory(shop, 'Peak')
@@ -106,6 +107,22 @@ describe(`the import of a shop file written before category keys were folded twi
       ])
       for (const name of ['\u03CA\u0301', '\u03B9\u0308\u0301', '\u03AA\u0301'])
         await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(small))
+
+      // The shop moves on as it is, the pair included: its own export loads, and the pair stays guarded.
+      const again = join(directory, 'kept-pair.jsonl')
+      await exportShop(imported.url, again)
+      reimported = await importIntoNewDatabase(again)
+      const reloaded = await startTestServer({ database: reimported })
+      try {
+        assert.deepEqual(
+          await (await reloaded.request('/v1/categories')).json(),
+          await (await target.request('/v1/categories')).json(),
+        )
+        for (const name of ['\u03CA\u0301', '\u03AA\u0301'])
+          await assertError(await reloaded.request('/v1/categories', { json: { name } }), nameTaken(small))
+      } finally {
+        await reloaded.close()
+      }
       // Once the name it was kept beside is deleted, the kept name holds the key it refolds to: none joins it.
       assert.equal((await deleteCategory(target, small.id)).status, 204)
       const kept = { id: capital.id, name: '\u03AA\u0301' }
@@ -116,6 +133,7 @@ describe(`the import of a shop file written before category keys were folded twi
       await shop.close()
       await source.drop()
       await imported?.drop()
+      await reimported?.drop()
     }
   })
 })
