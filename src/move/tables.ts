@@ -13,7 +13,10 @@ export interface TableEntry {
   key: readonly string[]
   /** The column whose values the database hands out: its counter moves too, so no id is handed out twice. */
   counter?: string
-  /** Rows the migrations (or a first start) create in an empty database: the file's replace them. */
+  /**
+   * Rows the migrations (or a first start) create in an empty database: the file's replace them, when it has the
+   * table (a file of an earlier schema may not).
+   */
   replaced?: boolean
   /** A column holding an RFC 3339 instant: rows whose instant has passed are of no use and stay behind. */
   expiresAt?: string
