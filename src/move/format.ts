@@ -46,7 +46,7 @@ function parseLine(line: string, what: string): Record<string, unknown> {
   return value
 }
 
-const NOT_AN_EXPORT = `the file is not a petstore export (its first line is not a ${FORMAT_NAME} header)`
+export const NOT_AN_EXPORT = `the file is not a petstore export (its first line is not a ${FORMAT_NAME} header)`
 
 export function parseHeader(line: string | undefined): Header {
   if (line === undefined) throw new DamagedFileError('the file is empty')

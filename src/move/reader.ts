@@ -6,9 +6,34 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { Checksum } from './checksum.js'
 import { DamagedFileError } from './columns.js'
-import { parseBody, parseHeader, type Closing, type Header, type ShopRecord } from './format.js'
+import { NOT_AN_EXPORT, parseBody, parseHeader, type Closing, type Header, type ShopRecord } from './format.js'
 
 export class MissingFileError extends Error {}
+
+/** Far above the longest line an export writes (a row holds at most some tens of kilobytes). */
+const MAX_LINE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Refuses a file with no line break for more than MAX_LINE_BYTES (a disk image, /dev/zero): readline would gather
+ * it into one string until V8's limit on a string's length ended the process with a stack trace. Listens before
+ * readline does, so that the chunk that passes the bound is the last one it takes.
+ */
+function refuseEndlessLines(input: Readable): void {
+  let run = 0
+  let lineEnded = false
+  input.on('data', (chunk: Buffer) => {
+    const first = chunk.indexOf(10)
+    const longest = first < 0 ? run + chunk.length : run + first
+    run = first < 0 ? run + chunk.length : chunk.length - chunk.lastIndexOf(10) - 1
+    if (longest > MAX_LINE_BYTES)
+      input.destroy(
+        new DamagedFileError(
+          lineEnded ? 'the file is damaged: a line is longer than any petstore export writes' : NOT_AN_EXPORT,
+        ),
+      )
+    lineEnded ||= first >= 0
+  })
+}
 
 export interface ShopFileReader {
   header: Header
@@ -29,6 +54,7 @@ export async function openShopFile(source: string, signal?: AbortSignal): Promis
       throw new MissingFileError(`${source} is a directory: name a file written by petstore export`)
     input = createReadStream(source)
   }
+  refuseEndlessLines(input)
   // Stopped, the import ends at the next line, or at once when it waits for one (a slow pipe).
   const reading = createInterface({ input, crlfDelay: Infinity })
   signal?.addEventListener('abort', () => (reading.close(), input.destroy()), { once: true })

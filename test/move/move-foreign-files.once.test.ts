@@ -1,5 +1,5 @@
 // petstore import given something that is not a shop file, as an operator mistypes a path: the backup still
-// gzip-compressed, the SQLite database itself, some other text, a directory. Refused with exit 1 and one line
+// gzip-compressed, the SQLite database itself, some other text, a device, a directory. Refused with exit 1 and one line
 // that says what the file is, and no database file is left behind.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -49,6 +49,12 @@ describe('petstore import of a file that is not a petstore export', () => {
         writeFileSync(file, 'root:x:0:0:root:/root:/bin/bash\n')
         return file
       },
+      cause: () => NOT_AN_EXPORT,
+    },
+    {
+      // No line break ever: read as one line, it would pass V8's limit on a string's length (a crash, before).
+      name: 'a device that never ends a line',
+      file: () => '/dev/zero',
       cause: () => NOT_AN_EXPORT,
     },
     {
