@@ -6,6 +6,9 @@ import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../
 import { parseInt8 } from '../postgres.js'
 import { WorkingSchemaPostgresDialect } from '../postgres-schema-introspector.js'
 
+/** The first key of the advisory lock imports take ('PSIM'); the second is the schema's. */
+const IMPORT_LOCK = 1347635533
+
 export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({
@@ -29,7 +32,13 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     select,
     run,
     beginSnapshot: () => run('begin isolation level repeatable read read only', []),
-    beginLoad: () => run('begin', []),
+    // Imports into one schema take turns: a second one started meanwhile waits for the first's commit and finds
+    // its shop, instead of creating the schema's tables beside the first one's (refused by PostgreSQL's catalog
+    // as "current transaction is aborted"). Released with the transaction.
+    async beginLoad() {
+      await run('begin', [])
+      await run(`select pg_advisory_xact_lock(${IMPORT_LOCK}, hashtext(current_schema()))`, [])
+    },
     // Kysely's PostgreSQL driver, given this one client as its whole pool (released to nothing, never ended).
     async migrateInsideLoad() {
       const lent = { query: client.query.bind(client), release: () => {} }
