@@ -118,8 +118,9 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
 
 /**
  * Brings the schema up to date inside a transaction the caller holds open on `db`'s one connection (an import's
- * load), so that the migrations roll back with it: a refused import leaves the database as it found it. Kysely's
- * lock is PostgreSQL's transaction-level advisory lock, held until that transaction ends.
+ * load), so that the migrations roll back with it: a refused import leaves the database as it found it. On
+ * PostgreSQL the caller's dialect makes Kysely's lock a transaction-level advisory lock, held until that transaction
+ * ends (db/postgres/move-session.ts).
  */
 export function migrateInsideTransaction(db: Kysely<Database>): Promise<MigrationReport> {
   return migrateOnce(db, { disableTransactions: true })

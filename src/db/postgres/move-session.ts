@@ -1,5 +1,5 @@
 // PostgreSQL's side of a move session (db/move-session.ts): one pg client of its own.
-import { Kysely } from 'kysely'
+import { Kysely, PostgresAdapter, sql, type DialectAdapter } from 'kysely'
 import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
 import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
@@ -8,6 +8,29 @@ import { WorkingSchemaPostgresDialect } from '../postgres-schema-introspector.js
 
 /** The first key of the advisory lock imports take ('PSIM'); the second is the schema's. */
 const IMPORT_LOCK = 1347635533
+
+/** The key of Kysely's migration lock (its PostgresAdapter's), so that a petstore migrate beside the load waits. */
+const MIGRATION_LOCK = '3853314791062309107'
+
+/**
+ * Kysely's migration lock inside the load's transaction: a transaction-level advisory lock, released by the
+ * load's commit or rollback. Kysely's own is a session lock released by a statement after the migrations, and
+ * that statement, after a migration failed (a table of another application in the way), failed in turn with
+ * "current transaction is aborted" and took the place of the migration's error.
+ */
+class InsideLoadAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK)}::bigint)`.execute(db)
+  }
+
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+class InsideLoadDialect extends WorkingSchemaPostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new InsideLoadAdapter()
+  }
+}
 
 export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
   const { default: pg } = await import('pg')
@@ -43,7 +66,7 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     async migrateInsideLoad() {
       const lent = { query: client.query.bind(client), release: () => {} }
       const pool = { connect: async () => lent, end: async () => {} }
-      await migrateInsideTransaction(new Kysely<Database>({ dialect: new WorkingSchemaPostgresDialect({ pool }) }))
+      await migrateInsideTransaction(new Kysely<Database>({ dialect: new InsideLoadDialect({ pool }) }))
     },
     jsonFromStore: (value) => value,
     booleanToStore: (value) => value,
