@@ -16,6 +16,9 @@ import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
 
+/** A second row of a table of one row (a counter, the retention mark): no export writes one. */
+class SecondRowError extends Error {}
+
 async function refuseHeldShop(session: MoveSession): Promise<void> {
   for (const table of TABLES) {
     if (table.replaced) continue
@@ -48,7 +51,7 @@ async function load(session: MoveSession, file: ShopFile, config: Config, progre
     for (let next = await records.next(); next.done !== true; next = await records.next());
     // The file is what its checksum says, yet its rows break a rule no export breaks: it was made or edited by
     // hand, and checksummed again.
-    if (breaksAConstraint(error))
+    if (breaksAConstraint(error) || error instanceof SecondRowError)
       throw new Error(`the file's rows break a rule of the shop, so it was edited after its export: ${error.message}`, {
         cause: error,
       })
@@ -120,6 +123,8 @@ async function loadRecords(
       waiting.push([table, record.row])
       continue
     }
+    // The service reads and updates such a table as one row: a second one would split it in two.
+    if (table.key.length === 0 && loader.count > 0) throw new SecondRowError(`${table.name} has more than its one row`)
     if (table.name === 'service_secrets') secrets.serviceSecret(record.row)
     if (table.name === 'webhook_endpoints') secrets.endpoint(record.row)
     if (table.name === 'idempotency_keys') secrets.storedResponse(record.row)

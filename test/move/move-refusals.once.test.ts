@@ -288,6 +288,16 @@ for (const store of ['sqlite', 'postgres'] as const) {
       if (store === 'postgres') assert.deepEqual(await tablesIn(target), [])
     })
 
+    it('a re-sealed file with two rows of a table of one row', async () => {
+      const target = await createTestDatabase(store)
+      databases.push(target)
+      const file = resealed(`two-marks-${store}.jsonl`, (records) =>
+        records.flatMap((line) => (line.startsWith('{"table":"event_retention","row"') ? [line, line] : [line])),
+      )
+      assert.equal(await refusedImport(target, file), `${BREAKS_A_RULE}event_retention has more than its one row\n`)
+      if (store === 'postgres') assert.deepEqual(await tablesIn(target), [])
+    })
+
     it('a re-sealed file with an order of a pet it does not hold', async () => {
       const target = await createTestDatabase(store)
       databases.push(target)
