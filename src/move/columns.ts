@@ -27,17 +27,17 @@ export function toStoreValue(kind: ColumnKind, session: MoveSession, value: unkn
   if (value === null) return null
   switch (kind) {
     case 'integer':
-      if (!Number.isSafeInteger(value)) throw new DamagedFileError(`${where} is not an integer`)
+      if (!Number.isSafeInteger(value)) throw new DamagedFileError(`the file is damaged: ${where} is not an integer`)
       return value
     case 'text':
     case 'timestamp':
-      if (typeof value !== 'string') throw new DamagedFileError(`${where} is not text`)
+      if (typeof value !== 'string') throw new DamagedFileError(`the file is damaged: ${where} is not text`)
       return value
     case 'json':
       // Stringified on both stores: pg would send a JavaScript array as a PostgreSQL array, not as JSON.
       return JSON.stringify(value)
     case 'boolean':
-      if (typeof value !== 'boolean') throw new DamagedFileError(`${where} is not true or false`)
+      if (typeof value !== 'boolean') throw new DamagedFileError(`the file is damaged: ${where} is not true or false`)
       return session.booleanToStore(value)
   }
 }

@@ -298,6 +298,20 @@ for (const store of ['sqlite', 'postgres'] as const) {
       if (store === 'postgres') assert.deepEqual(await tablesIn(target), [])
     })
 
+    it('a re-sealed file with a value of the wrong kind, named as damage', async () => {
+      const target = await createTestDatabase(store)
+      databases.push(target)
+      const file = resealed(`text-id-${store}.jsonl`, (records) =>
+        records.map((line) =>
+          line.startsWith('{"table":"orders","row"') ? line.replace(/"id":(\d+)/, '"id":"$1"') : line,
+        ),
+      )
+      assert.equal(
+        await refusedImport(target, file),
+        'petstore: import refused, nothing changed: the file is damaged: orders.id is not an integer\n',
+      )
+    })
+
     it('a re-sealed file with an order of a pet it does not hold', async () => {
       const target = await createTestDatabase(store)
       databases.push(target)
