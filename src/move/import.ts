@@ -1,6 +1,5 @@
 // petstore import: a shop file into an empty database of either store, migrated and loaded in one transaction.
 // Whatever goes wrong (a held shop, a damaged file, a foreign secret key) rolls it back: nothing changes.
-import { existsSync } from 'node:fs'
 import { rm, rmdir } from 'node:fs/promises'
 import type { Config } from '../config.js'
 import { refoldCategoryKeys } from './category-name-keys.js'
@@ -144,17 +143,11 @@ export async function importShop(
   const created = filesAnImportCreates(database)
   let session: MoveSession | undefined
   let committed = false
-  // Whether the file is this import's alone to remove: not when another import into the same new file took the
-  // write lock first (this one then waits until SQLite says "database is locked", or finds that one's shop).
-  // Removing it then would take away the shop the other import loaded, after it said it had.
-  let alone = true
   try {
     session = await explainingDatabaseErrors(database, () => openMoveSession(database, { create: true }))
-    alone = false
     await session.beginLoad()
     await session.migrateInsideLoad()
     await refuseHeldShop(session)
-    alone = true
     const counts = await load(session, source, config, progress)
     await session.run('commit', [])
     committed = true
@@ -164,12 +157,8 @@ export async function importShop(
     source.close()
     if (session && !committed) await session.run('rollback', []).catch(() => {})
     await session?.close()
-    // A database file this import created holds nothing but the schema: gone with the refusal, as it was. Not
-    // while another connection has it open: SQLite removes the WAL file when the last one closes, so one still
-    // there is another import's, waiting for the write lock, which would load into a file no longer there and
-    // then say it had imported the shop.
-    const othersOpen = created.files.some((file) => file.endsWith('-wal') && existsSync(file))
-    if (!committed && alone && !othersOpen) {
+    // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
+    if (!committed) {
       for (const file of created.files) await rm(file, { force: true })
       // Only if empty: anything else in them is not the import's.
       for (const directory of created.directories) await rmdir(directory).catch(() => {})
