@@ -3,8 +3,8 @@
 // group commit, pipelines) are not made for. Where the stores differ (transactions, column types, the
 // counters behind ids), the session says it in its own terms (db/sqlite/move-session.ts,
 // db/postgres/move-session.ts), so the tool itself is the same for both.
-import { existsSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { existsSync, linkSync, unlinkSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 import { openPostgresMoveSession } from './postgres/move-session.js'
 import { openSqliteMoveSession } from './sqlite/move-session.js'
@@ -64,17 +64,47 @@ export function openMoveSession(database: DatabaseConfig, { create = false } = {
 }
 
 /**
- * The files an import into `database` creates (a SQLite file that does not exist yet, with its WAL and shared
- * memory, then the directories it is created in that do not exist yet either, the innermost first), for the
- * import to remove again if it fails: a file that holds nothing but the schema goes with the refusal, as it was.
- * None for PostgreSQL or a file that exists.
+ * Where an import into `database` loads, and what it removes if it fails. A SQLite file that does not exist yet is
+ * loaded under a name of its own beside it (`.NAME.PID.partial`, in the directories made for it, which do not exist
+ * yet either, the innermost first), and put in place under its name only once committed, if nothing has appeared
+ * there meanwhile: another import into the same new path, started at the same moment, can then neither load into
+ * this one's file nor remove it as its own when refused. A file that exists, or PostgreSQL, is loaded in place.
  */
-export function filesAnImportCreates(database: DatabaseConfig): { files: string[]; directories: string[] } {
-  if (database.kind !== 'sqlite' || existsSync(database.path)) return { files: [], directories: [] }
+export interface ImportPlace {
+  database: DatabaseConfig
+  files: string[]
+  directories: string[]
+  /** After the commit, with the session closed: the loaded file under the target's name. */
+  publish(): void
+}
+
+export function importPlace(database: DatabaseConfig): ImportPlace {
+  if (database.kind !== 'sqlite' || existsSync(database.path))
+    return { database, files: [], directories: [], publish: () => {} }
   const directories: string[] = []
   for (let directory = dirname(resolve(database.path)); !existsSync(directory); directory = dirname(directory))
     directories.push(directory)
-  return { files: ['', '-wal', '-shm'].map((suffix) => `${database.path}${suffix}`), directories }
+  const target = database.path
+  const loading = join(dirname(target), `.${basename(target)}.${process.pid}.partial`)
+  return {
+    database: { kind: 'sqlite', path: loading },
+    files: ['', '-wal', '-shm'].map((suffix) => `${loading}${suffix}`),
+    directories,
+    publish() {
+      // A link, unlike a rename, never replaces what is there: the write-ahead log went into the file at close.
+      try {
+        linkSync(loading, target)
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'EEXIST') throw error
+        throw new Error(
+          `${target} was created by another process while this import ran (another import, or the service): ` +
+            'this one is not put in its place',
+          { cause: error },
+        )
+      }
+      unlinkSync(loading)
+    },
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
 import { ForeignSecretError, SecretCheck } from './secret-check.js'
 import { explainingDatabaseErrors } from '../db/database-errors.js'
-import { filesAnImportCreates, openMoveSession, quoted, type MoveSession, type Row } from '../db/move-session.js'
+import { importPlace, openMoveSession, quoted, type MoveSession, type Row } from '../db/move-session.js'
 import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
@@ -140,17 +140,23 @@ export async function importShop(
 ): Promise<Record<string, number>> {
   const source = await openShopFile(sourcePath, signal)
   const { database } = config
-  const created = filesAnImportCreates(database)
+  const place = importPlace(database)
   let session: MoveSession | undefined
   let committed = false
+  let published = false
   try {
-    session = await explainingDatabaseErrors(database, () => openMoveSession(database, { create: true }))
+    session = await explainingDatabaseErrors(database, () => openMoveSession(place.database, { create: true }))
     await session.beginLoad()
     await session.migrateInsideLoad()
     await refuseHeldShop(session)
     const counts = await load(session, source, config, progress)
     await session.run('commit', [])
     committed = true
+    const closing = session
+    session = undefined
+    await closing.close()
+    place.publish()
+    published = true
     progress.done()
     return counts
   } finally {
@@ -158,10 +164,10 @@ export async function importShop(
     if (session && !committed) await session.run('rollback', []).catch(() => {})
     await session?.close()
     // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
-    if (!committed) {
-      for (const file of created.files) await rm(file, { force: true })
+    if (!published) {
+      for (const file of place.files) await rm(file, { force: true })
       // Only if empty: anything else in them is not the import's.
-      for (const directory of created.directories) await rmdir(directory).catch(() => {})
+      for (const directory of place.directories) await rmdir(directory).catch(() => {})
     }
   }
 }

@@ -3,7 +3,7 @@
 // import created.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -128,7 +128,8 @@ describe('petstore export and import stopped by a signal', () => {
         '{"format":"petstore-shop","formatVersion":1,"schemaVersion":"0015_webhook_pending_events",' +
           '"sourceStore":"sqlite","exportedAt":"2026-11-27T00:00:00.000Z"}\n',
       )
-      await until(() => existsSync(target))
+      // Loaded under a name of its own beside the target until it is committed.
+      await until(() => readdirSync(directory).some((name) => name.startsWith(`.target-${signal}.db.`)))
       await new Promise((resolve) => setTimeout(resolve, 300))
       child.kill(signal)
       const [code, stderr] = await ended
@@ -138,7 +139,7 @@ describe('petstore export and import stopped by a signal', () => {
         `petstore: import interrupted by ${signal}, nothing changed\n`,
       )
       assert.deepEqual(
-        readdirSync(directory).filter((name) => name.startsWith('target')),
+        readdirSync(directory).filter((name) => name.includes('target')),
         [],
       )
     })
