@@ -13,7 +13,7 @@ import {
   realpathSync,
   statSync,
 } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
+import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
 import { Checksum } from './checksum.js'
@@ -115,6 +115,15 @@ function releasePendingOpen(path: string): void {
   }
 }
 
+async function synced(path: string): Promise<void> {
+  const handle = await open(path, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
 export function shopFileWriter({ path, stream: intoStream }: ExportTarget, signal?: AbortSignal): ShopFileWriter {
   const toStdout = path === '-'
   const partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`)
@@ -147,7 +156,13 @@ export function shopFileWriter({ path, stream: intoStream }: ExportTarget, signa
       // With the signal: a named pipe nobody opens to read never finishes.
       await once(stream, 'finish', { signal }).catch(streamFailureFirst)
       if (failure) throw failure
-      if (!intoStream) await rename(partial, path)
+      if (!intoStream) {
+        // On disk before it takes the name, and the new name on disk after: a crash then leaves the earlier export
+        // or the whole new one at the path, never an empty or partial file in its place.
+        await synced(partial)
+        await rename(partial, path)
+        await synced(dirname(path))
+      }
     },
     async abandon() {
       if (toStdout) return
