@@ -3,7 +3,7 @@
 // group commit, pipelines) are not made for. Where the stores differ (transactions, column types, the
 // counters behind ids), the session says it in its own terms (db/sqlite/move-session.ts,
 // db/postgres/move-session.ts), so the tool itself is the same for both.
-import { existsSync, linkSync, unlinkSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
 import { openPostgresMoveSession } from './postgres/move-session.js'
@@ -103,6 +103,13 @@ export function importPlace(database: DatabaseConfig): ImportPlace {
         )
       }
       unlinkSync(loading)
+      // The new name on disk before the import says it is done: a crash then does not take the shop back out.
+      const directory = openSync(dirname(target), 'r')
+      try {
+        fsyncSync(directory)
+      } finally {
+        closeSync(directory)
+      }
     },
   }
 }
