@@ -16,6 +16,7 @@ import { PreparedDocuments, type DocumentFormat, type OpenApiDocument } from './
 import { publicOrigin } from '../request/public-origin.js'
 import { AllowHeader, EVERY_RESPONSE_HEADERS } from './response-headers.js'
 import { DOCS_INDEX_FILE, redirectToDocsPage } from './docs-index-redirect.js'
+import { optionalParametersStartEmpty } from './docs-try-it-out.js'
 
 /** Must be registered before the routes it documents. `webhooks`: the document's section of that name. */
 export async function registerOpenApi(
@@ -128,6 +129,7 @@ const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"
 /**
  * The page as ours: titled after the API, no framework top bar or logo (BaseLayout has neither), our icon, and
  * the operations on the first screen (the document's introduction is a collapsed section, see openapi-info.ts).
+ * "Try it out" sends no optional parameter the reader did not fill in (docs-try-it-out.ts).
  */
 const DOCS_PAGE = {
   logo: null,
@@ -135,7 +137,13 @@ const DOCS_PAGE = {
     title: 'Petstore API',
     favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
   },
-  uiConfig: { layout: 'BaseLayout', deepLinking: true, displayOperationId: true, defaultModelsExpandDepth: 0 },
+  uiConfig: {
+    layout: 'BaseLayout',
+    deepLinking: true,
+    displayOperationId: true,
+    defaultModelsExpandDepth: 0,
+    plugins: [optionalParametersStartEmpty],
+  },
 }
 
 /**

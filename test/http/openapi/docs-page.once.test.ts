@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { launchChromium, missingChromium } from '../../helpers/chromium.js'
-import { startTestServer, type TestServer } from '../../helpers/server.js'
+import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const missing = missingChromium('/docs')
 // The first screen of a laptop, and where its screenshot is kept for a reader to look at (docs/testing.md).
@@ -313,6 +313,58 @@ marked [beta]', async () => {
       assert.deepEqual([shot.readUInt32BE(16), shot.readUInt32BE(20)], [SCREEN.width, SCREEN.height])
     } finally {
       await screen.close()
+    }
+  })
+
+  it('tries an operation out sending the examples of required parameters only, no optional one unasked', async () => {
+    // The page's own tab, on this instance's server entry; nothing may leave for the documented servers.
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+    const sent: { method: string; url: string; headers: Record<string, string> }[] = []
+    await tab.route('**/*', (route) =>
+      new URL(route.request().url()).origin === server.baseUrl ? route.continue() : route.abort(),
+    )
+    tab.on('request', (request) => {
+      if (request.url().startsWith(`${server.baseUrl}/v1/`))
+        sent.push({ method: request.method(), url: request.url(), headers: request.headers() })
+    })
+    try {
+      await tab.goto(`${server.baseUrl}/docs`)
+      await tab.locator('.opblock').first().waitFor({ timeout: 30_000 })
+      await tab.selectOption('.servers select', `${server.baseUrl}/v1`)
+      await tab.click('button.authorize')
+      await tab.fill('.modal-ux input', TEST_API_KEY)
+      await tab.click('.modal-ux button.authorize')
+      await tab.click('.modal-ux button.close-modal')
+      const execute = async (operation: string) => {
+        const block = tab.locator(`#operations-${operation}`)
+        await block.locator('.opblock-summary-control').click()
+        await block.locator('button.try-out__btn').click()
+        await block.locator('button.execute').click()
+        const status = block.locator('.live-responses-table .response .response-col_status').first()
+        await status.waitFor({ timeout: 10_000 })
+        const body = await block.locator('.live-responses-table .response-col_description pre').first().innerText()
+        return { status: (await status.innerText()).trim(), body: JSON.parse(body) as unknown }
+      }
+      // Not the example cursor (400), status or categoryId: the first page of every animal (limit is its default).
+      assert.deepEqual(await execute('Pets-listPets'), { status: '200', body: [] })
+      // The path's example id is kept; the example If-Match and If-None-Match (another version's ETag) are not.
+      assert.deepEqual(await execute('Pets-getPet'), {
+        status: '404',
+        body: { code: 'not_found', message: 'No pet has id 12.', status: 404 },
+      })
+      assert.deepEqual(
+        sent.map(({ method, url, headers }) => ({
+          method,
+          url,
+          conditions: Object.keys(headers).filter((name) => /^(if-|idempotency-key$)/.test(name)),
+        })),
+        [
+          { method: 'GET', url: `${server.baseUrl}/v1/pets?limit=20`, conditions: [] },
+          { method: 'GET', url: `${server.baseUrl}/v1/pets/12`, conditions: [] },
+        ],
+      )
+    } finally {
+      await tab.close()
     }
   })
 
