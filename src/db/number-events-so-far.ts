@@ -11,5 +11,5 @@ import { numberCommittedEvents, NUMBERING_BATCH } from './postgres/number-events
  */
 export async function numberEventsCommittedSoFar(trx: Writer): Promise<void> {
   if (!onPostgres(trx)) return
-  while ((await numberCommittedEvents(trx, NUMBERING_BATCH)) === NUMBERING_BATCH);
+  while ((await numberCommittedEvents(trx, NUMBERING_BATCH)).more);
 }

@@ -140,13 +140,14 @@ export class EventNumbering {
     do {
       this.#again = false
       try {
-        const numbered = await this.#settings.data.transaction((trx) => numberCommittedEvents(trx, BATCH))
+        const { count: numbered, more } = await this.#settings.data.transaction((trx) =>
+          numberCommittedEvents(trx, BATCH),
+        )
         this.#failing = false
         if (numbered > 0) {
           this.#movedSinceVacuum = true
           this.#settings.onNumbered()
         }
-        const more = numbered === BATCH
         if (more) this.#again = true
         if (this.#vacuumDue && !more) this.#startVacuum()
       } catch (error) {

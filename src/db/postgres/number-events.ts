@@ -19,9 +19,12 @@ const NUMBER_WAITING = `with head as (
       (select coalesce(max(id), 0) from events),
       (select max(purged_through) from event_retention)
     ) as last
+  ), cut as (
+    select xact from event_inbox order by xact, seq offset $1 limit 1
   ), waiting as (
     select seq, type, occurred_at, data, row_number() over (order by xact, seq) as position from event_inbox
-      order by xact, seq limit $1
+      where not exists (select 1 from cut) or xact < (select xact from cut)
+        or xact = (select min(xact) from event_inbox)
   ), taken as (
     delete from event_inbox where seq in (select seq from waiting)
   ), numbered as (
@@ -29,24 +32,28 @@ const NUMBER_WAITING = `with head as (
       select head.last + waiting.position, type, occurred_at, data from head, waiting order by waiting.position
       returning 1
   )
-  select count(*)::integer as count from numbered`
+  select (select count(*)::integer from numbered) as count,
+    (select count(*) from event_inbox) > (select count(*) from waiting) as more`
 
 /**
- * PostgreSQL: moves the committed waiting events (at most `limit`) into the log with the next ids, in
- * insertion order, and tells every instance at commit; returns how many. `trx` must be a durable transaction:
- * a numbering is seen only once it is durable, and one that is lost (a crash, a lost connection) is rolled back
- * whole, leaving neither a gap nor a duplicate.
+ * PostgreSQL: moves the committed waiting events into the log with the next ids, in insertion order, and tells
+ * every instance at commit; returns how many, and whether more wait. At most `limit`, but never part of a
+ * transaction's events: the rest would wait for the next numbering, and a transaction that committed in between
+ * with an older id would be numbered among them, parting events the feed promises consecutive ids (an order's
+ * event and its pet's). One transaction with more than `limit` events is numbered whole. `trx` must be a durable
+ * transaction: a numbering is seen only once it is durable, and one that is lost (a crash, a lost connection) is
+ * rolled back whole, leaving neither a gap nor a duplicate.
  */
-export async function numberCommittedEvents(trx: Writer, limit: number): Promise<number> {
+export async function numberCommittedEvents(trx: Writer, limit: number): Promise<{ count: number; more: boolean }> {
   await NUMBERING_LOCK.execute(trx)
-  const { rows } = await trx.executeQuery<{ count: number }>(CompiledQuery.raw(NUMBER_WAITING, [limit]))
+  const { rows } = await trx.executeQuery<{ count: number; more: boolean }>(CompiledQuery.raw(NUMBER_WAITING, [limit]))
   const count = rows[0]?.count ?? 0
   if (count > 0)
     await deferUntilCommit(trx, CompiledQuery.raw(`select pg_notify('${EVENTS_NUMBERED_CHANNEL}', current_schema())`))
-  return count
+  return { count, more: rows[0]?.more ?? false }
 }
 
-/** Events numbered per transaction at most; more are numbered by the next one. */
+/** Events numbered per transaction at most (unless one transaction holds more); more are numbered by the next one. */
 export const NUMBERING_BATCH = 10_000
 
 /**

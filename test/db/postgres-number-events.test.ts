@@ -1,0 +1,86 @@
+// PostgreSQL: a numbering never parts one transaction's events. Those it left waiting would be numbered by the
+// next one, after the events of any older transaction that committed in between: an order's event and its pet's,
+// written in one transaction, would no longer have the consecutive ids the feed promises.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
+import type { Writer } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrate.js'
+import { numberCommittedEvents } from '../../src/db/postgres/number-events.js'
+import type { Store } from '../../src/db/store.js'
+import { appendEvent } from '../../src/events/event.repository.js'
+import { openTestStore } from '../helpers/opened-store.js'
+
+describe('numbering the waiting events on postgres', () => {
+  let store: Store
+  let closeStore: () => Promise<void>
+  before(async () => {
+    ;({ store, close: closeStore } = await openTestStore())
+    await migrateToLatest(store.admin)
+  })
+  after(() => closeStore())
+
+  const append = (trx: Writer, name: string) =>
+    appendEvent(trx, { type: 'pet.created', occurredAt: '2026-11-01T00:00:00.000Z', data: JSON.stringify({ name }) })
+  const commitEvents = (...names: string[]) =>
+    store.admin.transaction().execute(async (trx) => {
+      for (const name of names) await append(trx, name)
+    })
+  const number = (limit: number) => {
+    const sequencing = store.sequencing
+    assert.ok(sequencing)
+    return sequencing.transaction((trx) => numberCommittedEvents(trx, limit))
+  }
+  /** The numbered events, after `after`, as [id, name]. */
+  const numbered = async (after: number) =>
+    (
+      await sql<{ id: string; data: string }>`select id, data from events where id > ${after} order by id`.execute(
+        store.admin,
+      )
+    ).rows.map((row) => [Number(row.id), JSON.parse(row.data).name])
+  const newest = async () =>
+    Number((await sql<{ id: string }>`select coalesce(max(id), 0) as id from events`.execute(store.admin)).rows[0]?.id)
+
+  it('numbers a transaction with more events than the limit whole, before an older one that commits \
+later', async () => {
+    const start = await newest()
+    let olderInserted!: () => void
+    const olderHasInserted = new Promise<void>((resolve) => (olderInserted = resolve))
+    let releaseOlder!: () => void
+    const olderMayCommit = new Promise<void>((resolve) => (releaseOlder = resolve))
+    // The older transaction takes its id first, and commits only after the younger one has been numbered.
+    const older = store.admin.transaction().execute(async (trx) => {
+      await append(trx, 'older')
+      olderInserted()
+      await olderMayCommit
+    })
+    await olderHasInserted
+    await commitEvents('order', 'its pet', 'third')
+
+    assert.deepEqual(await number(2), { count: 3, more: false })
+    releaseOlder()
+    await older
+    assert.deepEqual(await number(2), { count: 1, more: false })
+    assert.deepEqual(await numbered(start), [
+      [start + 1, 'order'],
+      [start + 2, 'its pet'],
+      [start + 3, 'third'],
+      [start + 4, 'older'],
+    ])
+  })
+
+  it('stops at the last whole transaction within the limit, and says more wait', async () => {
+    const start = await newest()
+    await commitEvents('first order', 'first pet')
+    await commitEvents('second order', 'second pet')
+    assert.deepEqual(await number(3), { count: 2, more: true })
+    assert.deepEqual(await number(3), { count: 2, more: false })
+    assert.deepEqual(await number(3), { count: 0, more: false })
+    assert.deepEqual(await numbered(start), [
+      [start + 1, 'first order'],
+      [start + 2, 'first pet'],
+      [start + 3, 'second order'],
+      [start + 4, 'second pet'],
+    ])
+  })
+})
