@@ -12,7 +12,9 @@ import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schem
 export const MAX_DESCRIPTION_LENGTH = 500
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const satisfies readonly WebhookStatus[]
 
-const URL_EXAMPLE = 'https://hooks.example.com/petstore'
+// Under the reserved .example top-level domain (RFC 2606), which never resolves: the docs page's "Try it out"
+// registers an endpoint with this example, and the shop's events must not go to a host that exists.
+const URL_EXAMPLE = 'https://hooks.shop.example/petstore'
 const Url = Type.String({
   format: 'uri',
   minLength: 1,

@@ -750,7 +750,7 @@ export interface components {
         /**
          * @description An endpoint to deliver events to. It is enabled at once and receives the events committed from then on, none of those before. Properties not listed here are refused.
          * @example {
-         *       "url": "https://hooks.example.com/petstore",
+         *       "url": "https://hooks.shop.example/petstore",
          *       "types": [
          *         "pet.created",
          *         "order.placed"
@@ -762,7 +762,7 @@ export interface components {
             /**
              * Format: uri
              * @description Where deliveries are POSTed: an `http://` or `https://` URL (at most 2048 characters), without user name, password or fragment, and without spaces, control characters (percent-encode them) or backslashes. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
-             * @example https://hooks.example.com/petstore
+             * @example https://hooks.shop.example/petstore
              */
             url: string;
             /**
@@ -956,7 +956,7 @@ export interface components {
          * @description A webhook endpoint. Its secret is shown only when it is created and when it is rotated.
          * @example {
          *       "id": 3,
-         *       "url": "https://hooks.example.com/petstore",
+         *       "url": "https://hooks.shop.example/petstore",
          *       "types": [
          *         "pet.created",
          *         "order.placed"
@@ -978,7 +978,7 @@ export interface components {
             /**
              * Format: uri
              * @description Where deliveries are POSTed.
-             * @example https://hooks.example.com/petstore
+             * @example https://hooks.shop.example/petstore
              */
             url: string;
             /**
@@ -1152,7 +1152,7 @@ export interface components {
             /**
              * Format: uri
              * @description Where deliveries are POSTed: an `http://` or `https://` URL (at most 2048 characters), without user name, password or fragment, and without spaces, control characters (percent-encode them) or backslashes. It must lead to a public address: a URL naming a loopback, private, link-local, shared (CGNAT), multicast or reserved address (or `localhost`) is refused with 400, and a host name is resolved again at every attempt, which is refused (and retried later) while it resolves to such an address. Redirects are not followed.
-             * @example https://hooks.example.com/petstore
+             * @example https://hooks.shop.example/petstore
              */
             url?: string;
             /**
@@ -1180,7 +1180,7 @@ export interface components {
          * @description The endpoint, with its signing secret (shown only now).
          * @example {
          *       "id": 3,
-         *       "url": "https://hooks.example.com/petstore",
+         *       "url": "https://hooks.shop.example/petstore",
          *       "types": [
          *         "pet.created",
          *         "order.placed"
@@ -1203,7 +1203,7 @@ export interface components {
             /**
              * Format: uri
              * @description Where deliveries are POSTed.
-             * @example https://hooks.example.com/petstore
+             * @example https://hooks.shop.example/petstore
              */
             url: string;
             /**
@@ -1249,7 +1249,7 @@ export interface components {
          * @example [
          *       {
          *         "id": 3,
-         *         "url": "https://hooks.example.com/petstore",
+         *         "url": "https://hooks.shop.example/petstore",
          *         "types": [
          *           "pet.created",
          *           "order.placed"
@@ -3273,7 +3273,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "id": 3,
-                     *         "url": "https://hooks.example.com/petstore",
+                     *         "url": "https://hooks.shop.example/petstore",
                      *         "types": [
                      *           "pet.created",
                      *           "order.placed"
@@ -3328,7 +3328,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "https://hooks.example.com/petstore",
+                 *       "url": "https://hooks.shop.example/petstore",
                  *       "types": [
                  *         "pet.created",
                  *         "order.placed"
@@ -3356,7 +3356,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 3,
-                     *       "url": "https://hooks.example.com/petstore",
+                     *       "url": "https://hooks.shop.example/petstore",
                      *       "types": [
                      *         "pet.created",
                      *         "order.placed"
@@ -3416,7 +3416,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 3,
-                     *       "url": "https://hooks.example.com/petstore",
+                     *       "url": "https://hooks.shop.example/petstore",
                      *       "types": [
                      *         "pet.created",
                      *         "order.placed"
@@ -3547,7 +3547,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 3,
-                     *       "url": "https://hooks.example.com/petstore",
+                     *       "url": "https://hooks.shop.example/petstore",
                      *       "types": [
                      *         "pet.created",
                      *         "order.placed"
@@ -3636,7 +3636,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 3,
-                     *       "url": "https://hooks.example.com/petstore",
+                     *       "url": "https://hooks.shop.example/petstore",
                      *       "types": [
                      *         "pet.created",
                      *         "order.placed"
