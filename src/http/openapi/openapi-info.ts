@@ -178,7 +178,8 @@ export const openapiBase = (servers: ApiServers, webhooks: DocumentWebhooks) => 
   info: {
     ...API_INFO,
     description: inShortSections(description),
-    contact: { name: 'Petstore API team', url: 'https://petstore.example.com/support' },
+    // No contact URL: the service has no site of its own, and a placeholder on the docs page leads nowhere.
+    contact: { name: 'Petstore API team' },
     license: { name: 'MIT', identifier: 'MIT' },
   },
   servers: configuredServers(servers),
