@@ -148,7 +148,7 @@ export function createMetrics({ groupCommit, combined, events, others = [] }: Me
   })
   const preconditionFailures = new Counter({
     name: 'petstore_precondition_failures_total',
-    help: 'Requests refused with 412 precondition_failed (If-Match did not hold), by operationId.',
+    help: 'Pet updates and deletes (updatePet, deletePet) refused with 412 precondition_failed, by operationId.',
     labelNames: ['operation'] as const,
     registers: [registry],
   })
