@@ -2,12 +2,10 @@
 // category tables: its import keeps the id counter row the migration makes, so the shop's first category writes
 // after the move work, and a new category's id goes above every categoryId its pets use.
 import assert from 'node:assert/strict'
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { Checksum } from '../../src/move/checksum.js'
 import { categoryPath, putCategory } from '../helpers/categories.js'
-import { exportShop, importIntoNewDatabase } from '../helpers/move.js'
+import { exportShop, importIntoNewDatabase, resealShopFile } from '../helpers/move.js'
 import { makeTempDir, startTestServer, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -16,17 +14,16 @@ const CATEGORY_TABLES = ['categories', 'category_id_counter']
 
 /** Rewrites `file` as that schema wrote it: no category lines, counts or events, sealed again. */
 function asFileBeforeCategories(file: string): void {
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
-  const closing = JSON.parse(lines.pop() ?? '') as { counts: Record<string, number> }
-  const kept = lines
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => !CATEGORY_TABLES.includes(line.table as string))
-    .map((line, index) => (index === 0 ? { ...line, schemaVersion: EARLIER_SCHEMA } : line))
-    .map((line) => JSON.stringify(line))
-  const checksum = new Checksum()
-  for (const line of kept) checksum.add(`${line}\n`)
-  const counts = Object.fromEntries(Object.entries(closing.counts).filter(([name]) => !CATEGORY_TABLES.includes(name)))
-  writeFileSync(file, [...kept, JSON.stringify({ end: true, counts, sha256: checksum.hex() })].join('\n') + '\n')
+  resealShopFile(
+    file,
+    (line, index) =>
+      CATEGORY_TABLES.includes(line.table as string)
+        ? undefined
+        : index === 0
+          ? { ...line, schemaVersion: EARLIER_SCHEMA }
+          : line,
+    (counts) => Object.fromEntries(Object.entries(counts).filter(([name]) => !CATEGORY_TABLES.includes(name))),
+  )
 }
 
 describe(`the import of a shop file written before categories (${TEST_STORE})`, () => {

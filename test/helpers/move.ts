@@ -53,16 +53,22 @@ export async function importIntoNewDatabase(file: string): Promise<TestDatabase>
 
 /**
  * Rewrites the shop file `file` in place with each line before the closing one changed by `edit` (line 0 is the
- * header), then seals it again: the closing line's checksum is computed over the edited lines, as the export does.
+ * header; undefined leaves the line out), and the closing line's counts by `editCounts`, then seals it again: the
+ * closing line's checksum is computed over the edited lines, as the export does.
  */
 export function resealShopFile(
   file: string,
-  edit: (line: Record<string, unknown>, index: number) => Record<string, unknown>,
+  edit: (line: Record<string, unknown>, index: number) => Record<string, unknown> | undefined,
+  editCounts: (counts: Record<string, number>) => Record<string, number> = (counts) => counts,
 ): void {
   const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
-  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown>
-  const edited = lines.map((line, index) => JSON.stringify(edit(JSON.parse(line) as Record<string, unknown>, index)))
+  const closing = JSON.parse(lines.pop() ?? '') as Record<string, unknown> & { counts: Record<string, number> }
+  const edited = lines.flatMap((line, index) => {
+    const kept = edit(JSON.parse(line) as Record<string, unknown>, index)
+    return kept === undefined ? [] : [JSON.stringify(kept)]
+  })
   const checksum = new Checksum()
   for (const line of edited) checksum.add(`${line}\n`)
-  writeFileSync(file, [...edited, JSON.stringify({ ...closing, sha256: checksum.hex() })].join('\n') + '\n')
+  const sealed = { ...closing, counts: editCounts(closing.counts), sha256: checksum.hex() }
+  writeFileSync(file, [...edited, JSON.stringify(sealed)].join('\n') + '\n')
 }
