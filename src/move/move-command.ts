@@ -58,7 +58,15 @@ async function stoppable<T>(
   }
 }
 
-export async function moveShop(command: 'export' | 'import', config: Config, file: string): Promise<void> {
+/**
+ * Names of this process's standard output. When the shell sends it into a regular file (`> FILE`, `>> LOG`) they
+ * name that file, which an export must write into as `-` does: replacing it would refuse a log that is not an
+ * export, or rename a file over /dev/stdout.
+ */
+const STANDARD_OUTPUT = new Set(['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'])
+
+export async function moveShop(command: 'export' | 'import', config: Config, named: string): Promise<void> {
+  const file = command === 'export' && STANDARD_OUTPUT.has(named) ? '-' : named
   if (command === 'export') {
     // A named pipe or a device is written into as it is: what it received is not a file left behind, nor is its
     // mode the export's to set.

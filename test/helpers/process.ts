@@ -98,20 +98,28 @@ export interface CliResult {
 export function runCli(
   args: string[],
   env: Record<string, string>,
-  { closeStdout = false, ...options }: Pick<SpawnOptions, 'cwd' | 'uid' | 'gid'> & { closeStdout?: boolean } = {},
+  {
+    closeStdout = false,
+    stdoutInto,
+    ...options
+  }: Pick<SpawnOptions, 'cwd' | 'uid' | 'gid'> & {
+    closeStdout?: boolean
+    /** An open file descriptor to give the command as its standard output (`> FILE`, `>> FILE`). */
+    stdoutInto?: number
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArguments(args), {
       env: { PATH: process.env.PATH ?? '', ...env },
       ...options,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', stdoutInto ?? 'pipe', 'pipe'],
     })
     // A reader that goes away before the command writes (`petstore export - | head -c 0`).
-    if (closeStdout) child.stdout.destroy()
+    if (closeStdout) child.stdout?.destroy()
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     child.once('error', reject)
     child.once('close', (code) => resolve({ code, stdout, stderr }))
   })

@@ -5,10 +5,12 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
+  closeSync,
   copyFileSync,
   createReadStream,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -84,6 +86,30 @@ describe('the target of petstore export', () => {
           'incomplete\n',
       },
     )
+  })
+
+  it('writes /dev/stdout into the file standard output was sent to, appending after a log', async () => {
+    const log = join(directory, 'backup.log')
+    writeFileSync(log, 'nightly backup\n')
+    const mode = lstatSync(log).mode
+    for (const name of ['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1']) {
+      const descriptor = openSync(log, 'a')
+      const result = await petstore(['export', name], { DATABASE_URL: source.url }, { stdoutInto: descriptor })
+      closeSync(descriptor)
+      assert.deepEqual(
+        { code: result.code, last: result.stderr.split('\n').slice(1).join('\n') },
+        { code: 0, last: 'petstore: exported 8 rows (2 pets) to stdout\n' },
+        name,
+      )
+    }
+    const [first, ...exports] = readFileSync(log, 'utf8').split(/(?=\{"format":"petstore-shop")/)
+    assert.equal(first, 'nightly backup\n')
+    assert.equal(exports.length, 3)
+    for (const shop of exports) {
+      assert.match(shop, /"name":"Tom"/)
+      assert.match(shop, /"end":true.*\n$/)
+    }
+    assert.equal(lstatSync(log).mode, mode)
   })
 
   it('writes into a named pipe and leaves it a pipe', { timeout: 60_000 }, async () => {
