@@ -4,6 +4,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
+import { BUSY_TIMEOUT_MS } from './sqlite.js'
 
 /** The nearest existing part of `directory` when it is a file rather than a directory (no directory can be made). */
 function fileInPlaceOfDirectory(directory: string): string | undefined {
@@ -111,6 +112,14 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
         { cause: error },
       )
     }
+    // SQLite's own words ("database is locked") name neither the file nor who holds it.
+    if (code === 'SQLITE_BUSY')
+      return new Error(
+        `the SQLite database ${database.path} is locked: another process held it for writing for ` +
+          `${BUSY_TIMEOUT_MS / 1000} s (an import, a petstore command, or a service writing to it); try again ` +
+          'once it is done',
+        { cause: error },
+      )
     if (!SQLITE_FILE_CODES.test(code) && !FILE_SYSTEM_CODES.has(code)) return undefined
     // DATABASE_URL naming the data directory rather than the file in it: its parent is not what is wrong.
     if (existsSync(database.path) && statSync(database.path).isDirectory())

@@ -145,9 +145,13 @@ export async function importShop(
   let committed = false
   let published = false
   try {
-    session = await explainingDatabaseErrors(database, () => openMoveSession(place.database, { create: true }))
-    await session.beginLoad()
-    await session.migrateInsideLoad()
+    const opened = await explainingDatabaseErrors(database, () => openMoveSession(place.database, { create: true }))
+    session = opened
+    // Taking the write lock waits for another writer (another import) as long as SQLite's busy timeout.
+    await explainingDatabaseErrors(database, async () => {
+      await opened.beginLoad()
+      await opened.migrateInsideLoad()
+    })
     await refuseHeldShop(session)
     const counts = await load(session, source, config, progress)
     await session.run('commit', [])
