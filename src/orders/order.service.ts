@@ -3,7 +3,7 @@
 // requests, from any number of processes, exactly one wins; the others find the state changed and get a
 // Conflict. No in-process lock is involved: correctness rests on the database alone. Each runs in the caller's
 // unit of work (db/unit-of-work.ts), with whatever else the caller adds to it (an idempotent request's answer).
-import type { DataAccess, EventType } from '../db/database.js'
+import type { DataAccess, EventType, Writer } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, DOMAIN_MESSAGES, NotFound } from '../domain/errors.js'
 import { recordEvent } from '../events/event-log.js'
@@ -47,14 +47,30 @@ const FINISHES = {
   { order: OrderStatus; pet: OrderedPetStatus; done: string; event: Extract<EventType, `order.${string}`> }
 >
 
+/**
+ * Rounds of "move the pet, else read why not". On PostgreSQL (read committed) the move skips a pet that is not
+ * available in its snapshot, without waiting for a transaction changing it; if that one made it available (a
+ * cancel) before the read, the move is tried again, so that the order is decided on the pet as it now is.
+ */
+const PLACE_ATTEMPTS = 10
+
+/** Makes the pet pending if it is available: the data of its pet.updated event; NotFound or Conflict otherwise. */
+async function takePet(pets: OrderedPets, trx: Writer, petId: number): Promise<object> {
+  for (let attempt = 0; attempt < PLACE_ATTEMPTS; attempt++) {
+    const pet = await pets.moveStatus(trx, petId, 'available', 'pending')
+    if (pet) return pet
+    const current = await pets.statusOf(trx, petId)
+    if (!current) throw new NotFound('pet', petId, 'petId')
+    if (current !== 'available') throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(petId, current))
+  }
+  throw new Conflict(
+    `Pet ${petId} was changed by others ${PLACE_ATTEMPTS} times while this request ran; nothing was changed. Retry.`,
+  )
+}
+
 async function placeIn(pets: OrderedPets, uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> {
   const { trx } = uow
-  const pet = await pets.moveStatus(trx, input.petId, 'available', 'pending')
-  if (!pet) {
-    const current = await pets.statusOf(trx, input.petId)
-    if (!current) throw new NotFound('pet', input.petId, 'petId')
-    throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(input.petId, current))
-  }
+  const pet = await takePet(pets, trx, input.petId)
   // The HTTP contract fills the default quantity before this; other callers get the same one.
   const quantity = input.quantity ?? DEFAULT_ORDER_QUANTITY
   const order = toOrder(

@@ -129,6 +129,29 @@ order stored`, async () => {
     }
   })
 
+  it('orders racing the cancel of the pet’s order either place the next order or find the pet pending, never \
+refused as available', async () => {
+    const pet = await addPet(server)
+    let order = await placeOrder(server, { petId: pet.id })
+    for (let round = 0; round < 20; round++) {
+      const [cancelled, ...places] = await Promise.all([
+        cancelRequest(server, order.id),
+        ...Array.from({ length: 5 }, () => server.request('/v1/store/orders', { json: { petId: pet.id } })),
+      ])
+      assert.equal(cancelled?.status, 200)
+      const results = await bodies(places)
+      // Each order is decided before the cancel (the pet is pending: 409) or after it (the pet is available: the
+      // first of them gets it, the rest find it pending again). A 409 saying the pet is available is neither.
+      const winners = results.filter((result) => result.status === 201)
+      assert.ok(winners.length <= 1, `statuses: ${results.map((result) => result.status).join(',')}`)
+      const pending = `Pet ${pet.id} is pending; only an available pet can be ordered.`
+      for (const result of results.filter((candidate) => candidate.status !== 201))
+        assert.deepEqual(result, { status: 409, body: { code: 'conflict', message: pending, status: 409 } })
+      order = (winners[0]?.body as Order | undefined) ?? (await placeOrder(server, { petId: pet.id }))
+      assert.equal((await readPet(server, pet.id)).status, 'pending')
+    }
+  })
+
   it('a storm of places, cancels and completes on a few pets leaves every pet in a state its orders \
 imply', async () => {
     const pets: Pet[] = await Promise.all(
