@@ -39,6 +39,18 @@ export class Conflict extends Error {
 }
 
 /**
+ * A change that lost its race with other requests changing the same pet on every attempt: nothing was changed,
+ * and the same request may well succeed when retried. Unlike other conflicts it is not the request's answer, so an
+ * Idempotency-Key does not keep it for replay.
+ */
+export class Contended extends Conflict {
+  constructor(petId: number, attempts: number) {
+    super(`Pet ${petId} was changed by others ${attempts} times while this request ran; nothing was changed. Retry.`)
+    this.name = 'Contended'
+  }
+}
+
+/**
  * A conditional write whose condition on the resource's version does not hold (the client's copy is stale, or
  * the resource is gone); nothing was changed. `currentVersion` is undefined when the resource does not exist.
  */

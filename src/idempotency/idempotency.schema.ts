@@ -27,7 +27,8 @@ export const IdempotencyHeaders = Type.Object({
           "first request's response again, with `Idempotent-Replayed: true`, and changes nothing; " +
           'the same key with a different request is 422 `idempotency_key_reused`; while the first request is still ' +
           'being processed, 409 `idempotency_key_in_flight`. ' +
-          'Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the ' +
+          'Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the ' +
+          'operator set another period. Without the ' +
           'header the request is simply not deduplicated.',
         examples: ['5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c'],
       }),

@@ -11,12 +11,13 @@
 //      are durable together, or neither is.
 // Without the header the change is all of its unit of work (on PostgreSQL a one-statement change goes alone).
 // A client error the effect answers (404, 409) is stored and replayed as well (a retry is the same request and
-// gets the same answer); a server error (500, 503) or a crash is not: the key is released, or its lease runs
-// out, and a retry runs the request afresh.
+// gets the same answer); a server error (500, 503), a conflict lost to other requests' changes (which says
+// Retry) or a crash is not: the key is released, or its lease runs out, and a retry runs the request afresh.
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { DataAccess, Writer } from '../db/database.js'
 import { runUnitOfWork, type UnitOfWork } from '../db/unit-of-work.js'
+import { Contended } from '../domain/errors.js'
 import { ApiError, errorBody, knownApiError } from '../http/errors/errors.js'
 import { withJsonText } from '../http/json/prepared-json.js'
 import { redactKeys } from '../http/request/log-url.js'
@@ -188,7 +189,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
     } catch (error) {
       if (error instanceof KeyLost) throw inFlight()
       const apiError = knownApiError(error)
-      if (apiError && apiError.statusCode < 500) {
+      if (apiError && apiError.statusCode < 500 && !(error instanceof Contended)) {
         // The service's transaction rolled back: nothing changed. Its answer is stored on its own, so that a
         // retry gets the same answer rather than a second chance at the effect.
         const body = serialise(reply, apiError.statusCode, errorBody(apiError.code, apiError.message, apiError.details))

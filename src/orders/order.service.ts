@@ -5,7 +5,7 @@
 // unit of work (db/unit-of-work.ts), with whatever else the caller adds to it (an idempotent request's answer).
 import type { DataAccess, EventType, Writer } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
-import { Conflict, DOMAIN_MESSAGES, NotFound } from '../domain/errors.js'
+import { Conflict, Contended, DOMAIN_MESSAGES, NotFound } from '../domain/errors.js'
 import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { toOrder, toOrderEventData } from './order.mapper.js'
@@ -63,9 +63,7 @@ async function takePet(pets: OrderedPets, trx: Writer, petId: number): Promise<o
     if (!current) throw new NotFound('pet', petId, 'petId')
     if (current !== 'available') throw new Conflict(DOMAIN_MESSAGES.petNotAvailable(petId, current))
   }
-  throw new Conflict(
-    `Pet ${petId} was changed by others ${PLACE_ATTEMPTS} times while this request ran; nothing was changed. Retry.`,
-  )
+  throw new Contended(petId, PLACE_ATTEMPTS)
 }
 
 async function placeIn(pets: OrderedPets, uow: UnitOfWork, input: PlaceOrderInput): Promise<Order> {

@@ -6,7 +6,7 @@
 // (transitionPetStatus), so a placed order can never slip in between a decision and its write.
 import type { Writer } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
-import { Conflict, NotFound, PreconditionFailed } from '../domain/errors.js'
+import { Conflict, Contended, NotFound, PreconditionFailed } from '../domain/errors.js'
 import { conditionHolds, type VersionCondition } from '../domain/version-condition.js'
 import { recordEvent } from '../events/event-log.js'
 import { toPetEventData, toVersionedPet, type VersionedPet } from './pet.mapper.js'
@@ -51,10 +51,8 @@ async function refuseWhilePlaced(
   if (orderId !== undefined) throw new Conflict(refusal(orderId))
 }
 
-function tooBusy(id: number): Conflict {
-  return new Conflict(
-    `Pet ${id} was changed by others ${ATTEMPTS} times while this request ran; nothing was changed. Retry.`,
-  )
+function tooBusy(id: number): Contended {
+  return new Contended(id, ATTEMPTS)
 }
 
 export async function updatePetIn(

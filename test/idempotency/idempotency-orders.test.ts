@@ -1,11 +1,14 @@
 // Idempotency-Key on the order writes (placeOrder, cancelOrder, completeOrder): replays of successes and of client
 // errors,
-// a path that names another order being another request, concurrent duplicates, and server errors not stored.
+// a path that names another order being another request, concurrent duplicates, and server errors and conflicts
+// lost to other changes not stored.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { assertError, IDEMPOTENCY_KEY_REUSED } from '../helpers/error-assert.js'
 import { addPet, cancelRequest, readPet, storedOrderCount, storedOrdersOf } from '../helpers/orders.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
+import { TEST_STORE } from '../helpers/store.js'
 
 describe('Idempotency-Key on POST /v1/store/orders, DELETE /v1/store/orders/{orderId} and POST …/complete', () => {
   let server: TestServer
@@ -175,4 +178,42 @@ conflict', async () => {
     assert.equal(retried.headers.get('idempotent-replayed'), null)
     assert.equal((await retried.json()).status, 'completed')
   })
+
+  it('does not store a 409 lost to other changes on every attempt: a retry with the key runs again', async () => {
+    const pet = await addPet(server)
+    // Every move of this pet to pending is skipped, as when other requests keep changing it first: the pet
+    // still reads available after each attempt, until the order gives up.
+    const skipMoves = (on: boolean) => sql.raw(on ? SKIP_MOVES[TEST_STORE](pet.id) : DROP_SKIP[TEST_STORE])
+    await skipMoves(true).execute(server.store.admin)
+    try {
+      await assertError(await place('place-contended', { petId: pet.id }), {
+        status: 409,
+        code: 'conflict',
+        message: `Pet ${pet.id} was changed by others 10 times while this request ran; nothing was changed. Retry.`,
+      })
+    } finally {
+      await skipMoves(false).execute(server.store.admin)
+    }
+    const retried = await place('place-contended', { petId: pet.id })
+    assert.equal(retried.status, 201)
+    assert.equal(retried.headers.get('idempotent-replayed'), null)
+    const order = await retried.json()
+    assert.deepEqual(await storedOrdersOf(server, pet.id), [{ id: order.id, status: 'placed' }])
+    assert.equal((await readPet(server, pet.id)).status, 'pending')
+  })
 })
+
+/** A trigger that silently skips the update of one pet to pending (SQLite's RAISE(IGNORE), a row trigger's NULL). */
+const SKIP_MOVES = {
+  sqlite: (petId: number) =>
+    `create trigger skip_moves before update of status on pets when new.id = ${petId} and new.status = 'pending' ` +
+    'begin select raise(ignore); end',
+  postgres: (petId: number) =>
+    'create function skip_moves() returns trigger language plpgsql as $$ begin ' +
+    `if new.id = ${petId} and new.status = 'pending' then return null; end if; return new; end $$; ` +
+    'create trigger skip_moves before update on pets for each row execute function skip_moves()',
+}
+const DROP_SKIP = {
+  sqlite: 'drop trigger skip_moves',
+  postgres: 'drop trigger skip_moves on pets; drop function skip_moves()',
+}

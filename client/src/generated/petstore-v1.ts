@@ -2035,7 +2035,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2259,7 +2259,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2315,7 +2315,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2488,7 +2488,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2608,7 +2608,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2670,7 +2670,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2790,7 +2790,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -2926,7 +2926,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3028,7 +3028,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3315,7 +3315,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3448,7 +3448,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3498,7 +3498,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3605,7 +3605,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;
@@ -3784,7 +3784,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response. Without the header the request is simply not deduplicated.
+                 * @description Makes the request safe to retry: 1 to 255 visible ASCII characters, unique per request (a random UUID is a good choice). A retry with the same key and the same request (operation, path, body and conditional headers) gets the first request's response again, with `Idempotent-Replayed: true`, and changes nothing; the same key with a different request is 422 `idempotency_key_reused`; while the first request is still being processed, 409 `idempotency_key_in_flight`. Keys belong to the API key that sent them and are kept for 24 hours after the response, unless the operator set another period. Without the header the request is simply not deduplicated.
                  * @example 5f0c6b2e-3d1a-4c8e-9b7f-2a4d6e8f0b1c
                  */
                 "Idempotency-Key"?: string;

@@ -97,9 +97,10 @@ the request's effect. A retry with the same key and the same request (operation,
 values, \`If-Match\` and \`If-None-Match\`) gets that response again with \`Idempotent-Replayed: true\`, and
 changes nothing; the same key with a different request is 422 \`idempotency_key_reused\`; a retry while the first
 request is still being processed is 409 \`idempotency_key_in_flight\` with \`Retry-After\`. An error of the
-operation itself (404, 409 \`conflict\`) is stored and replayed like a success; a server error (5xx) is not, so a
-retry runs the request again. Keys belong to the API key that sent them and are remembered for 24 hours after the
-response (the operator may configure longer). Without the header, requests are not deduplicated.
+operation itself (404, 409 \`conflict\`) is stored and replayed like a success; a server error (5xx) is not, nor is
+the 409 that ends "Retry." (a pet changed by others on every attempt), so a retry runs the request again. Keys
+belong to the API key that sent them and are remembered for 24 hours after the response, unless the operator set
+another period. Without the header, requests are not deduplicated.
 
 **Conditional requests.** Every response carrying one animal (\`GET\`, \`POST\` and \`PATCH\`) has a strong \`ETag\`
 that changes exactly when the animal changes, an order moving its status included (RFC 9110 §8.8.3). \`PATCH\` and
