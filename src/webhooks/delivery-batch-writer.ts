@@ -15,6 +15,7 @@ import {
   releaseDeliveries,
   type AttemptRecord,
   type AttemptStart,
+  type ClaimedStart,
 } from './delivery-outcome.repository.js'
 
 export interface BatchWriterSettings {
@@ -29,7 +30,7 @@ export interface BatchWriterSettings {
   onError: (error: unknown, what: string) => void
 }
 
-interface PendingStart extends AttemptStart {
+interface PendingStart extends ClaimedStart {
   resolve: (started: boolean) => void
 }
 
@@ -68,9 +69,10 @@ export class DeliveryBatchWriter {
 
   /**
    * Records that the attempt is about to be sent; resolves true once that is written, false when the lease
-   * was lost meanwhile (or the write failed): the attempt must then not be sent.
+   * was lost meanwhile, the endpoint is no longer as the claim read it (see recordStarts), or the write failed:
+   * the attempt must then not be sent.
    */
-  started(start: AttemptStart): Promise<boolean> {
+  started(start: ClaimedStart): Promise<boolean> {
     return new Promise((resolve) => {
       this.#starts.push({ ...start, resolve })
       if (this.#startFlushQueued) return

@@ -104,17 +104,28 @@ export interface AttemptStart {
   attempt: number
 }
 
+/** An attempt about to be sent, with the endpoint as its claim read it: where it goes, and its sealed secret. */
+export interface ClaimedStart extends AttemptStart {
+  endpointId: number
+  url: string
+  secret: string
+}
+
 /**
- * Records that attempts are about to be sent (each now counts); returns the deliveries whose lease still holds,
- * the only ones that may be sent.
+ * Records that attempts are about to be sent (each now counts); returns the deliveries whose lease still holds
+ * and whose endpoint is still enabled, with the URL and secret the claim read: the only ones that may be sent.
+ * A delivery held (claimed ahead) while its endpoint was disabled, deleted, moved to another URL or given a new
+ * secret is not sent as the claim read it: given back, it waits (disabled), is purged (deleted), or is claimed
+ * again as the endpoint is now.
  */
 export async function recordStarts(
   trx: Writer,
   leaseToken: string,
-  starts: readonly AttemptStart[],
+  starts: readonly ClaimedStart[],
 ): Promise<number[]> {
   const started: number[] = []
   for (const batch of chunks(starts)) {
+    const endpoints = new Map(batch.map((start) => [start.endpointId, start]))
     const rows = await trx
       .updateTable('webhook_deliveries')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
@@ -124,6 +135,21 @@ export async function recordStarts(
           refTuple('id', 'attempts'),
           'in',
           batch.map((start) => tuple(start.deliveryId, start.attempt - 1)),
+        ),
+      )
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('webhook_endpoints as endpoint')
+            .select('endpoint.id')
+            .whereRef('endpoint.id', '=', 'webhook_deliveries.endpoint_id')
+            .where('endpoint.status', '=', 'enabled')
+            .where(({ eb, refTuple, tuple }) =>
+              eb(
+                refTuple('endpoint.id', 'endpoint.url', 'endpoint.secret'),
+                'in',
+                [...endpoints.values()].map((start) => tuple(start.endpointId, start.url, start.secret)),
+              ),
+            ),
         ),
       )
       .returning('id')

@@ -205,7 +205,7 @@ export class DeliveryWorker implements DeliveryGauges {
     if (plan.nextAt !== undefined) this.#startTimer.at(plan.nextAt)
   }
 
-  #start = (delivery: Held) => ({ deliveryId: delivery.id, attempt: delivery.attempt })
+  #start = ({ id, attempt, endpointId, url, secret }: Held) => ({ deliveryId: id, attempt, endpointId, url, secret })
 
   #begin(delivery: Held): void {
     const abandon = new AbortController()
@@ -223,7 +223,7 @@ export class DeliveryWorker implements DeliveryGauges {
   async #attempt(delivery: Held, abandoned: AbortSignal): Promise<void> {
     const start = this.#start(delivery)
     if (!(await this.#writer.started(start))) {
-      // Not sent: the lease was lost, or the start could not be written (then the lease runs out by itself).
+      // Not sent: the lease was lost, the endpoint changed since the claim, or the start was not written.
       this.#writer.release(start, false)
       this.#planner.ended(delivery, undefined, Date.now())
       return

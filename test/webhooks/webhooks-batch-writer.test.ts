@@ -388,7 +388,16 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
         onError: (error) => assert.fail(String(error)),
       })
 
-      assert.equal(await batch.started({ deliveryId: unstarted, attempt: 1 }), true)
+      assert.equal(
+        await batch.started({
+          deliveryId: unstarted,
+          attempt: 1,
+          endpointId,
+          url: 'https://receiver.example/hooks',
+          secret: 'sealed',
+        }),
+        true,
+      )
       assert.deepEqual(commits, ['on'])
       assert.equal((await delivery(unstarted)).attempts, 1)
 
