@@ -142,7 +142,8 @@ export async function findDelivery(
 
 /**
  * Makes a delivery due at once, finished or not (a finished one is sent again, as the same webhook-id); undefined
- * when an attempt of it is in progress, or there is no such delivery of this endpoint.
+ * when an attempt of it is in progress, or there is no such delivery of this endpoint, or no such endpoint (a
+ * deleted endpoint's deliveries stay until the purge).
  */
 export async function scheduleDeliveryNow(
   trx: Writer,
@@ -156,6 +157,9 @@ export async function scheduleDeliveryNow(
     .where('id', '=', id)
     .where('endpoint_id', '=', endpointId)
     .where('lease_token', 'is', null)
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId)),
+    )
     .returningAll()
     .executeTakeFirst()
 }

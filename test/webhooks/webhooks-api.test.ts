@@ -427,6 +427,38 @@ Webhooks form', async () => {
     assert.equal(await again.text(), '')
   })
 
+  it("answers 404 for a retry of a deleted endpoint's delivery, and leaves the delivery as it was", async () => {
+    // A deleted endpoint's deliveries stay in the database until the purge removes them: a retry must not find them.
+    const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/deleted' })
+    const finished = '2026-05-01T08:00:00.000Z'
+    const { id } = await server.store.admin
+      .insertInto('webhook_deliveries')
+      .values({
+        endpoint_id: webhook.id,
+        event_id: 1,
+        status: 'failed',
+        attempts: 1,
+        due_at: null,
+        lease_token: null,
+        created_at: finished,
+        finished_at: finished,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    assert.equal((await server.request(`/v1/webhooks/${webhook.id}`, { method: 'DELETE' })).status, 204)
+    await assertError(await server.request(`/v1/webhooks/${webhook.id}/deliveries/${id}/retry`, { method: 'POST' }), {
+      status: 404,
+      code: 'not_found',
+      message: `No webhook has id ${webhook.id}.`,
+    })
+    const stored = await server.store.admin
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'due_at', 'finished_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    assert.deepEqual(stored, { status: 'failed', due_at: null, finished_at: finished })
+  })
+
   it('answers 404 for a delivery that does not exist, and 405 for other methods', async () => {
     const webhook = await registerWebhook(server, undefined, { url: 'https://hooks.example.com/missing' })
     await assertError(await server.request(`/v1/webhooks/${webhook.id}/deliveries/987654/retry`, { method: 'POST' }), {
