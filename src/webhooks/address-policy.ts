@@ -117,6 +117,7 @@ export function classifyAddress(address: string): AddressKind {
 
 /** Names that always mean this machine (RFC 6761), refused without asking a resolver. */
 export function isLoopbackName(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/\.$/, '')
+  // Every trailing dot: a resolver may read `localhost..` as `localhost` too.
+  const name = hostname.toLowerCase().replace(/\.+$/, '')
   return name === 'localhost' || name.endsWith('.localhost')
 }

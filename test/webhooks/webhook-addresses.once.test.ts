@@ -112,7 +112,15 @@ describe('classifyAddress', () => {
   })
 
   it('knows localhost and its subdomains as loopback names (RFC 6761), nothing else', () => {
-    for (const name of ['localhost', 'LOCALHOST', 'localhost.', 'api.localhost', 'a.b.localhost'])
+    for (const name of [
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      'localhost..',
+      'api.localhost..',
+      'api.localhost',
+      'a.b.localhost',
+    ])
       assert.equal(isLoopbackName(name), true, name)
     for (const name of ['localhost.example.com', 'notlocalhost', 'example.com'])
       assert.equal(isLoopbackName(name), false, name)
