@@ -9,9 +9,9 @@
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
 //   schema or component schema property may disappear;
 // - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
-// - a format, a pattern or a bound (BOUNDS) may not be added to or tightened in what the service reads, nor removed
-//   from or loosened in what it writes; a bound is compared as the range it leaves, so minimum 1 → exclusiveMinimum 0
-//   on an integer is no change.
+// - a format, a pattern (`pattern` or `x-unicode-pattern`) or a bound (BOUNDS) may not be added to or tightened in
+//   what the service reads, nor removed from or loosened in what it writes; a bound is compared as the range it
+//   leaves, so minimum 1 → exclusiveMinimum 0 on an integer is no change.
 // Each change is reported with a `/`-joined path, like the diff tool's, so that one acceptance list covers both.
 
 import { isDeepStrictEqual } from 'node:util'
@@ -46,6 +46,13 @@ function valuesOf(schema: Json): string[] | undefined {
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value))
   if ('const' in schema) return [JSON.stringify(schema.const)]
   return undefined
+}
+
+/** The patterns a schema states, with the keyword stating each: `pattern` and `x-unicode-pattern` (see constraints). */
+function patternsOf(schema: Json): Array<{ keyword: string; pattern: string }> {
+  return ['pattern', 'x-unicode-pattern'].flatMap((keyword) =>
+    typeof schema[keyword] === 'string' ? [{ keyword, pattern: schema[keyword] }] : [],
+  )
 }
 
 /** A bound as one keyword states it: its value, and whether the value itself is ruled out. */
@@ -210,20 +217,53 @@ class Walk {
    * which texts two patterns allow cannot be compared in general.
    */
   private constraints(before: Json, after: Json, path: string[], direction: Direction): void {
-    for (const keyword of ['format', 'pattern']) {
+    {
+      const keyword = 'format'
       const [was, is] = [before[keyword], after[keyword]]
-      if (was === is) continue
-      if (was !== undefined && is !== undefined)
-        this.report('replace', [...path, keyword], `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`, is)
-      else if (direction === 'reads' && is !== undefined)
-        this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`, is)
-      else if (direction === 'writes' && was !== undefined)
-        this.report(
-          'remove',
-          [...path, keyword],
-          `the service may now send what ${keyword} ${JSON.stringify(was)} ruled out`,
-        )
+      if (was !== is) {
+        if (was !== undefined && is !== undefined)
+          this.report(
+            'replace',
+            [...path, keyword],
+            `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`,
+            is,
+          )
+        else if (direction === 'reads' && is !== undefined)
+          this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`, is)
+        else if (direction === 'writes' && was !== undefined)
+          this.report(
+            'remove',
+            [...path, keyword],
+            `the service may now send what ${keyword} ${JSON.stringify(was)} ruled out`,
+          )
+      }
     }
+    // A pattern stated as `x-unicode-pattern` (one that needs Unicode property classes) binds as `pattern` does:
+    // the two are compared together, so moving a pattern from one keyword to the other is no change.
+    const [wasPatterns, isPatterns] = [patternsOf(before), patternsOf(after)]
+    const added = isPatterns.filter((each) => !wasPatterns.some((other) => other.pattern === each.pattern))
+    const removed = wasPatterns.filter((each) => !isPatterns.some((other) => other.pattern === each.pattern))
+    const [first, lost] = [added[0], removed[0]]
+    if (first !== undefined && lost !== undefined)
+      this.report(
+        'replace',
+        [...path, first.keyword],
+        `${lost.keyword} ${JSON.stringify(lost.pattern)} became ${first.keyword} ${JSON.stringify(first.pattern)}`,
+        first.pattern,
+      )
+    else if (direction === 'reads' && first !== undefined)
+      this.report(
+        'add',
+        [...path, first.keyword],
+        `the service now reads only ${first.keyword} ${JSON.stringify(first.pattern)}`,
+        first.pattern,
+      )
+    else if (direction === 'writes' && lost !== undefined)
+      this.report(
+        'remove',
+        [...path, lost.keyword],
+        `the service may now send what ${lost.keyword} ${JSON.stringify(lost.pattern)} ruled out`,
+      )
     for (const [keywords, tighter] of BOUNDS) {
       for (const keyword of keywords) this.boundsJudged.add([...path, keyword].join('/'))
       const [was, is] = [boundOf(before, keywords, tighter), boundOf(after, keywords, tighter)]

@@ -119,6 +119,19 @@ const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string;
     release: 'add paths//pets/post/requestBody/content/application/json/schema/properties/name/enum',
   },
   {
+    // The name rule is stated as x-unicode-pattern (it needs Unicode property classes); the service enforces it.
+    name: 'a request name rule is tightened (NewPet.name x-unicode-pattern)',
+    edit: (document) => (schemas(document).NewPet.properties.name['x-unicode-pattern'] = '^[A-Za-z]+$'),
+    baseline: 'replace paths//pets/post/requestBody/content/application/json/schema/properties/name/x-unicode-pattern',
+    release: 'replace paths//pets/post/requestBody/content/application/json/schema/properties/name/x-unicode-pattern',
+  },
+  {
+    name: 'a response name rule is dropped (Pet.name x-unicode-pattern)',
+    edit: (document) => delete schemas(document).Pet.properties.name['x-unicode-pattern'],
+    release:
+      'remove paths//pets/{petId}/get/responses/200/content/application/json/schema/properties/name/x-unicode-pattern',
+  },
+  {
     name: 'a request enum loses a value (PetStatus in NewPet)',
     edit: (document) => (schemas(document).PetStatus.enum = ['available', 'pending']),
     baseline: 'remove paths//pets/post/requestBody/content/application/json/schema/properties/status/enum',
