@@ -217,26 +217,18 @@ class Walk {
    * which texts two patterns allow cannot be compared in general.
    */
   private constraints(before: Json, after: Json, path: string[], direction: Direction): void {
-    {
-      const keyword = 'format'
-      const [was, is] = [before[keyword], after[keyword]]
-      if (was !== is) {
-        if (was !== undefined && is !== undefined)
-          this.report(
-            'replace',
-            [...path, keyword],
-            `${keyword} ${JSON.stringify(was)} became ${JSON.stringify(is)}`,
-            is,
-          )
-        else if (direction === 'reads' && is !== undefined)
-          this.report('add', [...path, keyword], `the service now reads only ${keyword} ${JSON.stringify(is)}`, is)
-        else if (direction === 'writes' && was !== undefined)
-          this.report(
-            'remove',
-            [...path, keyword],
-            `the service may now send what ${keyword} ${JSON.stringify(was)} ruled out`,
-          )
-      }
+    const [was, is] = [before.format, after.format]
+    if (was !== is) {
+      if (was !== undefined && is !== undefined)
+        this.report('replace', [...path, 'format'], `format ${JSON.stringify(was)} became ${JSON.stringify(is)}`, is)
+      else if (direction === 'reads' && is !== undefined)
+        this.report('add', [...path, 'format'], `the service now reads only format ${JSON.stringify(is)}`, is)
+      else if (direction === 'writes' && was !== undefined)
+        this.report(
+          'remove',
+          [...path, 'format'],
+          `the service may now send what format ${JSON.stringify(was)} ruled out`,
+        )
     }
     // A pattern stated as `x-unicode-pattern` (one that needs Unicode property classes) binds as `pattern` does:
     // the two are compared together, so moving a pattern from one keyword to the other is no change.

@@ -26,9 +26,15 @@ export interface ConditionalWriteOptions extends WriteOptions {
 }
 
 export interface PetsApi {
-  /** One page of animals in ascending id order; pass `nextCursor` (with the same `status`) for the next. */
+  /**
+   * One page of animals in ascending id order; pass `nextCursor` (with the same `status` and `categoryId`: the
+   * cursor belongs to its filter) for the next.
+   */
   list(query?: ListPetsQuery, options?: CallOptions): Promise<Page<Pet>>
-  /** Every animal (optionally of one status), page after page: `for await (const pet of client.pets.listAll())`. */
+  /**
+   * Every animal (optionally of one status or category), page after page:
+   * `for await (const pet of client.pets.listAll())`.
+   */
   listAll(query?: Omit<ListPetsQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Pet, void, undefined>
   /** Adds an animal; safe to retry (an Idempotency-Key is sent). */
   create(pet: NewPet, options?: WriteOptions): Promise<PetWithETag>
