@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { errorResponses, EVERY_OPERATION_ERRORS } from '../http/errors/error.schema.js'
 import { ApiError } from '../http/errors/errors.js'
+import { invalidKey } from '../http/auth/auth.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { API_PREFIX } from '../http/paths.js'
 import { publicOrigin } from '../http/request/public-origin.js'
@@ -126,6 +127,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         { after, limit, types },
         { waitMs, holder: holder(request), stop: clientGone(request, reply) },
       )
+      // The key was checked when the poll began; events committed while it waited are not for a key revoked, or
+      // expired, meanwhile: it is asked again, as an open stream asks before it sends.
+      if (waitMs > 0 && !(await app.stillAuthorized(request))) throw invalidKey()
       const next = new URLSearchParams({
         after: String(page.position),
         limit: String(limit),

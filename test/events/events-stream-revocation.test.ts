@@ -1,13 +1,14 @@
-// An open event stream holds its key to the same rule as a new request: revoked or expired, the key gets nothing
-// more. The stream asks before it writes (here before every write; at most once a second by default), says why in
-// a last comment line and ends; the client's reconnection is then refused like any request with that key.
+// An open event stream, and a waiting long poll, hold their key to the same rule as a new request: revoked or
+// expired, the key gets nothing more. The stream asks before it writes (here before every write; at most once a
+// second by default), says why in a last comment line and ends; the client's reconnection is then refused like any
+// request with that key. The long poll asks before it answers, and answers 401.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { KEY_NO_LONGER_VALID } from '../../src/events/event-stream.js'
 import { issueApiKey, revokeKey } from '../../src/keys/issue-key.js'
 import { assertError } from '../helpers/error-assert.js'
 import { openStream, parseFrame, type StreamReader } from '../helpers/event-stream.js'
-import { barrier } from '../helpers/events.js'
+import { barrier, waitForMetric } from '../helpers/events.js'
 import { addPet } from '../helpers/orders.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
@@ -80,6 +81,23 @@ describe(`an open event stream whose key stops being valid, on ${TEST_STORE}`, (
       frames.slice(1, -1).filter((frame) => frame !== ': heartbeat'),
       [],
     )
+  })
+
+  it('answers a long poll whose key is revoked while it waits with 401, not with the events committed \
+since', async () => {
+    const start = await barrier((path, init) => server.request(path, init))
+    const { key, row } = await issueApiKey(server.store, 'revoked while polling', { scopes: ['events:read'] })
+    const waiting = fetch(`${server.baseUrl}/v1/events?after=${start}&wait=30`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    // Revoked once the long poll is known to wait (the gauge counts it), so that the key was valid when it began.
+    await waitForMetric(server, 'petstore_event_long_polls_waiting', 1)
+    await revokeKey(server.store, row.id, new Date().toISOString())
+    await addPet(server, 'available', 'Committed after the revocation')
+    await assertError(await waiting, invalidKey, {
+      'www-authenticate':
+        'Bearer realm="petstore", error="invalid_token", error_description="The API key is not valid"',
+    })
   })
 
   it('keeps streaming for a key that stays valid: heartbeats go on', async () => {

@@ -77,14 +77,17 @@ function presentedKey(request: FastifyRequest): string | ApiError {
   return token
 }
 
+/** The 401 of a Bearer key that is not (or no longer) valid: unknown, revoked or expired. */
+export function invalidKey(): ApiError {
+  return new ApiError('unauthorized', 'The API key is not valid.', {
+    headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
+  })
+}
+
 /** Sets request.principal for a valid key; otherwise returns the 401 to answer. */
 function identify(request: FastifyRequest, presented: string | ApiError, principal: Principal | undefined) {
   if (presented instanceof ApiError) return presented
-  if (!principal) {
-    return new ApiError('unauthorized', 'The API key is not valid.', {
-      headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key is not valid"` },
-    })
-  }
+  if (!principal) return invalidKey()
   request.principal = principal
   return undefined
 }
@@ -159,8 +162,9 @@ function identifyAndCount(
 /**
  * Whether the key a request was let in with still holds for its route: not revoked, not expired, its scope still
  * granted. For a response that outlives the check at its start (an event stream, which asks again before it
- * sends: event-stream.ts), so that revoking a key also ends what it already has open. A stored key is read again
- * only when the database changed since its last reading (the authenticator's cache).
+ * sends: event-stream.ts; a long poll, before it answers after its wait: event.routes.ts), so that revoking a key
+ * also ends what it already has open. A stored key is read again only when the database changed since its last
+ * reading (the authenticator's cache).
  */
 async function keyStillAuthorized(request: FastifyRequest, authenticator: Authenticator): Promise<boolean> {
   const presented = presentedKey(request)
