@@ -50,15 +50,21 @@ export const FAIL_OPEN_MS = 1_000
 
 const POLICY = '"default"'
 
-/** Client addresses and keys counted in memory at most (the least recently counted are forgotten first). */
+/**
+ * Counts kept in memory at most, for keys and for client addresses each (the least recently counted are forgotten
+ * first). Apart, so that a client with many addresses (an IPv6 /48 holds 65,536 /64 networks) cannot push a
+ * key's count out and renew its quota.
+ */
 const IN_MEMORY_KEYS = 10_000
 
 /** Requests counted in the public bucket of their address rather than by key or in the API's anonymous bucket. */
 const publicRequests = new WeakSet<FastifyRequest>()
 
+const KEY_COUNTER = 'key:'
+
 function counterKey(request: FastifyRequest): string {
   if (publicRequests.has(request)) return `public:${clientNetwork(request.ip)}`
-  return request.principal ? `key:${request.principal.keyId}` : `ip:${clientNetwork(request.ip)}`
+  return request.principal ? `${KEY_COUNTER}${request.principal.keyId}` : `ip:${clientNetwork(request.ip)}`
 }
 
 // Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
@@ -136,11 +142,17 @@ export async function registerRateLimit(
   }
 
   // In memory nothing needs to wait: counted at once, which spares every request the store's promises.
-  const local = redis ? undefined : new WindowCounts(window * 1000, IN_MEMORY_KEYS)
+  const local = redis
+    ? undefined
+    : {
+        keys: new WindowCounts(window * 1000, IN_MEMORY_KEYS),
+        addresses: new WindowCounts(window * 1000, IN_MEMORY_KEYS),
+      }
   function check(request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
     if (!local) return checkShared(request, reply)
     const max = request.principal ? settings.rateLimitPerKey : settings.rateLimitAnonymous
-    apply(request, reply, local.count(counterKey(request), max))
+    const key = counterKey(request)
+    apply(request, reply, (key.startsWith(KEY_COUNTER) ? local.keys : local.addresses).count(key, max))
     return undefined
   }
 

@@ -304,6 +304,30 @@ reading of the active keys per tenth of a second", async () => {
     }
   })
 
+  it("keeps a spent key's count while more client addresses than it keeps counts for come and go", async () => {
+    const key = await freshKey(server)
+    for (let request = 0; request < 5; request++) await (await server.request('/v1/pets', { auth: key })).arrayBuffer()
+    assert.equal((await server.request('/v1/pets', { auth: key })).status, 429)
+    // One request without a key from each of 10,001 addresses: more than the 10,000 counts kept in memory.
+    const addresses = Array.from(
+      { length: 10_001 },
+      (_, index) => `10.${index >> 16}.${(index >> 8) & 255}.${index & 255}`,
+    )
+    for (let start = 0; start < addresses.length; start += 50) {
+      const statuses = await Promise.all(
+        addresses.slice(start, start + 50).map(async (address) => {
+          const response = await server.request('/v1/pets', from(address))
+          await response.arrayBuffer()
+          return response.status
+        }),
+      )
+      assert.deepEqual(new Set(statuses), new Set([401]))
+    }
+    const again = await server.request('/v1/pets', { auth: key })
+    assert.equal(again.status, 429)
+    assert.equal(rateLimitOf(again).remaining, 0)
+  })
+
   it('counts an IPv6 client by its /64 network, so that changing its address does not renew its quota', async () => {
     const statuses = async (addresses: string[]) => {
       const seen: number[] = []
