@@ -21,22 +21,25 @@ export function toVersionedCategory(row: CategoryRow): VersionedCategory {
   return { category: toCategory(row), version: Number(row.version) }
 }
 
-/** One round of the fold: composed (NFC), then upper and lower case twice (see nameKey). */
+/** One round of the fold: decomposed (NFD), upper and lower case twice, then composed (NFC) (see nameKey). */
 function foldRound(text: string): string {
-  return text.normalize('NFC').toUpperCase().toLowerCase().toUpperCase().toLowerCase()
+  return text.normalize('NFD').toUpperCase().toLowerCase().toUpperCase().toLowerCase().normalize('NFC')
 }
 
 /** More rounds than the fold ever needs (two reach the end on every letter and mark tried): a bound, not a tuning. */
 const MAX_FOLD_ROUNDS = 4
 
 /**
- * The name as the unique index compares it: composed (NFC) and case-folded here, in the service, so that both
+ * The name as the unique index compares it: case-folded and composed (NFC) here, in the service, so that both
  * stores compare the same text (SQLite's lower() folds ASCII only; PostgreSQL's follows the collation). Upper
  * then lower case folds what lower case alone leaves apart (`ß` and `SS`, `ς` and `σ`), and a second round folds
  * what the first one makes: capital `ẞ` becomes `ß` in it, which only the second makes `ss` like `SS` and `ß`.
  * Case mapping can also leave text that composes anew: `Ϊ` + combining acute lower-cases to `ϊ` + acute, which
- * is `ΐ`, and `ß` + acute upper-cases to `SS` + acute, which is `S` + `Ś`. So the round (NFC first) is repeated
- * until the key no longer changes, and names equal ignoring case get one key however case mapping spelled them.
+ * is `ΐ`, and `ß` + acute upper-cases to `SS` + acute, which is `S` + `Ś`. So the round is repeated until the key
+ * no longer changes, and names equal ignoring case get one key however case mapping spelled them. The round cases
+ * the decomposed name (NFD) and composes the result: a composed letter whose capital has no composed form of its
+ * own cases apart from its marks (`ᾼ` + perispomeni upper-cases to `Α`, `Ι`, perispomeni; `ᾷ` to `Α`,
+ * perispomeni, `Ι`), where its decomposition cases as Unicode's canonical caseless match does.
  */
 export function nameKey(name: string): string {
   let key = foldRound(name)

@@ -18,6 +18,7 @@ import * as categoryVersionFloor from './migrations/0014_category_version_floor.
 import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.js'
 import * as categoryNameKeySharpS from './migrations/0016_category_name_key_sharp_s.js'
 import * as categoryNameKeyComposed from './migrations/0017_category_name_key_composed.js'
+import * as categoryNameKeyDecomposed from './migrations/0018_category_name_key_decomposed.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0015_webhook_pending_events': webhookPendingEvents,
   '0016_category_name_key_sharp_s': categoryNameKeySharpS,
   '0017_category_name_key_composed': categoryNameKeyComposed,
+  '0018_category_name_key_decomposed': categoryNameKeyDecomposed,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,22 +1,38 @@
-// A shop file of a schema before 0017_category_name_key_composed holds category names whose keys an earlier fold
-// made, and may hold two names that only the fold of today finds equal ("Straße" and "STRAẞE", "ΐ" and "Ϊ́": see
-// migrations 0016 and 0017). Its keys are worked out with the fold of its own schema, so that such a pair loads as
-// the shop had it, and are then refolded as the migrations refold an upgraded database's: the same rows end with
-// the same keys either way. A shop of any schema may keep such a pair (it was upgraded, or imported from such a
-// file): a row keeps the key its file gives when an earlier fold gives its name that key, so that the shop's own
-// export loads again, and every file's keys are refolded after the load, so that only a pair keeps one.
+// A shop file of a schema before 0018_category_name_key_decomposed holds category names whose keys an earlier fold
+// made, and may hold two names only the fold of today finds equal ("Straße" and "STRAẞE", "ΐ" and "Ϊ́", "ᾷ"
+// and "ᾼ͂": see migrations 0016, 0017 and 0018). Its keys are worked out with the fold of its own schema, so that
+// such a pair loads as the shop had it, and are then refolded as the migrations refold an upgraded database's: the
+// same rows end with the same keys either way. A shop of any schema may keep such a pair (it was upgraded, or
+// imported from such a file): a row keeps the key its file gives when an earlier fold gives its name that key, so
+// that the shop's own export loads again, and every file's keys are refolded after the load, so that only a pair
+// keeps one.
 import { nameKey } from '../categories/category.mapper.js'
 import type { MoveSession } from '../db/move-session.js'
 
 const FIRST_SCHEMA_FOLDING_TWICE = '0016_category_name_key_sharp_s'
 const FIRST_SCHEMA_FOLDING_TO_THE_END = '0017_category_name_key_composed'
+const FIRST_SCHEMA_FOLDING_DECOMPOSED = '0018_category_name_key_decomposed'
 
 const foldOnce = (text: string) => text.normalize('NFC').toUpperCase().toLowerCase()
 const foldTwice = (text: string) => foldOnce(text).toUpperCase().toLowerCase()
 
+/** The fold of schemas 0017_category_name_key_composed on: foldTwice until the key no longer changes. */
+function foldComposedToTheEnd(text: string): string {
+  let key = foldTwice(text)
+  for (let round = 1; round < 4; round++) {
+    const next = foldTwice(key)
+    if (next === key) break
+    key = next
+  }
+  return key
+}
+
 /** The keys the folds of schemas up to `fileSchema` give `name`, the fold of `fileSchema` first. */
 function keysOfSchema(name: string, fileSchema: string): string[] {
-  if (fileSchema >= FIRST_SCHEMA_FOLDING_TO_THE_END) return [nameKey(name), foldTwice(name), foldOnce(name)]
+  if (fileSchema >= FIRST_SCHEMA_FOLDING_DECOMPOSED)
+    return [nameKey(name), foldComposedToTheEnd(name), foldTwice(name), foldOnce(name)]
+  if (fileSchema >= FIRST_SCHEMA_FOLDING_TO_THE_END)
+    return [foldComposedToTheEnd(name), foldTwice(name), foldOnce(name)]
   if (fileSchema >= FIRST_SCHEMA_FOLDING_TWICE) return [foldTwice(name), foldOnce(name)]
   return [foldOnce(name)]
 }

@@ -74,6 +74,14 @@ describe('category records', () => {
     await assertError(await putCategory(server, 9001, 'fus\u015B'), nameTaken(sharp))
   })
 
+  it('refuses a name equal ignoring case whose capital letter carries its marks apart: 409', async () => {
+    // ᾷ (U+1FB7, alpha with perispomeni and ypogegrammeni) title-cases to ᾼ (U+1FBC) and a combining perispomeni,
+    // and upper-cases to Α, ◌͂, Ι: the capital's iota must not take the perispomeni.
+    const alpha = await createCategory(server, '\u1FB7')
+    await assertError(await server.request('/v1/categories', { json: { name: '\u1FBC\u0342' } }), nameTaken(alpha))
+    await assertError(await putCategory(server, 9002, '\u0391\u0342\u0399'), nameTaken(alpha))
+  })
+
   it('gets a category with its ETag; 304 when If-None-Match names it, 412 when If-Match does not', async () => {
     const created = await createCategory(server, 'Birds')
     const response = await server.request(categoryPath(created.id))

@@ -91,7 +91,8 @@ describe(`the import of a shop file written before category keys were folded twi
     let imported: TestDatabase | undefined
     let reimported: TestDatabase | undefined
     try {
-      // The capital name takes the lower id, so that it loads before the name whose key it would take.
+      // The capital name takes the lower id: it loads first, and the refold after the load gives it the key of
+      // today (ΐ composed), which the small name's earlier key (ι, diaeresis, acute) is not.
       const capital = await createCategory(shop, 'Peak')
       const small = await createCategory(shop, '\u0390')
       const file = join(directory, 'folded-twice.jsonl')
@@ -101,12 +102,13 @@ describe(`the import of a shop file written before category keys were folded twi
       imported = await importIntoNewDatabase(file)
       target = await startTestServer({ database: imported })
       const listed = await target.request('/v1/categories')
+      const holder = { id: capital.id, name: '\u03AA\u0301' }
       assert.deepEqual(await listed.json(), [
         { id: capital.id, name: '\u03AA\u0301' },
         { id: small.id, name: '\u0390' },
       ])
       for (const name of ['\u03CA\u0301', '\u03B9\u0308\u0301', '\u03AA\u0301'])
-        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(small))
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(holder))
 
       // The shop moves on as it is, the pair included: its own export loads, and the pair stays guarded.
       const again = join(directory, 'kept-pair.jsonl')
@@ -119,15 +121,14 @@ describe(`the import of a shop file written before category keys were folded twi
           await (await target.request('/v1/categories')).json(),
         )
         for (const name of ['\u03CA\u0301', '\u03AA\u0301'])
-          await assertError(await reloaded.request('/v1/categories', { json: { name } }), nameTaken(small))
+          await assertError(await reloaded.request('/v1/categories', { json: { name } }), nameTaken(holder))
       } finally {
         await reloaded.close()
       }
       // Once the name it was kept beside is deleted, the kept name holds the key it refolds to: none joins it.
-      assert.equal((await deleteCategory(target, small.id)).status, 204)
-      const kept = { id: capital.id, name: '\u03AA\u0301' }
-      for (const name of ['\u0390', '\u03CA\u0301'])
-        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(kept))
+      assert.equal((await deleteCategory(target, capital.id)).status, 204)
+      for (const name of ['\u03AA\u0301', '\u03CA\u0301'])
+        await assertError(await target.request('/v1/categories', { json: { name } }), nameTaken(small))
     } finally {
       await target?.close()
       await shop.close()

@@ -56,6 +56,7 @@ describe(`migration 0016 (category keys folded twice) on ${TEST_STORE}`, () => {
     assert.deepEqual((await migrateToLatest(db)).applied, [
       '0016_category_name_key_sharp_s',
       '0017_category_name_key_composed',
+      '0018_category_name_key_decomposed',
     ])
   })
 })
@@ -82,7 +83,7 @@ describe(`migration 0017 (category keys folded until they no longer change) on $
       (3, ${'Fu\u00DF\u0301'}, ${'fuss\u0301'}, 1),
       (4, 'Dogs', 'dogs', 1)`.execute(db)
 
-    assert.ok((await migrateToLatest(db)).applied.includes('0017_category_name_key_composed'))
+    assert.equal((await migrateUntil(db, '0017_category_name_key_composed')).error, undefined)
     const { rows } = await sql<{ id: number; key: string }>`
       select id, name_key as key from categories order by id`.execute(db)
     assert.deepEqual(
@@ -109,6 +110,59 @@ describe(`migration 0017 (category keys folded until they no longer change) on $
         [4, 'dogs'],
       ],
     )
-    assert.deepEqual((await migrateToLatest(db)).applied, ['0017_category_name_key_composed'])
+    assert.deepEqual((await migrateToLatest(db)).applied, [
+      '0017_category_name_key_composed',
+      '0018_category_name_key_decomposed',
+    ])
+  })
+})
+
+// Migration 0018 on a store whose keys were folded from the composed name: a letter composed with a mark that has
+// no capital form of its own upper-cased apart from its marks, and its key is refolded from the decomposed name,
+// unless another category already has that key. Down refolds them back.
+describe(`migration 0018 (category keys folded from the decomposed name) on ${TEST_STORE}`, () => {
+  const BEFORE_0018 = '0017_category_name_key_composed'
+  let store: Store
+  let closeStore: () => Promise<void>
+  before(async () => {
+    ;({ store, close: closeStore } = await openTestStore())
+  })
+  after(() => closeStore())
+
+  it('refolds a key cased apart from its marks, except where another category has the refolded key', async () => {
+    const db = store.admin
+    assert.equal((await migrateUntil(db, BEFORE_0018)).error, undefined)
+    // Keys as the composed fold made them: ᾷ (U+1FB7) → α, ◌͂, ι; ᾼ (U+1FBC) + ◌͂ → α, ι, ◌͂.
+    await sql`insert into categories (id, name, name_key, version) values
+      (1, ${'\u1FB7'}, ${'\u03B1\u0342\u03B9'}, 1),
+      (2, ${'\u1FBC\u0342'}, ${'\u03B1\u03B9\u0342'}, 1),
+      (3, 'Dogs', 'dogs', 1)`.execute(db)
+
+    assert.ok((await migrateToLatest(db)).applied.includes('0018_category_name_key_decomposed'))
+    const { rows } = await sql<{ id: number; key: string }>`
+      select id, name_key as key from categories order by id`.execute(db)
+    assert.deepEqual(
+      rows.map((row) => [Number(row.id), row.key]),
+      [
+        [1, '\u1FB6\u03B9'],
+        // Its refolded key is category 1's: both names stay, each with its key.
+        [2, '\u03B1\u03B9\u0342'],
+        [3, 'dogs'],
+      ],
+    )
+
+    // Down gives back the keys the earlier fold looks names up by.
+    assert.equal((await migrateTo(db, BEFORE_0018)).error, undefined)
+    const { rows: down } = await sql<{ id: number; key: string }>`
+      select id, name_key as key from categories order by id`.execute(db)
+    assert.deepEqual(
+      down.map((row) => [Number(row.id), row.key]),
+      [
+        [1, '\u03B1\u0342\u03B9'],
+        [2, '\u03B1\u03B9\u0342'],
+        [3, 'dogs'],
+      ],
+    )
+    assert.deepEqual((await migrateToLatest(db)).applied, ['0018_category_name_key_decomposed'])
   })
 })

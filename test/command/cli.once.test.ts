@@ -135,6 +135,7 @@ second', async () => {
       { name: '0015_webhook_pending_events' },
       { name: '0016_category_name_key_sharp_s' },
       { name: '0017_category_name_key_composed' },
+      { name: '0018_category_name_key_decomposed' },
     ])
     assert.deepEqual(tables, [
       { name: 'api_keys' },
