@@ -13,10 +13,14 @@ const bodyRefused = () =>
     details: [{ path: 'body', message: 'must be absent' }],
   })
 
-/** No body: none announced, or one of length 0, whatever its media type says. */
+/**
+ * No body: none announced, or one of length 0, whatever its media type says. Node's parser takes only digits as a
+ * Content-Length, and `00` is 0 as well (RFC 9110 section 8.6: 1*DIGIT).
+ */
 export function hasNoBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length']
-  return length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)
+  if (length !== undefined) return Number(length) === 0
+  return request.headers['transfer-encoding'] === undefined
 }
 
 /**

@@ -119,6 +119,17 @@ describe('operations that take no request body', () => {
     assert.equal((JSON.parse(response.body) as unknown[]).length, 1)
   })
 
+  it('a Content-Length of 0 with leading zeros is no body either: a read answers 200, a DELETE 204', async () => {
+    const read = await raw(`GET /v1/pets?limit=1 HTTP/1.1\r\n${key}\r\nContent-Length: 00`)
+    assert.equal(read.status, 200)
+    assert.equal((JSON.parse(read.body) as unknown[]).length, 1)
+    const pet = await addPet(server)
+    const deleted = await raw(
+      `DELETE /v1/pets/${pet.id} HTTP/1.1\r\n${key}\r\nContent-Type: text/plain\r\nContent-Length: 000`,
+    )
+    assert.deepEqual([deleted.status, deleted.body], [204, ''])
+  })
+
   // Content-Type values that name no media type at all: Fastify refuses them with 415 before any parser runs.
   const UNREADABLE_MEDIA_TYPES = ['', ';;', '/', 'json', 'application/']
 
