@@ -138,9 +138,27 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   // Every other media type is refused (415) without reading the body, by an operation that takes one. An operation
   // that takes none refuses any body alike (400, refuse-body.ts), but an empty one (hasNoBody) is no body whatever
   // its label: Java's HttpURLConnection, for one, labels a bodiless POST application/x-www-form-urlencoded.
-  app.addContentTypeParser('*', (request, _payload, done) => {
-    if (request.routeOptions.schema?.body === undefined) return done(null, hasNoBody(request) ? undefined : UNREAD_BODY)
-    done(mediaTypeRefusal(request), undefined)
+  app.addContentTypeParser('*', (request, payload, done) => {
+    if (request.routeOptions.schema?.body !== undefined) return done(mediaTypeRefusal(request), undefined)
+    if (hasNoBody(request)) return done(null, undefined)
+    if (request.headers['content-length'] !== undefined) return done(null, UNREAD_BODY)
+    // Chunks: empty when the last chunk comes first, as the JSON parser finds for a JSON label; otherwise refused
+    // at its first byte, the rest unread.
+    const answer = (body: typeof UNREAD_BODY | undefined) => {
+      payload.off('data', onData).off('end', onEnd).off('error', onError)
+      done(null, body)
+    }
+    const onData = (chunk: Buffer) => {
+      if (chunk.length === 0) return
+      payload.pause()
+      answer(UNREAD_BODY)
+    }
+    const onEnd = () => answer(undefined)
+    const onError = (error: Error) => {
+      payload.off('data', onData).off('end', onEnd).off('error', onError)
+      done(error, undefined)
+    }
+    payload.on('data', onData).on('end', onEnd).on('error', onError)
   })
 }
 

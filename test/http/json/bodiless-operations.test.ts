@@ -198,6 +198,17 @@ describe('operations that take no request body', () => {
     assert.equal(bodiless.status, 413)
   })
 
+  it('an empty chunked body is no body whatever its media type; a chunked one with content is refused', async () => {
+    for (const contentType of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
+      const pet = await addPet(server)
+      const head = `DELETE /v1/pets/${pet.id} HTTP/1.1\r\n${key}\r\nContent-Type: ${contentType}\r\n`
+      const refused = await raw(`${head}Transfer-Encoding: chunked`, '5\r\nforce\r\n0\r\n\r\n')
+      assert.deepEqual([refused.status, JSON.parse(refused.body)], [400, TAKES_NO_BODY], contentType)
+      const deleted = await raw(`${head}Transfer-Encoding: chunked`, '0\r\n\r\n')
+      assert.deepEqual([deleted.status, deleted.body], [204, ''], contentType)
+    }
+  })
+
   it('an empty body with any media type is no body: the pet is deleted', async () => {
     const pet = await addPet(server)
     const response = await server.request(`/v1/pets/${pet.id}`, {
