@@ -8,6 +8,8 @@
 // keeps one.
 import { nameKey } from '../categories/category.mapper.js'
 import type { MoveSession } from '../db/move-session.js'
+// The fold of schemas from 0017 until 0018, frozen in the migration that introduced it.
+import { foldedToTheEnd } from '../db/migrations/0017_category_name_key_composed.js'
 
 const FIRST_SCHEMA_FOLDING_TWICE = '0016_category_name_key_sharp_s'
 const FIRST_SCHEMA_FOLDING_TO_THE_END = '0017_category_name_key_composed'
@@ -16,23 +18,11 @@ const FIRST_SCHEMA_FOLDING_DECOMPOSED = '0018_category_name_key_decomposed'
 const foldOnce = (text: string) => text.normalize('NFC').toUpperCase().toLowerCase()
 const foldTwice = (text: string) => foldOnce(text).toUpperCase().toLowerCase()
 
-/** The fold of schemas 0017_category_name_key_composed on: foldTwice until the key no longer changes. */
-function foldComposedToTheEnd(text: string): string {
-  let key = foldTwice(text)
-  for (let round = 1; round < 4; round++) {
-    const next = foldTwice(key)
-    if (next === key) break
-    key = next
-  }
-  return key
-}
-
 /** The keys the folds of schemas up to `fileSchema` give `name`, the fold of `fileSchema` first. */
 function keysOfSchema(name: string, fileSchema: string): string[] {
   if (fileSchema >= FIRST_SCHEMA_FOLDING_DECOMPOSED)
-    return [nameKey(name), foldComposedToTheEnd(name), foldTwice(name), foldOnce(name)]
-  if (fileSchema >= FIRST_SCHEMA_FOLDING_TO_THE_END)
-    return [foldComposedToTheEnd(name), foldTwice(name), foldOnce(name)]
+    return [nameKey(name), foldedToTheEnd(name), foldTwice(name), foldOnce(name)]
+  if (fileSchema >= FIRST_SCHEMA_FOLDING_TO_THE_END) return [foldedToTheEnd(name), foldTwice(name), foldOnce(name)]
   if (fileSchema >= FIRST_SCHEMA_FOLDING_TWICE) return [foldTwice(name), foldOnce(name)]
   return [foldOnce(name)]
 }

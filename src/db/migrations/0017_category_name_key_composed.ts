@@ -15,7 +15,7 @@ function foldedTwice(name: string): string {
 }
 
 /** The fold as this migration writes it (frozen here: a later fold gets a migration of its own). */
-function foldedToTheEnd(name: string): string {
+export function foldedToTheEnd(name: string): string {
   let key = foldedTwice(name)
   for (let rounds = 1; rounds < 4; rounds++) {
     const next = foldedTwice(key)
@@ -26,7 +26,7 @@ function foldedToTheEnd(name: string): string {
 }
 
 /** Gives every category the key `fold` makes of its name, one row at a time in id order, unless another has it. */
-async function refoldWith(db: Kysely<unknown>, fold: (name: string) => string): Promise<void> {
+export async function refoldWith(db: Kysely<unknown>, fold: (name: string) => string): Promise<void> {
   const { rows } = await sql<{ id: number | string; name: string; name_key: string }>`
     select id, name, name_key from categories order by id`.execute(db)
   for (const { id, name, name_key: key } of rows) {
