@@ -59,7 +59,10 @@ export async function openRawConnection(baseUrl: string): Promise<RawConnection>
     const headEnd = buffer.indexOf('\r\n\r\n')
     if (headEnd === -1) return undefined
     const head = buffer.subarray(0, headEnd).toString('latin1')
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1]
+    // 204 and 304 never have a body (RFC 9112, section 6.3), whatever their headers say; waiting for the close
+    // would wait out the server's keep-alive timeout.
+    const bodiless = /^HTTP\/1\.[01] (204|304) /.test(head)
+    const length = bodiless ? '0' : /\r\ncontent-length: *(\d+)/i.exec(head)?.[1]
     const bodyStart = headEnd + 4
     if (length === undefined) {
       if (!ended) return undefined
