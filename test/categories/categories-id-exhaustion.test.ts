@@ -13,7 +13,7 @@ const LARGEST = Number.MAX_SAFE_INTEGER
 const noIdLeft = {
   status: 409,
   code: 'conflict',
-  message: `No category id is left above ${LARGEST}, the largest in use; choose one with PUT.`,
+  message: `No category id is left above ${LARGEST}, the largest in use; choose one with PUT. Nothing was changed.`,
 }
 
 describe('category ids once the largest has been used', () => {
