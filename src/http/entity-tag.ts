@@ -44,6 +44,17 @@ export function ifMatchCondition(header: string | undefined, id: number): Versio
 }
 
 /**
+ * Whether an If-Match value names the current tag only as a weak one (`W/"1.2"`): strong comparison makes it
+ * fail, and the client is better told that than that the resource changed.
+ */
+export function namesOnlyWeakly(header: string | undefined, currentTag: string): boolean {
+  if (header === undefined || header === '*') return false
+  const current = currentTag.slice(1, -1)
+  const naming = listedTags(header).filter((tag) => tag.opaque === current)
+  return naming.length > 0 && naming.every((tag) => tag.weak)
+}
+
+/**
  * Whether an If-None-Match value names the current tag (weak comparison, section 13.1.2), or is `*`: then GET
  * answers 304.
  */

@@ -3,7 +3,7 @@
 // gets the version it holds the tag of, and nothing newer. If-Match is read as the changes read it
 // (ifMatchCondition: strong comparison, `*` holds while the resource exists).
 import { conditionHolds } from '../domain/version-condition.js'
-import { ApiError } from './errors/errors.js'
+import { ifMatchRefusal } from './errors/errors.js'
 import { entityTag, ifMatchCondition, noneMatchFails } from './entity-tag.js'
 
 /**
@@ -19,10 +19,6 @@ export function readConditionStatus(
   const tag = entityTag(id, version)
   const condition = ifMatchCondition(headers['if-match'], id)
   if (condition !== undefined && !conditionHolds(condition, version))
-    throw new ApiError(
-      'precondition_failed',
-      `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since that ETag was read.`,
-      { headers: { etag: tag } },
-    )
+    throw ifMatchRefusal(resource, id, tag, headers['if-match'], 'read')
   return noneMatchFails(headers['if-none-match'], tag) ? 304 : 200
 }

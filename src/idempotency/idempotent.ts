@@ -188,7 +188,7 @@ export function createIdempotency({ data, ttlMs, leaseMs }: IdempotencySettings)
       })
     } catch (error) {
       if (error instanceof KeyLost) throw inFlight()
-      const apiError = knownApiError(error)
+      const apiError = knownApiError(error, request.headers['if-match'])
       if (apiError && apiError.statusCode < 500 && !(error instanceof Contended)) {
         // The service's transaction rolled back: nothing changed. Its answer is stored on its own, so that a
         // retry gets the same answer rather than a second chance at the effect.

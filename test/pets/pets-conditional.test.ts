@@ -14,6 +14,14 @@ const stale = (id: number, current: string) => ({
     `If-Match does not name the current ETag of pet ${id}, ${current}: it was changed since it was read. Nothing ` +
     'was changed; read it again before retrying.',
 })
+/** The 412 of an If-Match naming the current tag weak: strong comparison, and the client is told so. */
+const weak = (id: number, current: string, outcome = ' Nothing was changed.') => ({
+  status: 412,
+  code: 'precondition_failed',
+  message:
+    `If-Match names the current ETag of pet ${id} as a weak tag, W/${current}; If-Match compares strongly, so a ` +
+    `weak tag never holds: send the ETag as given, ${current}.${outcome}`,
+})
 const gone = (id: number) => ({
   status: 412,
   code: 'precondition_failed',
@@ -103,7 +111,7 @@ included', async () => {
       const other = await addPet(server)
       for (const ifMatch of [
         etagOf(pet.id, 1),
-        `W/${etagOf(pet.id, 2)}`,
+        `W/${etagOf(pet.id, 1)}`,
         etagOf(other.id, 2),
         '"anything"',
         `${etagOf(pet.id, 3)}, ${etagOf(pet.id, 1)}`,
@@ -114,6 +122,17 @@ included', async () => {
           { etag: etagOf(pet.id, 2) },
         )
         await assertError(await deletePet(server, pet.id, { 'if-match': ifMatch }), stale(pet.id, etagOf(pet.id, 2)), {
+          etag: etagOf(pet.id, 2),
+        })
+      }
+      // The current tag sent weak is refused as weak, not as stale: the client holds the right version.
+      for (const ifMatch of [`W/${etagOf(pet.id, 2)}`, `W/${etagOf(pet.id, 2)}, ${etagOf(pet.id, 1)}`]) {
+        await assertError(
+          await patchPet(server, pet.id, { name: 'Lost update' }, { 'if-match': ifMatch }),
+          weak(pet.id, etagOf(pet.id, 2)),
+          { etag: etagOf(pet.id, 2) },
+        )
+        await assertError(await deletePet(server, pet.id, { 'if-match': ifMatch }), weak(pet.id, etagOf(pet.id, 2)), {
           etag: etagOf(pet.id, 2),
         })
       }
@@ -190,7 +209,7 @@ unchanged', async () => {
       const pet = await addPet(server)
       await patchPet(server, pet.id, { name: 'Read' })
       const current = etagOf(pet.id, 2)
-      for (const ifMatch of [etagOf(pet.id, 1), `W/${current}`, '"anything"', `${etagOf(pet.id, 1)}, "x"`]) {
+      for (const ifMatch of [etagOf(pet.id, 1), `W/${etagOf(pet.id, 1)}`, '"anything"', `${etagOf(pet.id, 1)}, "x"`]) {
         for (const [method, body] of [
           ['GET', true],
           ['HEAD', false],
@@ -213,6 +232,9 @@ unchanged', async () => {
           else assert.equal(await response.text(), '')
         }
       }
+      const weakRead = await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-match': `W/${current}` } })
+      assert.equal(weakRead.headers.get('etag'), current)
+      await assertError(weakRead, weak(pet.id, current, ''))
       // It holds: the current tag (strong), alone or listed, or *; then If-None-Match decides.
       for (const ifMatch of [current, `"x", ${current}`, '*']) {
         const read = await server.request(`/v1/pets/${pet.id}`, { headers: { 'if-match': ifMatch } })

@@ -34,7 +34,7 @@ function badTargetMessage(url: string): string {
 
 /** Maps an error to the ApiError the client sees. Anything unexpected becomes a masked internal_error. */
 function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
-  const known = knownApiError(error)
+  const known = knownApiError(error, request.headers['if-match'])
   if (known) return known
   if (isClientAbort(request, error)) {
     // Nobody reads this answer; its status (not 5xx) keeps the request out of error rates and outage counts.

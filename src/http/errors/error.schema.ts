@@ -95,8 +95,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     'connection is closed.',
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
-    'The `If-Match` condition does not hold: the resource changed since that ETag was read (its current `ETag` is ' +
-    'in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that ' +
+    'The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent ' +
+    'weak (`W/`; `If-Match` compares strongly) (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that ' +
     'exists already (code `precondition_failed`). Nothing was changed.',
   idempotency_key_in_flight:
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +

@@ -1,7 +1,7 @@
 // Every error code the service can answer, in one place. The OpenAPI document lists this table, and the
 // error handler turns any ApiError (or framework error) into the spec's Error body with these codes.
 import { Conflict, Gone, InvalidInput, NotFound, PreconditionFailed, TooManyOpenReads } from '../../domain/errors.js'
-import { entityTag } from '../entity-tag.js'
+import { entityTag, namesOnlyWeakly } from '../entity-tag.js'
 import { BODY_LIMIT_BYTES, inKiB } from '../limits.js'
 
 export const ERROR_CODES = {
@@ -120,8 +120,9 @@ export function errorCodeForStatus(status: number): ErrorCode {
 /**
  * The ApiError for an error whose answer is known (ours, or a service's domain error), or undefined for
  * anything else, which the error handler masks as internal_error. The one mapping of domain errors to HTTP.
+ * `ifMatch`, the request's If-Match, lets a 412 say why the tag it sent did not hold.
  */
-export function knownApiError(error: unknown): ApiError | undefined {
+export function knownApiError(error: unknown, ifMatch?: string): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error instanceof NotFound) {
     // A resource named in the body (an order's petId) is pointed at, so the client knows which value to fix.
@@ -130,7 +131,7 @@ export function knownApiError(error: unknown): ApiError | undefined {
     return new ApiError('not_found', error.message, details ? { details } : {})
   }
   if (error instanceof Conflict) return new ApiError('conflict', error.message)
-  if (error instanceof PreconditionFailed) return preconditionFailed(error)
+  if (error instanceof PreconditionFailed) return preconditionFailed(error, ifMatch)
   if (error instanceof InvalidInput)
     return new ApiError('invalid_request', error.message, {
       details: [{ path: `body/${error.field}`, message: error.problem }],
@@ -142,7 +143,10 @@ export function knownApiError(error: unknown): ApiError | undefined {
 }
 
 /** 412, with the current ETag so that the client sees at once which version it would now be changing. */
-function preconditionFailed({ resource, id, currentVersion, exists }: PreconditionFailed): ApiError {
+function preconditionFailed(
+  { resource, id, currentVersion, exists }: PreconditionFailed,
+  ifMatch: string | undefined,
+): ApiError {
   if (exists && currentVersion !== undefined) {
     const tag = entityTag(id, currentVersion)
     return new ApiError(
@@ -157,11 +161,27 @@ function preconditionFailed({ resource, id, currentVersion, exists }: Preconditi
       `If-Match cannot hold: no ${resource} has id ${id}. Nothing was changed.`,
     )
   }
-  const tag = entityTag(id, currentVersion)
-  return new ApiError(
-    'precondition_failed',
-    `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since it was read. ` +
-      'Nothing was changed; read it again before retrying.',
-    { headers: { etag: tag } },
-  )
+  return ifMatchRefusal(resource, id, entityTag(id, currentVersion), ifMatch, 'change')
+}
+
+/**
+ * The 412 of an If-Match that does not name `tag`, the current ETag, on a change or a read. A tag the client
+ * sent weak (`W/"…"`) is named as the cause: strong comparison never lets one hold.
+ */
+export function ifMatchRefusal(
+  resource: string,
+  id: number,
+  tag: string,
+  ifMatch: string | undefined,
+  request: 'change' | 'read',
+): ApiError {
+  const outcome = request === 'change' ? ' Nothing was changed.' : ''
+  const message = namesOnlyWeakly(ifMatch, tag)
+    ? `If-Match names the current ETag of ${resource} ${id} as a weak tag, W/${tag}; If-Match compares strongly, ` +
+      `so a weak tag never holds: send the ETag as given, ${tag}.${outcome}`
+    : request === 'change'
+      ? `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since it was read. ` +
+        'Nothing was changed; read it again before retrying.'
+      : `If-Match does not name the current ETag of ${resource} ${id}, ${tag}: it was changed since that ETag was read.`
+  return new ApiError('precondition_failed', message, { headers: { etag: tag } })
 }
