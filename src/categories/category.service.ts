@@ -80,7 +80,9 @@ async function createIn(uow: UnitOfWork, { name }: NewCategory): Promise<Version
   await holdWritesTo(trx, 'pets')
   const id = Math.max(lastId, await repository.largestCategoryIdInUse(trx)) + 1
   if (id > MAX_INT64_ID)
-    throw new Conflict(`No category id is left above ${id - 1}, the largest in use; choose one with PUT. Nothing was changed.`)
+    throw new Conflict(
+      `No category id is left above ${id - 1}, the largest in use; choose one with PUT. Nothing was changed.`,
+    )
   const row = await repository.insertCategory(trx, { id, name, name_key: key, version: versionFloor + 1 })
   await repository.noteCategoryIdHandedOut(trx, id)
   const created = toVersionedCategory(row)

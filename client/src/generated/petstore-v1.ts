@@ -1679,7 +1679,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly) (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly), and its current `ETag` is in the response; or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -1701,7 +1701,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly) (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
+        /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly), and its current `ETag` is in the response; or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
         PreconditionFailedReplayable: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2223,7 +2223,7 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly) (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
+            /** @description The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent weak (`W/`; `If-Match` compares strongly), and its current `ETag` is in the response; or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). Nothing was changed. */
             412: {
                 headers: {
                     ETag: components["headers"]["ETag"];

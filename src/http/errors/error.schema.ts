@@ -96,8 +96,9 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
   conflict: 'The current state does not allow this transition (code `conflict`); nothing was changed.',
   precondition_failed:
     'The `If-Match` condition does not hold: the resource changed since that ETag was read, or the ETag was sent ' +
-    'weak (`W/`; `If-Match` compares strongly) (its current `ETag` is in the response), or it does not exist; or, on `putCategory`, `If-None-Match: *` names a category that ' +
-    'exists already (code `precondition_failed`). Nothing was changed.',
+    'weak (`W/`; `If-Match` compares strongly), and its current `ETag` is in the response; or it does not exist; ' +
+    'or, on `putCategory`, `If-None-Match: *` names a category that exists already (code `precondition_failed`). ' +
+    'Nothing was changed.',
   idempotency_key_in_flight:
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
     'retry after Retry-After seconds to get its response.',
