@@ -5,7 +5,13 @@ import type { CursorCodec } from '../http/cursor.js'
 import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
 import { readConditionStatus } from '../http/read-conditions.js'
 import { ETagHeaderSchema } from '../http/entity-tag.schema.js'
-import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import {
+  BODILESS_ERRORS,
+  BODY_ERRORS,
+  errorResponses,
+  EVERY_OPERATION_ERRORS,
+  IDEMPOTENCY_ERRORS,
+} from '../http/errors/error.schema.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
@@ -221,7 +227,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox<CategoryRoutesOptions> = 
         headers: CategoryDeleteHeaders,
         response: {
           204: Type.Null({ description: 'The category is deleted. No body.', headers: ReplayedHeaderSchema }),
-          ...errorResponses(...WRITE_ERRORS, 'not_found', 'conflict', 'precondition_failed', ...BODY_ERRORS),
+          ...errorResponses(...WRITE_ERRORS, 'not_found', 'conflict', 'precondition_failed', ...BODILESS_ERRORS),
         },
       },
     },

@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { normaliseDateTime } from '../http/date-time.js'
-import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import {
+  BODILESS_ERRORS,
+  BODY_ERRORS,
+  errorResponses,
+  EVERY_OPERATION_ERRORS,
+  IDEMPOTENCY_ERRORS,
+} from '../http/errors/error.schema.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
@@ -157,7 +163,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order, now `cancelled`.', headers: ReplayedHeaderSchema },
-          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
+          ...errorResponses(
+            ...EVERY_OPERATION_ERRORS,
+            'not_found',
+            'conflict',
+            ...IDEMPOTENCY_ERRORS,
+            ...BODILESS_ERRORS,
+          ),
         },
       },
     },
@@ -188,7 +200,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
-          ...errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
+          ...errorResponses(
+            ...EVERY_OPERATION_ERRORS,
+            'not_found',
+            'conflict',
+            ...IDEMPOTENCY_ERRORS,
+            ...BODILESS_ERRORS,
+          ),
         },
       },
     },

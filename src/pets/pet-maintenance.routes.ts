@@ -4,7 +4,13 @@ import type { onResponseHookHandler } from 'fastify'
 import { Type } from 'typebox'
 import { entityTag, ifMatchCondition } from '../http/entity-tag.js'
 import { ETagHeaderSchema, IfMatchHeader } from '../http/entity-tag.schema.js'
-import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import {
+  BODILESS_ERRORS,
+  BODY_ERRORS,
+  errorResponses,
+  EVERY_OPERATION_ERRORS,
+  IDEMPOTENCY_ERRORS,
+} from '../http/errors/error.schema.js'
 import { PATCH_UNSUPPORTED_MEDIA_TYPE } from '../http/errors/patch-errors.js'
 import { addJsonBodyParser } from '../http/json/json-body.js'
 import { MERGE_PATCH, PATCH_MEDIA_TYPES } from '../http/json/media-type.js'
@@ -30,7 +36,6 @@ const CONDITIONAL_WRITE_ERRORS = errorResponses(
   'conflict',
   'precondition_failed',
   ...IDEMPOTENCY_ERRORS,
-  ...BODY_ERRORS,
 )
 
 const ConditionalWriteHeaders = Type.Object({ ...IdempotencyHeaders.properties, 'If-Match': IfMatchHeader })
@@ -88,6 +93,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
             headers: { ...ETagHeaderSchema, ...ReplayedHeaderSchema },
           },
           ...CONDITIONAL_WRITE_ERRORS,
+          ...errorResponses(...BODY_ERRORS),
           ...PATCH_UNSUPPORTED_MEDIA_TYPE,
         },
       },
@@ -130,6 +136,7 @@ export const petMaintenanceRoutes: FastifyPluginAsyncTypebox<PetMaintenanceRoute
         response: {
           204: Type.Null({ description: 'The animal is deleted. No body.', headers: ReplayedHeaderSchema }),
           ...CONDITIONAL_WRITE_ERRORS,
+          ...errorResponses(...BODILESS_ERRORS),
         },
       },
     },

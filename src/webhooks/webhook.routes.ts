@@ -2,7 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CursorCodec } from '../http/cursor.js'
-import { BODY_ERRORS, errorResponses, EVERY_OPERATION_ERRORS, IDEMPOTENCY_ERRORS } from '../http/errors/error.schema.js'
+import {
+  BODILESS_ERRORS,
+  BODY_ERRORS,
+  errorResponses,
+  EVERY_OPERATION_ERRORS,
+  IDEMPOTENCY_ERRORS,
+} from '../http/errors/error.schema.js'
 import { PATCH_UNSUPPORTED_MEDIA_TYPE } from '../http/errors/patch-errors.js'
 import { addJsonBodyParser } from '../http/json/json-body.js'
 import { MERGE_PATCH, PATCH_MEDIA_TYPES } from '../http/json/media-type.js'
@@ -42,12 +48,7 @@ const SCOPE = { scope: 'webhooks:manage' } as const
 const TAGS = ['Webhooks']
 /** What a write to one endpoint takes: its id, an optional Idempotency-Key, no query parameter. */
 const ENDPOINT_WRITE = { querystring: NoQuery, headers: IdempotencyHeaders, params: WebhookIdParams }
-const ENDPOINT_WRITE_ERRORS = errorResponses(
-  ...EVERY_OPERATION_ERRORS,
-  'not_found',
-  ...IDEMPOTENCY_ERRORS,
-  ...BODY_ERRORS,
-)
+const ENDPOINT_WRITE_ERRORS = errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', ...IDEMPOTENCY_ERRORS)
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (
   app,
@@ -170,6 +171,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         response: {
           200: { ...WebhookSchema, description: 'The endpoint as stored now.', headers: ReplayedHeaderSchema },
           ...ENDPOINT_WRITE_ERRORS,
+          ...errorResponses(...BODY_ERRORS),
           ...PATCH_UNSUPPORTED_MEDIA_TYPE,
         },
       },
@@ -198,6 +200,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         response: {
           204: Type.Null({ description: 'Deleted. No body.', headers: ReplayedHeaderSchema }),
           ...ENDPOINT_WRITE_ERRORS,
+          ...errorResponses(...BODILESS_ERRORS),
         },
       },
     },
@@ -229,6 +232,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
             headers: ReplayedHeaderSchema,
           },
           ...ENDPOINT_WRITE_ERRORS,
+          ...errorResponses(...BODILESS_ERRORS),
         },
       },
     },

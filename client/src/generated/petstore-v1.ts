@@ -2302,7 +2302,6 @@ export interface operations {
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -2657,7 +2656,6 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -2719,7 +2717,6 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -3071,7 +3068,6 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInFlightOrConflict"];
             412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -3485,7 +3481,6 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -3660,7 +3655,6 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
@@ -3859,7 +3853,6 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

@@ -172,6 +172,8 @@ export const IDEMPOTENCY_ERRORS = [
 ] as const satisfies readonly ErrorCode[]
 /** What an operation that reads a request body may answer about it. */
 export const BODY_ERRORS = ['payload_too_large', 'unsupported_media_type'] as const satisfies readonly ErrorCode[]
+/** What an operation taking no body may answer about one: 413 over the size limit; below it, 400, never 415. */
+export const BODILESS_ERRORS = ['payload_too_large'] as const satisfies readonly ErrorCode[]
 
 /**
  * Response schemas for the given error codes, keyed by status, each documented with the shared Error body and

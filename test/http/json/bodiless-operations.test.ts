@@ -12,6 +12,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/se
 interface Operation {
   operationId: string
   requestBody?: unknown
+  responses: Record<string, unknown>
 }
 type Paths = Record<string, Record<string, Operation>>
 
@@ -21,8 +22,9 @@ const WRITES = ['post', 'put', 'patch', 'delete']
 const BODILESS = Object.entries(document.paths).flatMap(([path, operations]) =>
   Object.entries(operations)
     .filter(([method, operation]) => WRITES.includes(method) && operation.requestBody === undefined)
-    .map(([method, { operationId }]) => ({
+    .map(([method, { operationId, responses }]) => ({
       operationId,
+      responses,
       method: method.toUpperCase(),
       path: path.replace(/\{\w+\}/g, '1'),
     })),
@@ -72,6 +74,11 @@ describe('operations that take no request body', () => {
       'retryWebhookDelivery',
       'rotateWebhookSecret',
     ])
+  })
+
+  it('are documented with 413 (a body over the limit) and never 415, which they do not send', () => {
+    for (const { operationId, responses } of BODILESS)
+      assert.deepEqual([operationId, '413' in responses, '415' in responses], [operationId, true, false])
   })
 
   for (const { operationId, method, path } of BODILESS)
