@@ -9,6 +9,7 @@ import {
   EVERY_OPERATION_ERRORS,
   IDEMPOTENCY_ERRORS,
 } from '../http/errors/error.schema.js'
+import type { ErrorCode } from '../http/errors/errors.js'
 import { PATCH_UNSUPPORTED_MEDIA_TYPE } from '../http/errors/patch-errors.js'
 import { addJsonBodyParser } from '../http/json/json-body.js'
 import { MERGE_PATCH, PATCH_MEDIA_TYPES } from '../http/json/media-type.js'
@@ -48,7 +49,9 @@ const SCOPE = { scope: 'webhooks:manage' } as const
 const TAGS = ['Webhooks']
 /** What a write to one endpoint takes: its id, an optional Idempotency-Key, no query parameter. */
 const ENDPOINT_WRITE = { querystring: NoQuery, headers: IdempotencyHeaders, params: WebhookIdParams }
-const ENDPOINT_WRITE_ERRORS = errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', ...IDEMPOTENCY_ERRORS)
+/** What a write to one endpoint may answer, with what it may answer about a request body (`bodyErrors`). */
+const endpointWriteErrors = (bodyErrors: readonly ErrorCode[]) =>
+  errorResponses(...EVERY_OPERATION_ERRORS, 'not_found', ...IDEMPOTENCY_ERRORS, ...bodyErrors)
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = async (
   app,
@@ -110,11 +113,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         ...BETA,
         querystring: ListWebhooksQuery,
         response: {
-          200: {
-            ...WebhooksSchema,
-            description: 'A page of endpoints.',
-            headers: { Link: NextPageLinkHeader },
-          },
+          200: { ...WebhooksSchema, description: 'A page of endpoints.', headers: { Link: NextPageLinkHeader } },
           ...errorResponses(...EVERY_OPERATION_ERRORS),
         },
       },
@@ -170,8 +169,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         body: WebhookPatchSchema,
         response: {
           200: { ...WebhookSchema, description: 'The endpoint as stored now.', headers: ReplayedHeaderSchema },
-          ...ENDPOINT_WRITE_ERRORS,
-          ...errorResponses(...BODY_ERRORS),
+          ...endpointWriteErrors(BODY_ERRORS),
           ...PATCH_UNSUPPORTED_MEDIA_TYPE,
         },
       },
@@ -199,8 +197,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
         ...ENDPOINT_WRITE,
         response: {
           204: Type.Null({ description: 'Deleted. No body.', headers: ReplayedHeaderSchema }),
-          ...ENDPOINT_WRITE_ERRORS,
-          ...errorResponses(...BODILESS_ERRORS),
+          ...endpointWriteErrors(BODILESS_ERRORS),
         },
       },
     },
@@ -231,8 +228,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
             description: DESCRIPTIONS.rotatedWebhook,
             headers: ReplayedHeaderSchema,
           },
-          ...ENDPOINT_WRITE_ERRORS,
-          ...errorResponses(...BODILESS_ERRORS),
+          ...endpointWriteErrors(BODILESS_ERRORS),
         },
       },
     },
