@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 import { findJsonProblem, type JsonProblem } from './json-scan.js'
-import { acceptedMediaTypes, mediaTypeRefusal, unsupportedCharset } from './media-type.js'
+import { acceptedMediaTypes, isOneMediaType, mediaTypeRefusal, unsupportedCharset } from './media-type.js'
 import { decodeUtf8, firstInvalidUtf8Offset } from './utf8.js'
 import { hasNoBody, UNREAD_BODY } from './refuse-body.js'
 import { MAX_DETAIL_PATH_LENGTH } from '../validation/validation-details.js'
@@ -98,7 +98,7 @@ export function refusalOnHeaders(request: FastifyRequest, parsedAs?: string): Ap
   const coded = contentCoding(request.headers['content-encoding'])
   if (coded !== undefined) return codedBody(coded)
   const charset = unsupportedCharset(contentType)
-  if (charset === undefined) return undefined
+  if (charset === undefined) return isOneMediaType(contentType) ? undefined : mediaTypeRefusal(request)
   return new ApiError(
     'unsupported_media_type',
     `The request body must be UTF-8 JSON; charset=${shorten(charset)} is not supported. Send Content-Type: ` +

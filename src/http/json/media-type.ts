@@ -30,6 +30,21 @@ export function unsupportedCharset(contentType: string | undefined): string | un
   return MALFORMED_CHARSET.exec(contentType.slice(parameters).replace(PARAMETER, ''))?.[1]
 }
 
+const TOKEN = "[\\w!#$%&'*+.^`|~-]+"
+const QUOTED_STRING = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"'
+/** RFC 9110 section 8.3.1: type "/" subtype *( OWS ";" OWS [ parameter ] ); one media type, nothing after it. */
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[\\t ]*;[\\t ]*(?:${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))?)*$`)
+
+/**
+ * Whether a Content-Type value is one well-formed media type. Fastify reads the type and the parameters it
+ * recognises and ignores the rest, so `application/json;charset=utf-8, text/plain` (a list) or
+ * `application/json;charset=utf-8 text/plain` would be read as JSON: the label says something else, so it is
+ * refused rather than guessed at.
+ */
+export function isOneMediaType(contentType: string): boolean {
+  return MEDIA_TYPE.test(contentType)
+}
+
 /** RFC 7396's media type, which every operation that takes a JSON Merge Patch accepts besides application/json. */
 export const MERGE_PATCH = 'application/merge-patch+json'
 

@@ -172,6 +172,39 @@ describe('strict JSON bodies', () => {
     }
   })
 
+  describe('a Content-Type that is not one well-formed media type is a 415', () => {
+    // Fastify reads the type and the parameters it knows and would ignore what follows them.
+    const malformed = [
+      'application/json;charset=utf-8, text/plain',
+      'application/json; charset=utf-8,text/plain',
+      'application/json;foo=bar, text/plain',
+      'application/json;charset=utf-8 text/plain',
+      'application/json; foo=',
+    ]
+    for (const contentType of malformed) {
+      it(contentType, async () => {
+        const before = await list('/v1/pets')
+        await assertError(await post('/v1/pets', '{"name":"Rex","categoryId":1}', contentType), {
+          status: 415,
+          code: 'unsupported_media_type',
+          message: 'The request body must be sent as Content-Type: application/json.',
+        })
+        assert.deepEqual(await list('/v1/pets'), before)
+      })
+    }
+    it('takes parameters separated by optional white space, and empty ones', async () => {
+      for (const contentType of [
+        'application/json ; charset=utf-8',
+        'application/json;;',
+        'application/json;a="b\\"c"',
+      ]) {
+        const response = await post('/v1/pets', '{"name":"Rex","categoryId":1}', contentType)
+        assert.equal(response.status, 201, contentType)
+        await response.arrayBuffer()
+      }
+    })
+  })
+
   describe('a key given twice in one object is a 400, at any depth, and nothing is stored', () => {
     const bodies: [string, string, ReturnType<typeof DUPLICATE_KEY>][] = [
       ['the same key twice', '{"name":"a","name":"b","categoryId":1}', DUPLICATE_KEY('name', '/name')],
