@@ -144,7 +144,8 @@ export const DeliverySchema = named(
       }),
       status: DeliveryStatusSchema,
       nextAttemptAt: NullableDateTime(
-        'Pending: when the next attempt is due; null while an attempt is in progress, and once finished.',
+        'Pending: when the next attempt is due; while the endpoint is disabled, the attempt waits past that time ' +
+          'until the endpoint is enabled again. Null while an attempt is in progress, and once finished.',
         null,
       ),
       createdAt: DateTime(

@@ -1122,7 +1122,7 @@ export interface components {
             status: components["schemas"]["DeliveryStatus"];
             /**
              * Format: date-time
-             * @description Pending: when the next attempt is due; null while an attempt is in progress, and once finished.
+             * @description Pending: when the next attempt is due; while the endpoint is disabled, the attempt waits past that time until the endpoint is enabled again. Null while an attempt is in progress, and once finished.
              * @example null
              */
             nextAttemptAt: string | null;
