@@ -149,7 +149,10 @@ export class EventHub {
         if (events.length === BATCH) this.#readAgain = true
       } while (this.#readAgain)
     } catch (error) {
-      // The next poll tries again; the followers keep waiting (their own reads report the outage to clients).
+      // The next poll tries again; the followers keep waiting (their own reads report the outage to clients). It
+      // must read even if the version has not changed since: the version it saw is the one whose events this read
+      // failed to fetch, and without another commit it would not change again.
+      this.#lastVersion = undefined
       this.#failed(error)
     } finally {
       this.#reading = false
