@@ -29,6 +29,16 @@ export function serverSentEvent(event: FeedEvent): string {
 }
 
 export const HEARTBEAT = ': heartbeat\n\n'
+
+/**
+ * A heartbeat that also moves the client's Last-Event-ID to `position`, past events of other types the stream
+ * looked at and did not send: an `id:` field without `data:` sets an EventSource's last event id and dispatches
+ * nothing. Without it, a filtered stream's client would reconnect after its last matching event, however old: it
+ * would read every event since again, and be refused (410) once that event is purged though it missed nothing.
+ */
+export function heartbeatAt(position: number): string {
+  return `: heartbeat\nid: ${position}\n\n`
+}
 /** The last line of a stream whose key no longer holds; a client that reconnects is then answered 401 or 403. */
 export const KEY_NO_LONGER_VALID = ': the API key is no longer valid for this stream\n\n'
 
@@ -114,6 +124,14 @@ export function eventStreamBody(
   }
   watchLater()
 
+  /** The client's Last-Event-ID once it has read what was written (the position it would reconnect from). */
+  let sentThrough = subscription.initial.at(-1)?.id ?? after
+  const heartbeat = () => {
+    if (subscription.position <= sentThrough) return HEARTBEAT
+    sentThrough = subscription.position
+    return heartbeatAt(sentThrough)
+  }
+
   const pump = async () => {
     // A first line at once, so that the client sees the stream open before the first event.
     await write(`: events after ${after}\n\n${subscription.initial.map(serverSentEvent).join('')}`)
@@ -128,7 +146,8 @@ export function eventStreamBody(
         revoked = true
         break
       }
-      await write(events.length > 0 ? events.map(serverSentEvent).join('') : HEARTBEAT)
+      sentThrough = events.at(-1)?.id ?? sentThrough
+      await write(events.length > 0 ? events.map(serverSentEvent).join('') : heartbeat())
     }
     // Written here only: the watch and the loop may both learn of it from the one check they shared.
     if (revoked && !body.destroyed) await write(KEY_NO_LONGER_VALID)

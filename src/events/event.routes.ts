@@ -154,7 +154,9 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
           `id), \`event:\` (its type) and \`data:\` (the Event JSON, the same bytes as in the feed), ` +
           `as soon as it is committed. ${FEED_GUARANTEE} Resumes after \`Last-Event-ID\` (sent by an ` +
           `\`EventSource\` when it reconnects) or \`after\`; ` +
-          `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open. The ` +
+          `a comment line (\`: heartbeat\`) every ${heartbeatMs / 1000} s keeps an idle connection open; with ` +
+          '`types`, a heartbeat after events of other types also carries `id:`, the position past them, which an ' +
+          '`EventSource` keeps as its Last-Event-ID without dispatching anything. The ' +
           `stream ends when the service shuts down: reconnect (an \`EventSource\` does so by itself). Its key is ` +
           `checked again before events are sent (at most every ${keyRecheckMs / 1000} s) and before each heartbeat: ` +
           'once it is revoked or has expired, the stream ends with the comment `: the API key is no longer valid ' +

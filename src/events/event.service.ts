@@ -25,6 +25,11 @@ export interface EventSubscription {
   readonly initial: FeedEvent[]
   /** The next events, once there are any; none once `until` settles first, or the subscription has ended. */
   next(until: Promise<unknown>): Promise<FeedEvent[]>
+  /**
+   * Where it stands: no matching event at or below it is left to send. With a type filter it is often past the
+   * last event sent, over events of other types.
+   */
+  readonly position: number
   /** True once it was closed, or the service is shutting down. */
   readonly ended: boolean
   close(): void
@@ -154,6 +159,9 @@ export function createEventService(dependencies: EventServiceDependencies): Even
       return {
         initial,
         next: async (until) => (await follower.next(STREAM_BATCH, until)).events,
+        get position() {
+          return follower.position
+        },
         get ended() {
           return closed || follower.stopped
         },

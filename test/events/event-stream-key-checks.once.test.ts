@@ -17,6 +17,7 @@ function scripted(batches: FeedEvent[][]): EventSubscription {
   let ended = false
   return {
     initial: [],
+    position: 0,
     get ended() {
       return ended
     },
@@ -37,6 +38,7 @@ function quietSubscription(): EventSubscription {
   let wake: (() => void) | undefined
   return {
     initial: [],
+    position: 0,
     get ended() {
       return ended
     },

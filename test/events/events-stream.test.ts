@@ -8,9 +8,9 @@ import { EventSource } from 'eventsource'
 import { purgeOldEvents } from '../../src/events/event-purge.js'
 import { issueApiKey } from '../../src/keys/issue-key.js'
 import { assertError } from '../helpers/error-assert.js'
-import { openStream } from '../helpers/event-stream.js'
+import { openStream, type StreamEvent } from '../helpers/event-stream.js'
 import { barrier, eventsBefore, readWholeFeed } from '../helpers/events.js'
-import { addPet, type Pet } from '../helpers/orders.js'
+import { addPet, placeOrder, type Pet } from '../helpers/orders.js'
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
@@ -102,9 +102,12 @@ same URL)', async () => {
   it('filters by type, and sends a heartbeat comment while nothing happens', async () => {
     const start = await newestId()
     const pet = await addPet(server)
+    const seen = await newestId()
     const stream = await openStream(`${server.baseUrl}/v1/events/stream?after=${start}&types=order.placed`, auth)
     try {
       assert.equal(await stream.nextFrame(), `: events after ${start}`)
+      // The first heartbeat also carries the position past the pets' events, the second one nothing new.
+      assert.equal(await stream.nextFrame(), `: heartbeat\nid: ${seen}`)
       assert.equal(await stream.nextFrame(), ': heartbeat')
       const order = await (await server.request('/v1/store/orders', { json: { petId: pet.id } })).json()
       const [placed] = await stream.nextEvents(1)
@@ -247,6 +250,52 @@ same URL)', async () => {
         code: 'gone',
         message:
           `Events up to ${purgedThrough} are no longer kept, so some after ${purgedThrough - 1} were missed; ` +
+          'resynchronise and start again with after=0.',
+      },
+    )
+  })
+
+  it("moves a filtered stream's Last-Event-ID past the events of other types with its heartbeat, so that \
+reconnecting there is not refused once its last matching event is purged", async () => {
+    const start = await newestId()
+    const pet = await addPet(server)
+    const order = await placeOrder(server, { petId: pet.id })
+    await addPet(server, 'available', 'Other type')
+    const newest = await newestId()
+    const stream = await openStream(`${server.baseUrl}/v1/events/stream?after=${start}&types=order.placed`, auth)
+    let placed: StreamEvent | undefined
+    try {
+      assert.equal(await stream.nextFrame(), `: events after ${start}`)
+      ;[placed] = await stream.nextEvents(1)
+      assert.equal(placed?.event, 'order.placed')
+      assert.deepEqual(JSON.parse(placed?.data ?? '').data, { order })
+      // Every event up to the newest was looked at: an EventSource takes the id, and dispatches nothing.
+      assert.equal(await stream.nextFrame(), `: heartbeat\nid: ${newest}`)
+      // Nothing was looked at since: a plain heartbeat.
+      assert.equal(await stream.nextFrame(), ': heartbeat')
+    } finally {
+      await stream.close()
+    }
+    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000), 1000)
+    // The reconnection an EventSource makes after that heartbeat resumes; one after the order.placed alone would
+    // be refused though no order.placed was missed.
+    const resumed = await openStream(`${server.baseUrl}/v1/events/stream?after=${start}&types=order.placed`, {
+      ...auth,
+      'last-event-id': String(newest),
+    })
+    try {
+      assert.equal(await resumed.nextFrame(), `: events after ${newest}`)
+      assert.equal(await resumed.nextFrame(), ': heartbeat')
+    } finally {
+      await resumed.close()
+    }
+    await assertError(
+      await server.request(`/v1/events/stream?types=order.placed`, { headers: { 'last-event-id': placed?.id ?? '' } }),
+      {
+        status: 410,
+        code: 'gone',
+        message:
+          `Events up to ${newest} are no longer kept, so some after ${placed?.id} were missed; ` +
           'resynchronise and start again with after=0.',
       },
     )
