@@ -421,6 +421,25 @@ wait ends', async () => {
     assert.equal(count('order.completed'), 2)
     assert.equal(count('pet.deleted'), 1, 'the one DELETE; events written outside the services are not counted')
   })
+
+  it('purges a backlog larger than one burst of batches in one run, instead of one burst per run', async () => {
+    // Last: it leaves the feed empty. More than two batches of 500, so that bursts of one batch need three.
+    const writers = Array.from({ length: 8 }, async () => {
+      for (let created = 0; created < 140; created++) await addPet(server, 'available', 'Backlog')
+    })
+    await Promise.all(writers)
+    await newestId()
+    const kept = await readWholeFeed(get, 0)
+    assert.ok(kept.length > 1000, `${kept.length} events`)
+    const deleted = await purgeOldEvents(
+      { data: server.store, retentionDays: 30 },
+      new Date(Date.now() + 31 * 86_400_000),
+      1,
+      0,
+    )
+    assert.equal(deleted, kept.length)
+    assert.deepEqual(await readWholeFeed(get, 0), [])
+  })
 })
 
 describe(`long polls capped by a longest wait of 0 on ${TEST_STORE}`, () => {
