@@ -21,6 +21,8 @@ export interface EventStreamOptions {
   keyRecheckMs: number
   onError: (error: unknown) => void
   onCheckFailed: (error: unknown) => void
+  /** Bytes written to the response that its client has not taken yet (beyond what the body itself holds). */
+  unsent: () => number
 }
 
 /** One event: its id (what an EventSource sends back as Last-Event-ID), its type, and its JSON on one line. */
@@ -50,7 +52,7 @@ function delay(milliseconds: number): { elapsed: Promise<void>; cancel: () => vo
 
 export function eventStreamBody(
   subscription: EventSubscription,
-  { after, heartbeatMs, stillAuthorized, keyRecheckMs, onError, onCheckFailed }: EventStreamOptions,
+  { after, heartbeatMs, stillAuthorized, keyRecheckMs, onError, onCheckFailed, unsent }: EventStreamOptions,
 ): Readable {
   let drained: (() => void) | undefined
   const body = new Readable({
@@ -65,11 +67,22 @@ export function eventStreamBody(
     drained?.()
   })
 
+  let waitingForDrain = false
   const write = async (text: string) => {
     // A client gone while the stream waited: nothing can drain a destroyed body.
     if (body.destroyed) return
-    if (!body.push(text)) await new Promise<void>((resolve) => (drained = resolve))
+    if (body.push(text)) return
+    waitingForDrain = true
+    await new Promise<void>((resolve) => (drained = resolve))
+    waitingForDrain = false
   }
+  // The service shuts down while its client has not taken what was written (it stopped reading, or vanished
+  // without closing): ending the response after that would hold it, and the shutdown, for as long as the client
+  // likes. The connection is cut instead; an EventSource reconnects and resumes after the last event it received
+  // whole. A client that has taken everything gets the end of the stream.
+  void subscription.shutDown.then(() => {
+    if (!body.destroyed && (waitingForDrain || body.readableLength > 0 || unsent() > 0)) body.destroy()
+  })
 
   // When the last check started (the time a check takes does not push the next one back).
   let checkedAt = performance.now()

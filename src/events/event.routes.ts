@@ -211,6 +211,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<EventRoutesOptions> = async 
         stillAuthorized: () => app.stillAuthorized(request),
         onError: (error) => request.log.warn({ err: error }, 'event stream ended by an error'),
         onCheckFailed: (error) => request.log.warn({ err: error }, "event stream's key could not be checked"),
+        unsent: () => reply.raw.writableLength,
       })
       // The documented body is text; it is sent as a stream of that text.
       return sendStream(reply, body)

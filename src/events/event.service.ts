@@ -32,6 +32,8 @@ export interface EventSubscription {
   readonly position: number
   /** True once it was closed, or the service is shutting down. */
   readonly ended: boolean
+  /** Settles when the service shuts down (not when the subscription is closed otherwise). */
+  readonly shutDown: Promise<void>
   close(): void
 }
 
@@ -165,6 +167,7 @@ export function createEventService(dependencies: EventServiceDependencies): Even
         get ended() {
           return closed || follower.stopped
         },
+        shutDown: follower.shutDown,
         close() {
           if (closed) return
           closed = true

@@ -33,6 +33,9 @@ export class FeedFollower implements HubFollower {
   #epoch = 0
   #closed = false
   #wake: (() => void) | undefined
+  #hubClosed!: () => void
+  /** Settles when the hub closes (the service shuts down), never when the follower is only stopped. */
+  readonly shutDown = new Promise<void>((resolve) => (this.#hubClosed = resolve))
 
   constructor(hub: EventHub, read: FeedRead, after: number, types: readonly EventType[] | undefined) {
     this.#hub = hub
@@ -102,6 +105,7 @@ export class FeedFollower implements HubFollower {
   }
 
   close(): void {
+    this.#hubClosed()
     this.#closed = true
     this.#wake?.()
   }

@@ -18,6 +18,7 @@ function scripted(batches: FeedEvent[][]): EventSubscription {
   return {
     initial: [],
     position: 0,
+    shutDown: new Promise<void>(() => undefined),
     get ended() {
       return ended
     },
@@ -39,6 +40,7 @@ function quietSubscription(): EventSubscription {
   return {
     initial: [],
     position: 0,
+    shutDown: new Promise<void>(() => undefined),
     get ended() {
       return ended
     },
@@ -75,6 +77,7 @@ function stream(batches: FeedEvent[][], answers: (boolean | Error)[], keyRecheck
     },
     onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
     onCheckFailed: (error) => failures.push(error),
+    unsent: () => 0,
   })
   return { body, asked, failures }
 }
@@ -115,6 +118,7 @@ describe('an event stream asking whether its key still holds', () => {
       },
       onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
       onCheckFailed: (error) => assert.fail(`a check failed: ${String(error)}`),
+      unsent: () => 0,
     })
     assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
     assert.equal(asked, 2)
@@ -135,6 +139,7 @@ describe('an event stream asking whether its key still holds', () => {
       },
       onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
       onCheckFailed: (error) => assert.fail(`a check failed: ${String(error)}`),
+      unsent: () => 0,
     })
     assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
     const gaps = started.slice(1).map((at, index) => at - (started[index] ?? 0))
@@ -165,6 +170,7 @@ describe('an event stream asking whether its key still holds', () => {
       },
       onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
       onCheckFailed: (error) => failures.push(error),
+      unsent: () => 0,
     })
     assert.equal(await text(body), `: events after 0\n\n${KEY_NO_LONGER_VALID}`)
     assert.equal(failures.length, 4)

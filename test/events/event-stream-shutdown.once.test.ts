@@ -1,0 +1,104 @@
+// The stream body when the service shuts down, driven by a scripted subscription: a client that has taken
+// everything gets the end of the stream; one that has not (it stopped reading, or vanished without closing) is cut
+// at once, instead of holding the response, and the shutdown with it, until the grace period runs out.
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import type { Readable } from 'node:stream'
+import { describe, it } from 'node:test'
+import { eventStreamBody } from '../../src/events/event-stream.js'
+import type { FeedEvent } from '../../src/events/event.mapper.js'
+import type { EventSubscription } from '../../src/events/event.service.js'
+
+/** Bigger than a body's buffer: one batch of them fills it. */
+const event = (id: number): FeedEvent => ({ id, type: 'pet.created', json: `{"id":${id},"name":"${'x'.repeat(200)}"}` })
+
+/** A subscription with `initial` events that then waits, until the service shuts down (`shutDown()`). */
+function shuttingDown(initial: FeedEvent[]) {
+  let ended = false
+  let shut!: () => void
+  const shutDown = new Promise<void>((resolve) => (shut = resolve))
+  let wake: (() => void) | undefined
+  const subscription: EventSubscription = {
+    initial,
+    position: initial.at(-1)?.id ?? 0,
+    shutDown,
+    get ended() {
+      return ended
+    },
+    next: (until) =>
+      new Promise<FeedEvent[]>((resolve) => {
+        wake = () => resolve([])
+        void until.then(() => resolve([]))
+      }),
+    close() {
+      ended = true
+      wake?.()
+    },
+  }
+  return {
+    subscription,
+    shutDown() {
+      ended = true
+      shut()
+      wake?.()
+    },
+  }
+}
+
+function body(subscription: EventSubscription, unsent = () => 0): Readable {
+  return eventStreamBody(subscription, {
+    after: 0,
+    heartbeatMs: 60_000,
+    keyRecheckMs: 60_000,
+    stillAuthorized: async () => true,
+    onError: (error) => assert.fail(`the stream failed: ${String(error)}`),
+    onCheckFailed: (error) => assert.fail(`a check failed: ${String(error)}`),
+    unsent,
+  })
+}
+
+/** Lets every pending callback and timer of this turn run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('an event stream when the service shuts down', () => {
+  it('is cut when its client has not taken what was written', async () => {
+    const stream = shuttingDown(Array.from({ length: 200 }, (_, index) => event(index + 1)))
+    const stalled = body(stream.subscription)
+    // Nobody reads: the body holds the events, more than its buffer takes.
+    await settle()
+    assert.ok(stalled.readableLength > stalled.readableHighWaterMark, `${stalled.readableLength} bytes held`)
+    const closed = once(stalled, 'close')
+    stream.shutDown()
+    await settle()
+    assert.equal(stalled.destroyed, true)
+    await closed
+  })
+
+  it('is cut when the response still holds bytes its client has not taken', async () => {
+    const stream = shuttingDown([event(1)])
+    let taken = ''
+    const behind = body(stream.subscription, () => 1)
+    behind.on('data', (chunk) => (taken += String(chunk)))
+    let endedWhole = false
+    behind.on('end', () => (endedWhole = true))
+    await settle()
+    assert.match(taken, /^: events after 0\n\nid: 1\n/)
+    stream.shutDown()
+    await settle()
+    assert.equal(behind.destroyed, true)
+    // Cut, not ended: an end the client cannot take would keep the response waiting for it.
+    assert.equal(endedWhole, false)
+  })
+
+  it('ends, whole, when its client has taken everything', async () => {
+    const stream = shuttingDown([event(1)])
+    let taken = ''
+    const reading = body(stream.subscription)
+    reading.on('data', (chunk) => (taken += String(chunk)))
+    await settle()
+    const ended = once(reading, 'end')
+    stream.shutDown()
+    await ended
+    assert.equal(taken, `: events after 0\n\nid: 1\nevent: pet.created\ndata: ${event(1).json}\n\n`)
+  })
+})
