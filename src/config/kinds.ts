@@ -118,6 +118,28 @@ function wellFormedUrl(value: string): boolean {
   }
 }
 
+/**
+ * A SQLite path as the operator would expect another program to read it, which this one would read otherwise: taken
+ * as written, `file:pets.db?mode=ro` (SQLite's URI parameters) and `file:~/pets.db` (no shell expands it) name a
+ * file nobody meant, and `migrate`, or `serve` with its migrations on start, would quietly create an empty shop there.
+ */
+function refuseUnreadSqlitePath(path: string, name: string, value: string): void {
+  if (/[?#]/.test(path))
+    throw new ConfigError(
+      name,
+      'file:PATH or sqlite:PATH takes a plain path; SQLite URI parameters (?mode=ro, ?cache=shared) are not read, ' +
+        'and a ? or # would become part of the file name',
+      value,
+    )
+  if (/^~(?:\/|$)/.test(path))
+    throw new ConfigError(
+      name,
+      'file:PATH or sqlite:PATH takes a path from / or from the current directory; ~ is not expanded to the home ' +
+        'directory',
+      value,
+    )
+}
+
 export const database: Kind<DatabaseConfig> = {
   accepts: DATABASE_URLS,
   defaultText: 'SQLite in data/petstore.db under the current directory',
@@ -128,6 +150,7 @@ export const database: Kind<DatabaseConfig> = {
     // guessing (read as a path, `sqlite://data/x.db` would quietly become `/data/x.db`).
     if (sqlite?.[1] && !/^\/\/[^/]/.test(sqlite[1])) {
       const path = sqlite[1].replace(/^\/\/(?=\/)/, '')
+      refuseUnreadSqlitePath(path, name, value)
       return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
     }
     if (/^postgres(?:ql)?:\/\/./.test(value)) {

@@ -2,7 +2,7 @@
 // in a working directory of its own. Normal output goes to stdout, errors to stderr with a non-zero exit.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
@@ -853,6 +853,19 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
         'https://petstore.example.com (no path, query or credentials)',
     },
     {
+      // Read as a file name, it would be a new, empty database that migrate (or serve) creates beside the real one.
+      env: { DATABASE_URL: 'file:data/petstore.db?mode=ro' },
+      line:
+        'DATABASE_URL="file:data/petstore.db?mode=ro" is not valid: file:PATH or sqlite:PATH takes a plain path; ' +
+        'SQLite URI parameters (?mode=ro, ?cache=shared) are not read, and a ? or # would become part of the file name',
+    },
+    {
+      env: { DATABASE_URL: 'file:~/petstore.db' },
+      line:
+        'DATABASE_URL="file:~/petstore.db" is not valid: file:PATH or sqlite:PATH takes a path from / or from the ' +
+        'current directory; ~ is not expanded to the home directory',
+    },
+    {
       env: { REDIS_URL: 'http://cache' },
       line: 'REDIS_URL="http://cache" is not valid: a well-formed redis:// or rediss:// URL',
     },
@@ -869,6 +882,39 @@ describe('petstore with a bad environment variable', { concurrency: 4 }, () => {
         assert.equal(existsSync(join(directory, 'data')), false)
       })
     }
+  }
+})
+
+describe('petstore migrate with a SQLite path another program would read otherwise', { concurrency: 2 }, () => {
+  const cases = [
+    {
+      url: 'file:data/petstore.db?mode=ro',
+      accepts:
+        'file:PATH or sqlite:PATH takes a plain path; SQLite URI parameters (?mode=ro, ?cache=shared) are not ' +
+        'read, and a ? or # would become part of the file name',
+    },
+    {
+      url: 'sqlite:~/petstore.db',
+      accepts:
+        'file:PATH or sqlite:PATH takes a path from / or from the current directory; ~ is not expanded to the home ' +
+        'directory',
+    },
+  ]
+  for (const { url, accepts } of cases) {
+    it(`DATABASE_URL=${url}: refused with exit 1, and no database made under another name`, async () => {
+      const directory = realpathSync(makeTempDir())
+      try {
+        const result = await petstore(['migrate'], { cwd: directory, env: { DATABASE_URL: url } })
+        assert.deepEqual(result, {
+          code: 1,
+          stdout: '',
+          stderr: `petstore: DATABASE_URL=${JSON.stringify(url)} is not valid: ${accepts}\n`,
+        })
+        assert.deepEqual(readdirSync(directory), [])
+      } finally {
+        rmSync(directory, { recursive: true, force: true })
+      }
+    })
   }
 })
 

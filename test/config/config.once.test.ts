@@ -169,6 +169,34 @@ retention', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).database, { kind: 'sqlite', path: ':memory:' })
   })
 
+  it('DATABASE_URL: a SQLite path another program would read otherwise is refused, not taken as a file name', () => {
+    const plainPath =
+      'file:PATH or sqlite:PATH takes a plain path; SQLite URI parameters (?mode=ro, ?cache=shared) are not read, ' +
+      'and a ? or # would become part of the file name'
+    assert.equal(
+      configError({ DATABASE_URL: 'file:/var/lib/petstore/pets.db?mode=ro' }).message,
+      `DATABASE_URL="file:/var/lib/petstore/pets.db?mode=ro" is not valid: ${plainPath}`,
+    )
+    assert.equal(
+      configError({ DATABASE_URL: 'sqlite::memory:?cache=shared' }).message,
+      `DATABASE_URL="sqlite::memory:?cache=shared" is not valid: ${plainPath}`,
+    )
+    assert.equal(
+      configError({ DATABASE_URL: 'file:~/petstore.db' }).message,
+      'DATABASE_URL="file:~/petstore.db" is not valid: file:PATH or sqlite:PATH takes a path from / or from the ' +
+        'current directory; ~ is not expanded to the home directory',
+    )
+    // A ~ inside a path, or leading a name, is an ordinary character of it.
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/srv/~petstore/pets.db' }).database, {
+      kind: 'sqlite',
+      path: '/srv/~petstore/pets.db',
+    })
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:~pets.db' }).database, {
+      kind: 'sqlite',
+      path: resolve('~pets.db'),
+    })
+  })
+
   it('DATABASE_URL: postgres:// and postgresql:// select PostgreSQL, kept verbatim', () => {
     for (const url of [
       'postgres://petstore:secret@db.internal:5432/petstore',
@@ -309,6 +337,9 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['DATABASE_URL', 'postgres://'],
     ['DATABASE_URL', 'data/petstore.db'],
     ['DATABASE_URL', 'sqlite://data/petstore.db'],
+    ['DATABASE_URL', 'file:data/petstore.db?mode=ro'],
+    ['DATABASE_URL', 'sqlite:///var/lib/petstore/pets.db#main'],
+    ['DATABASE_URL', 'file:~/petstore.db'],
     ['PETSTORE_API_KEYS', 'short'],
     ['PETSTORE_API_KEYS', 'valid-key-0123456789,'],
     ['PETSTORE_API_KEYS', 'key with spaces 0123456789'],
