@@ -58,14 +58,20 @@ const RETRY_DELAY_MS = 300
 
 /**
  * Brings the schema up to date. Safe to run repeatedly and from several processes at once: on PostgreSQL
- * Kysely's migrator holds an advisory lock; on SQLite a process that loses the race for the write lock
- * (SQLITE_BUSY) tries again and then finds the migrations applied.
+ * Kysely's migrator holds an advisory lock, and a server that cannot be reached yet is tried again; on SQLite a
+ * process that loses the race for the write lock waits for it (the busy time-out) and then finds the migrations
+ * applied.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
-  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    // Not tried again: SQLITE_BUSY comes only after the busy time-out has been spent waiting for the lock, and
+    // each further attempt would wait as long again, while the refusal tells the operator the lock was held for
+    // one busy time-out.
+    return migrateSqliteInOneTransaction(db)
+  }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await (onPostgres ? migrateOnce(db) : migrateSqliteInOneTransaction(db))
+      return await migrateOnce(db)
     } catch (error) {
       // A cancelled statement is not retried: the migrations run without a time-out, so someone cancelled it.
       const cancelled = (error as { cause?: { code?: unknown } }).cause?.code === '57014'
@@ -79,8 +85,8 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
  * SQLite's migrations in one transaction. Kysely's migrator takes SQLite for a database without transactional DDL
  * (it has it) and runs each statement on its own: a process killed half-way through a migration left its first
  * tables in place, unrecorded, and every later start failed on them ("table … already exists"). BEGIN IMMEDIATE
- * takes the write lock first, so a second process migrating beside this one waits for it, or gets SQLITE_BUSY and
- * tries again, and then finds the migrations applied.
+ * takes the write lock first, so a second process migrating beside this one waits for it and then finds the
+ * migrations applied; one still held when the busy time-out is over ends in SQLITE_BUSY.
  */
 async function migrateSqliteInOneTransaction(db: Kysely<Database>): Promise<MigrationReport> {
   return db.connection().execute(async (connection) => {
