@@ -82,6 +82,8 @@ const CONNECTION_CODES = new Set([
 // SQLSTATE classes 08 (connection exception), 28 (authorisation: user or password), 3D000 (no such database)
 // and 57P03 (the server is starting up).
 const CONNECTION_SQLSTATE = /^(08|28)|^(3D000|57P03)$/
+// SQLSTATE 25006: a write in a read-only transaction.
+const READ_ONLY_TRANSACTION = '25006'
 // The last: sslmode in DATABASE_URL asks for TLS, which the server does not offer.
 const CONNECTION_MESSAGES = [
   'Connection terminated',
@@ -163,6 +165,14 @@ export function explainDatabaseError(error: unknown, database: DatabaseConfig): 
       { cause: error },
     )
   }
+  // A standby server, or default_transaction_read_only in DATABASE_URL: connecting and reading work, and the first
+  // write fails in PostgreSQL's words, which name neither the database nor what to change.
+  if (code === READ_ONLY_TRANSACTION)
+    return new Error(
+      `the ${describeDatabase(database)} (DATABASE_URL) accepts no writes (${reason(cause)}): DATABASE_URL names ` +
+        'a read-only server, such as a standby, or sets default_transaction_read_only; point it at the primary',
+      { cause: error },
+    )
   const connectionFailure =
     CONNECTION_CODES.has(code) ||
     (/^[0-9A-Z]{5}$/.test(code) && CONNECTION_SQLSTATE.test(code)) ||

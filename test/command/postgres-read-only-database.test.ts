@@ -1,0 +1,68 @@
+// A DATABASE_URL naming a PostgreSQL server that accepts no writes (a standby, or default_transaction_read_only set
+// in it): connecting and reading work, so every command that writes fails at its first write. It says so in one
+// line naming the database, DATABASE_URL and the fix, rather than in PostgreSQL's own words, which name neither.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { runCli } from '../helpers/process.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+
+/** The URL with default_transaction_read_only added to its options, as a standby's connections are. */
+function readOnly(url: string): string {
+  const parsed = new URL(url)
+  parsed.searchParams.set('options', `${parsed.searchParams.get('options') ?? ''} -c default_transaction_read_only=on`)
+  return parsed.toString()
+}
+
+/** The line naming the database, as every command prints it first, and the refusal that follows it. */
+function refusal(url: string, statement: string): string {
+  const parsed = new URL(url)
+  const schema = /search_path=(\S+)/.exec(parsed.searchParams.get('options') ?? '')?.[1] ?? ''
+  const address = `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`
+  const database = `PostgreSQL database ${address} (search_path ${schema})`
+  return (
+    `petstore: the ${database} (DATABASE_URL) accepts no writes (cannot execute ${statement} in a read-only ` +
+    'transaction): DATABASE_URL names a read-only server, such as a standby, or sets ' +
+    'default_transaction_read_only; point it at the primary\n'
+  )
+}
+
+describe('a PostgreSQL database that accepts no writes', () => {
+  let migrated: TestDatabase
+  let empty: TestDatabase
+  before(async () => {
+    migrated = await createTestDatabase('postgres')
+    empty = await createTestDatabase('postgres')
+    assert.equal((await runCli(['migrate'], { DATABASE_URL: migrated.url })).code, 0)
+  })
+  after(async () => {
+    await migrated.drop()
+    await empty.drop()
+  })
+
+  it('petstore keys create: exit 1, the database named and how to point DATABASE_URL at a writable one', async () => {
+    const url = readOnly(migrated.url)
+    const result = await runCli(['keys', 'create', '--name', 'standby'], { DATABASE_URL: url })
+    const [using, ...rest] = result.stderr.split('\n')
+    assert.match(using ?? '', /^petstore: using PostgreSQL database /)
+    assert.deepEqual(
+      { code: result.code, stdout: result.stdout, refusal: rest.join('\n') },
+      { code: 1, stdout: '', refusal: refusal(url, 'INSERT') },
+    )
+  })
+
+  it('petstore migrate of an empty schema: the same, for its first table', async () => {
+    const url = readOnly(empty.url)
+    const result = await runCli(['migrate'], { DATABASE_URL: url })
+    const [, ...rest] = result.stderr.split('\n')
+    assert.deepEqual(
+      { code: result.code, stdout: result.stdout, refusal: rest.join('\n') },
+      { code: 1, stdout: '', refusal: refusal(url, 'CREATE TABLE') },
+    )
+  })
+
+  it('petstore serve: exit 1 before listening, with the same line', async () => {
+    const url = readOnly(migrated.url)
+    const result = await runCli(['serve'], { DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1' })
+    assert.deepEqual(result, { code: 1, stdout: '', stderr: refusal(url, 'INSERT') })
+  })
+})
