@@ -7,6 +7,7 @@ import { DEFAULT_TUNING, type Tuning } from './config/tuning.js'
 import { openStore } from './db/store.js'
 import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
+import { showFirstRunKey } from './keys/first-run-key.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
 import { createLogDestination } from './log-destination.js'
 import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
@@ -30,7 +31,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
       )
     }
   })
-  let initialKey: string | undefined
+  let initialKey: { key: string; id: number } | undefined
   // From the moment it listens, the service answers /readyz; a stop signal that comes before the shutdown handler
   // below is in place (the first-run key's query is still running) is held, then acted on. Without a listener,
   // Node's default would kill the process, with no graceful close.
@@ -72,13 +73,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     throw error
   }
 
-  if (initialKey) {
-    process.stdout.write(
-      '\nFirst run: created an API key. It is shown only this once; store it now:\n\n' +
-        `    ${initialKey}\n\n` +
-        'Use it as "Authorization: Bearer <key>". Create more with: npx petstore keys create --name NAME\n\n',
-    )
-  }
+  if (initialKey) await showFirstRunKey(store, initialKey)
 
   // Installed only after a successful start: close-with-grace also acts on 'beforeExit' and then exits with
   // code 0, which would turn a failed start into a "successful" exit.

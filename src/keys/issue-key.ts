@@ -48,9 +48,11 @@ async function insertNewKey(
 export async function issueInitialKeyIfNone(
   data: DataAccess,
   staticKeys: readonly string[],
-): Promise<string | undefined> {
+): Promise<{ key: string; id: number } | undefined> {
   if (staticKeys.length > 0) return undefined
-  return data.transaction(async (trx) =>
-    (await countApiKeys(trx)) > 0 ? undefined : (await insertNewKey(trx, 'initial', {})).key,
-  )
+  return data.transaction(async (trx) => {
+    if ((await countApiKeys(trx)) > 0) return undefined
+    const { key, row } = await insertNewKey(trx, 'initial', {})
+    return { key, id: row.id }
+  })
 }

@@ -70,3 +70,8 @@ export async function revokeApiKey(trx: Writer, id: number, revokedAt: string): 
 export async function touchApiKey(trx: Writer, id: number, usedAt: string): Promise<void> {
   await trx.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', id).execute()
 }
+
+/** Removes a key that was never used (a first-run key nobody could see); a key used since stays. */
+export async function deleteUnusedApiKey(trx: Writer, id: number): Promise<void> {
+  await trx.deleteFrom('api_keys').where('id', '=', id).where('last_used_at', 'is', null).execute()
+}

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { realpathSync, rmSync } from 'node:fs'
+import { closeSync, openSync, realpathSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -33,12 +33,19 @@ interface ServeProcess {
 
 const running = new Set<ChildProcess>()
 
-function spawnServe(cwd: string, env: Record<string, string>, port: number): ServeProcess {
+/** `output`: a pipe read here, one whose reader is gone before the server writes, or a file descriptor. */
+function spawnServe(
+  cwd: string,
+  env: Record<string, string>,
+  port: number,
+  output: 'pipe' | 'closed' | number = 'pipe',
+): ServeProcess {
   const child = spawn(process.execPath, cliArguments(['serve']), {
     cwd,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', output === 'closed' ? 'pipe' : output, 'pipe'],
   })
+  if (output === 'closed') child.stdout?.destroy()
   running.add(child)
   let stdout = ''
   let stderr = ''
@@ -174,6 +181,46 @@ describe('petstore serve: first run', () => {
     assert.deepEqual(await stop(next), { code: 0, signal: null })
     assert.equal(next.stdout(), firstRunMessage(key))
   })
+
+  for (const [output, code] of [
+    ['a pipe whose reader is gone', 'EPIPE'],
+    ['a full disk (/dev/full)', 'ENOSPC'],
+  ] as const) {
+    it(`standard output ${output}: keeps serving, withdraws the unseen key; the next start prints one`, async () => {
+      const cwd = directory()
+      const file = join(cwd, 'data', 'petstore.db')
+      const port = await freePort()
+      const full = code === 'ENOSPC' ? openSync('/dev/full', 'w') : undefined
+      const server = spawnServe(cwd, {}, port, full ?? 'closed')
+      if (full !== undefined) closeSync(full)
+      // Its warning is the one thing it can tell: the first line on stderr, or the process ended without one.
+      const warned = new Promise<void>((resolve) => {
+        server.child.stderr?.on('data', () => {
+          if (server.stderr().includes('\n')) resolve()
+        })
+      })
+      await Promise.race([warned, server.exited])
+      assert.equal(
+        server.stderr(),
+        `petstore: warning: the first-run API key could not be written to standard output (${code}); it was ` +
+          'withdrawn: start again with standard output readable to get one, or create one with petstore keys ' +
+          'create --name NAME\n',
+      )
+      assert.deepEqual(storedKeys(file), [])
+      const ready = await get(server, '/readyz')
+      assert.deepEqual([ready.status, await ready.json()], [200, { status: 'ready' }])
+      assert.deepEqual(await stop(server), { code: 0, signal: null })
+
+      const next = await startServe(cwd)
+      const key = await printedKey(next)
+      assert.deepEqual(
+        storedKeys(file).map(({ name, key_hash }) => [name, key_hash]),
+        [['initial', createHash('sha256').update(key).digest('hex')]],
+      )
+      assert.deepEqual(await stop(next), { code: 0, signal: null })
+      assert.equal(next.stdout(), firstRunMessage(key))
+    })
+  }
 
   it('names its address and database in the start-up line, and warns on stderr about a misspelt variable', async () => {
     const cwd = directory()
