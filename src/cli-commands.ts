@@ -6,8 +6,9 @@ import { openStore, type Store } from './db/store.js'
 import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueApiKey, revokeKey } from './keys/issue-key.js'
-import { listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
+import { deleteUnusedApiKey, listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes } from './keys/scopes.js'
+import { failureName, writeToStandardOutput } from './keys/standard-output.js'
 import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
 import { webhookDeliveryLines, webhookListLines } from './webhooks/webhook-report.js'
 
@@ -69,18 +70,23 @@ export async function migrate(config: Config): Promise<void> {
 }
 
 export async function keysCreate(config: Config, { name, scopes, expiresAt, quiet }: NewKey): Promise<void> {
-  const { key, row } = await withDatabase('keys create', config, (store) =>
-    issueApiKey(store, name, { scopes, expiresAt }),
-  )
-  if (quiet) {
-    console.log(key)
-    return
-  }
-  const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
-  console.log(
-    `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ` +
-      `${key}  (shown only now; store it safely)`,
-  )
+  await withDatabase('keys create', config, async (store) => {
+    const { key, row } = await issueApiKey(store, name, { scopes, expiresAt })
+    const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
+    const failure = writeToStandardOutput(
+      quiet
+        ? `${key}\n`
+        : `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ` +
+            `${key}  (shown only now; store it safely)\n`,
+    )
+    if (!failure) return
+    // Nobody has the key: kept, it would be a working key that only a leak of the output could ever reveal.
+    await store.transaction((trx) => deleteUnusedApiKey(trx, row.id))
+    throw new Error(
+      `the new key could not be written to standard output (${failureName(failure)}); it was withdrawn, so no ` +
+        'key was created',
+    )
+  })
 }
 
 export async function keysList(config: Config): Promise<void> {

@@ -2,7 +2,7 @@
 // in a working directory of its own. Normal output goes to stdout, errors to stderr with a non-zero exit.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
@@ -300,6 +300,35 @@ reads', async () => {
     assert.equal(result.stdout, `${key}\n`)
     assert.equal(readKeys(file).find((row) => row.name === 'script')?.key_hash, sha256(key))
   })
+
+  for (const quiet of [[], ['--quiet']]) {
+    const command = ['keys create', ...quiet].join(' ')
+    it(`${command} with standard output on a full disk: exit 1, and no key stored`, async () => {
+      const before = readKeys(file).map(({ id }) => id)
+      const full = openSync('/dev/full', 'w')
+      let result: Awaited<ReturnType<typeof petstore>>
+      try {
+        result = await runCli(['keys', 'create', '--name', 'unseen', ...quiet], env, {
+          cwd: directory,
+          stdoutInto: full,
+        })
+      } finally {
+        closeSync(full)
+      }
+      assert.deepEqual(result, {
+        code: 1,
+        stdout: '',
+        stderr:
+          using(file) +
+          'petstore: the new key could not be written to standard output (ENOSPC); it was withdrawn, so no key ' +
+          'was created\n',
+      })
+      assert.deepEqual(
+        readKeys(file).map(({ id }) => id),
+        before,
+      )
+    })
+  }
 
   it('creates a different key every time, with --name=VALUE too', async () => {
     const first = await createKey('deploy bot', ['--name=deploy bot'])
