@@ -14,8 +14,10 @@ const TRANSIENT_SYSTEM_CODES = new Set([
 // shutdown, cannot connect now), 57014 (statement cancelled by statement_timeout), 40001/40P01
 // (serialization failure, deadlock: the transaction was rolled back and may simply be retried), 55000 (at
 // connection: the database does not accept connections now, ALTER DATABASE … ALLOW_CONNECTIONS false; the
-// service's statements raise it in no other way) and 55P03 (a lock not available in time).
-const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01|55000|55P03)$/
+// service's statements raise it in no other way), 55P03 (a lock not available in time) and 25006 (a write in a
+// read-only transaction: during a failover a connection reaches a standby, or the old primary once demoted, until
+// the new primary takes the address).
+const TRANSIENT_SQLSTATE = /^(08|53|57P)|^(57014|40001|40P01|55000|55P03|25006)$/
 // SQLITE_FULL: the disk is full (or the page limit reached), as PostgreSQL's class 53 above; the write was
 // rolled back, and succeeds again once there is room.
 const TRANSIENT_SQLITE_CODES = new Set([

@@ -3,7 +3,9 @@
 // line naming the database, DATABASE_URL and the fix, rather than in PostgreSQL's own words, which name neither.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { runCli } from '../helpers/process.js'
+import { startTestServer } from '../helpers/server.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
 /** The URL with default_transaction_read_only added to its options, as a standby's connections are. */
@@ -64,5 +66,36 @@ describe('a PostgreSQL database that accepts no writes', () => {
     const url = readOnly(migrated.url)
     const result = await runCli(['serve'], { DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1' })
     assert.deepEqual(result, { code: 1, stdout: '', stderr: refusal(url, 'INSERT') })
+  })
+})
+
+describe('a running service whose PostgreSQL server stops accepting writes', () => {
+  it('answers a write 503 unavailable with Retry-After, as during a failover, not 500', async () => {
+    const server = await startTestServer()
+    try {
+      // What a standby (or a demoted primary) answers every write with, for the one table this test writes.
+      await sql
+        .raw(
+          `create function refuse_writes() returns trigger language plpgsql as $$ begin raise exception ` +
+            `'cannot execute INSERT in a read-only transaction' using errcode = '25006'; end $$; ` +
+            'create trigger refuse_writes before insert on pets for each row execute function refuse_writes()',
+        )
+        .execute(server.store.admin)
+      const response = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
+      assert.deepEqual(
+        { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() },
+        {
+          status: 503,
+          retryAfter: '1',
+          body: {
+            code: 'unavailable',
+            message: 'The database cannot be reached right now; retry the request.',
+            status: 503,
+          },
+        },
+      )
+    } finally {
+      await server.close()
+    }
   })
 })
