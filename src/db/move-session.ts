@@ -6,6 +6,7 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, unlinkSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
+import type { MigrationReport } from './migrate.js'
 import { openPostgresMoveSession } from './postgres/move-session.js'
 import { openSqliteMoveSession } from './sqlite/move-session.js'
 
@@ -24,9 +25,10 @@ export interface MoveSession {
   beginLoad(): Promise<void>
   /**
    * Brings the schema up to date inside the transaction `beginLoad` started, so that a refused import takes the
-   * schema back with its rows: an empty database is left as empty as it was, not migrated.
+   * schema back with its rows: an empty database is left as empty as it was, not migrated. The report names the
+   * migrations a newer petstore applied, which this one neither knows nor loads a file for.
    */
-  migrateInsideLoad(): Promise<void>
+  migrateInsideLoad(): Promise<MigrationReport>
   /** A JSON column's value as read, parsed (SQLite keeps JSON as text; PostgreSQL's jsonb arrives parsed). */
   jsonFromStore(value: unknown): unknown
   /** A boolean as this store keeps it (SQLite: 0 or 1). */

@@ -5,6 +5,7 @@ import type { Config } from '../config.js'
 import { refoldCategoryKeys } from './category-name-keys.js'
 import { setVersionFloorOfEarlierFile } from './category-version-floor.js'
 import { DamagedFileError } from './columns.js'
+import { SCHEMA_VERSION } from './format.js'
 import type { MoveProgress } from './export.js'
 import { TableLoader, setCounter } from './loader.js'
 import { openShopFile } from './reader.js'
@@ -27,6 +28,20 @@ async function refuseHeldShop(session: MoveSession): Promise<void> {
         `the target database already holds a shop (${table.name} has rows): import into an empty one`,
       )
   }
+}
+
+/**
+ * A database a newer petstore migrated has columns and tables this one does not fill, and its migrations did not
+ * bring the file's rows to its schema: the load would fail on a column of its own, blamed on the file, or succeed
+ * with rows in an older form than the schema says. Refused as the export refuses such a database.
+ */
+function refuseNewerSchema(newer: readonly string[]): void {
+  const schema = newer.at(-1)
+  if (schema === undefined) return
+  throw new Error(
+    `the database's schema ${schema} is newer than this petstore's (${SCHEMA_VERSION}): import with the ` +
+      'petstore that migrated it',
+  )
 }
 
 type ShopFile = Awaited<ReturnType<typeof openShopFile>>
@@ -148,10 +163,11 @@ export async function importShop(
     const opened = await explainingDatabaseErrors(database, () => openMoveSession(place.database, { create: true }))
     session = opened
     // Taking the write lock waits for another writer (another import) as long as SQLite's busy timeout.
-    await explainingDatabaseErrors(database, async () => {
+    const { newer } = await explainingDatabaseErrors(database, async () => {
       await opened.beginLoad()
-      await opened.migrateInsideLoad()
+      return opened.migrateInsideLoad()
     })
+    refuseNewerSchema(newer)
     await refuseHeldShop(session)
     const counts = await load(session, source, config, progress)
     await session.run('commit', [])

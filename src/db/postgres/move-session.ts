@@ -66,7 +66,7 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
     async migrateInsideLoad() {
       const lent = { query: client.query.bind(client), release: () => {} }
       const pool = { connect: async () => lent, end: async () => {} }
-      await migrateInsideTransaction(new Kysely<Database>({ dialect: new InsideLoadDialect({ pool }) }))
+      return migrateInsideTransaction(new Kysely<Database>({ dialect: new InsideLoadDialect({ pool }) }))
     },
     jsonFromStore: (value) => value,
     booleanToStore: (value) => value,

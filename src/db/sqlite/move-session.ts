@@ -55,7 +55,7 @@ export function openSqliteMoveSession(path: string, { create = false } = {}): Mo
     beginLoad: () => run('begin immediate', []),
     // Kysely's SQLite driver on this very handle (never destroyed here: that would close it).
     async migrateInsideLoad() {
-      await migrateInsideTransaction(new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) }))
+      return migrateInsideTransaction(new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) }))
     },
     jsonFromStore: (value) => (typeof value === 'string' ? JSON.parse(value) : value),
     booleanToStore: (value) => Number(value),
