@@ -14,7 +14,7 @@ import {
   statSync,
 } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, sep } from 'node:path'
 import type { Writable } from 'node:stream'
 import { Checksum } from './checksum.js'
 import { FORMAT_NAME } from './format.js'
@@ -61,14 +61,21 @@ function startsLikeShopFile(path: string): boolean {
 }
 
 /**
- * Refused before anything is read: a missing directory or a directory (the export would otherwise fail at its
- * end, naming its temporary file), and an existing file other than an earlier export, which would be lost.
+ * Refused before anything is read: a missing directory, a directory, a path ending in / and a path through a file
+ * (the export would otherwise fail at its end, naming its temporary file), and an existing file other than an
+ * earlier export, which would be lost.
  */
 export function exportTarget(target: string): ExportTarget {
   if (target === '-') return { path: target, stream: true }
   const directory = dirname(target)
   if (!existsSync(directory)) throw new Error(`no directory ${directory} to write ${target} in`)
-  if (!existsSync(target)) return { path: target, stream: false }
+  // A file in its place (a typing slip, an earlier export): the temporary file could not be made in it.
+  if (!statSync(directory).isDirectory()) throw new Error(`${directory} is not a directory to write ${target} in`)
+  if (!existsSync(target)) {
+    // "backups/" names a directory, one that does not exist yet: the rename at the end would fail on it.
+    if (target.endsWith(sep)) throw new Error(`${target} names a directory: name a file to export to`)
+    return { path: target, stream: false }
+  }
   const stats = statSync(target)
   if (stats.isDirectory()) throw new Error(`${target} is a directory: name a file to export to`)
   if (!stats.isFile()) return { path: target, stream: true }

@@ -3,7 +3,7 @@
 // typed: `petstore export - | petstore import -`, the target then holding what the source held.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { appendFileSync, copyFileSync, existsSync, statSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -76,9 +76,16 @@ describe('a shop file on disk, and a move through a pipe', () => {
 
   it('refuses a target in a missing directory, or that is a directory, before reading anything', async () => {
     const missing = join(directory, 'no-such-directory', 'shop.jsonl')
+    // A file taken for a directory: these used to fail only after the whole shop was read, naming the temporary
+    // file ("ENOTDIR: not a directory, rename '.backups.PID.partial' -> 'backups/'").
+    const notes = join(directory, 'notes.txt')
+    writeFileSync(notes, 'not a directory\n')
     for (const [file, cause] of [
       [missing, `no directory ${join(directory, 'no-such-directory')} to write ${missing} in`],
       [directory, `${directory} is a directory: name a file to export to`],
+      [`${join(directory, 'backups')}/`, `${join(directory, 'backups')}/ names a directory: name a file to export to`],
+      [`${notes}/`, `${notes}/ names a directory: name a file to export to`],
+      [join(notes, 'shop.jsonl'), `${notes} is not a directory to write ${join(notes, 'shop.jsonl')} in`],
     ] as const) {
       const result = await petstore(['export', file], { DATABASE_URL: source.url })
       assert.equal(result.code, 1)
@@ -86,6 +93,11 @@ describe('a shop file on disk, and a move through a pipe', () => {
       assert.equal(result.stderr.split('\n').slice(1).join('\n'), `petstore: ${cause}\n`)
     }
     assert.equal(existsSync(join(directory, 'no-such-directory')), false)
+    assert.equal(existsSync(join(directory, 'backups')), false)
+    assert.deepEqual(
+      readdirSync(directory).filter((name) => name.endsWith('.partial')),
+      [],
+    )
   })
 
   it('takes a file with blank lines after its closing line, as an editor may leave it', async () => {
