@@ -16,6 +16,14 @@ import { TABLES, findTable, type TableEntry } from './tables.js'
 
 export class HeldShopError extends Error {}
 
+/**
+ * A path through a file (DATABASE_URL=file:shop.jsonl/petstore.db) can hold no file to remove: rm's ENOTDIR would
+ * otherwise take the place of the reason the import failed, which names the path the operator gave.
+ */
+function unlessNoPlaceForIt(error: unknown): void {
+  if ((error as { code?: unknown }).code !== 'ENOTDIR') throw error
+}
+
 /** A second row of a table of one row (a counter, the retention mark): no export writes one. */
 class SecondRowError extends Error {}
 
@@ -185,7 +193,7 @@ export async function importShop(
     await session?.close()
     // A database file this import created holds nothing but the schema: gone with the refusal, as it was.
     if (!published) {
-      for (const file of place.files) await rm(file, { force: true })
+      for (const file of place.files) await rm(file, { force: true }).catch(unlessNoPlaceForIt)
       // Only if empty: anything else in them is not the import's.
       for (const directory of place.directories) await rmdir(directory).catch(() => {})
     }
