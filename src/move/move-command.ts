@@ -2,6 +2,7 @@
 // refusal as one line naming its cause (the command exits 1). SIGTERM or SIGINT stops either cleanly: no partial
 // file, no database file the import created, and one line saying so; a second signal ends the process at once.
 import { existsSync, statSync } from 'node:fs'
+import { constants } from 'node:os'
 import type { Config } from '../config.js'
 import { describeDatabase } from '../db/database-errors.js'
 import { exportShop, type MoveProgress } from './export.js'
@@ -33,6 +34,18 @@ function terminalProgress(verb: string): MoveProgress {
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0)
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
 
+/**
+ * A second signal ends the process at once, by that signal: with no listener left, Node lets it act as it would
+ * by default. As process 1 (the command run as a container's entry point without an init) a signal without a
+ * handler is ignored by the kernel, so the process then exits itself, with the status a shell gives a process the
+ * signal killed.
+ */
+function endAtOnce(signal: NodeJS.Signals): void {
+  for (const each of SIGNALS) process.off(each, endAtOnce)
+  process.kill(process.pid, signal)
+  process.exit(128 + constants.signals[signal])
+}
+
 /** Runs `work` with a signal aborted by the first SIGTERM or SIGINT; the error then says which came. */
 async function stoppable<T>(
   command: 'export' | 'import',
@@ -42,8 +55,7 @@ async function stoppable<T>(
   const controller = new AbortController()
   let received: string | undefined
   const stop = (signal: NodeJS.Signals) => {
-    // The first signal only: a second one of either kind then finds no listener and ends the process at once.
-    for (const each of SIGNALS) process.off(each, stop)
+    for (const each of SIGNALS) process.off(each, stop).once(each, endAtOnce)
     received = signal
     controller.abort(new Error(signal))
   }
@@ -54,7 +66,7 @@ async function stoppable<T>(
     if (!received) throw error
     throw new Error(`${command} interrupted by ${received}${interrupted}`, { cause: error })
   } finally {
-    for (const signal of SIGNALS) process.off(signal, stop)
+    for (const signal of SIGNALS) process.off(signal, stop).off(signal, endAtOnce)
   }
 }
 
