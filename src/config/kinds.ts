@@ -131,6 +131,13 @@ function refuseUnreadSqlitePath(path: string, name: string, value: string): void
         'and a ? or # would become part of the file name',
       value,
     )
+  // resolve() drops a trailing slash: `file:data/` would become a database file named data.
+  if (/\/$/.test(path))
+    throw new ConfigError(
+      name,
+      'file:PATH or sqlite:PATH names the database file; a path ending in / names a directory',
+      value,
+    )
   if (/^~(?:\/|$)/.test(path))
     throw new ConfigError(
       name,

@@ -186,6 +186,12 @@ retention', () => {
       'DATABASE_URL="file:~/petstore.db" is not valid: file:PATH or sqlite:PATH takes a path from / or from the ' +
         'current directory; ~ is not expanded to the home directory',
     )
+    for (const value of ['file:data/', 'sqlite:/var/lib/petstore/'])
+      assert.equal(
+        configError({ DATABASE_URL: value }).message,
+        `DATABASE_URL="${value}" is not valid: file:PATH or sqlite:PATH names the database file; a path ending in / ` +
+          'names a directory',
+      )
     // A ~ inside a path, or leading a name, is an ordinary character of it.
     assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/srv/~petstore/pets.db' }).database, {
       kind: 'sqlite',
@@ -340,6 +346,7 @@ describe('loadConfig refuses invalid values with a ConfigError naming the variab
     ['DATABASE_URL', 'file:data/petstore.db?mode=ro'],
     ['DATABASE_URL', 'sqlite:///var/lib/petstore/pets.db#main'],
     ['DATABASE_URL', 'file:~/petstore.db'],
+    ['DATABASE_URL', 'file:data/'],
     ['PETSTORE_API_KEYS', 'short'],
     ['PETSTORE_API_KEYS', 'valid-key-0123456789,'],
     ['PETSTORE_API_KEYS', 'key with spaces 0123456789'],
