@@ -363,7 +363,6 @@ wait ends', async () => {
     const deleted = await purgeOldEvents(
       { data: server.store, retentionDays: 30 },
       new Date(Date.now() + 31 * 86_400_000),
-      1000,
     )
     assert.ok(deleted > 0)
     await assertError(await server.request('/v1/events?after=1'), {
@@ -434,8 +433,7 @@ wait ends', async () => {
     const deleted = await purgeOldEvents(
       { data: server.store, retentionDays: 30 },
       new Date(Date.now() + 31 * 86_400_000),
-      1,
-      0,
+      { batchesPerBurst: 1, pauseMs: 0 },
     )
     assert.equal(deleted, kept.length)
     assert.deepEqual(await readWholeFeed(get, 0), [])

@@ -242,7 +242,7 @@ same URL)', async () => {
   it('answers 410 for a position inside the purged range', async () => {
     await addPet(server, 'available', 'Old')
     const purgedThrough = await newestId()
-    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000), 1000)
+    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000))
     await assertError(
       await server.request('/v1/events/stream', { headers: { 'last-event-id': String(purgedThrough - 1) } }),
       {
@@ -276,7 +276,7 @@ reconnecting there is not refused once its last matching event is purged", async
     } finally {
       await stream.close()
     }
-    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000), 1000)
+    await purgeOldEvents({ data: server.store, retentionDays: 1 }, new Date(Date.now() + 2 * 86_400_000))
     // The reconnection an EventSource makes after that heartbeat resumes; one after the order.placed alone would
     // be refused though no order.placed was missed.
     const resumed = await openStream(`${server.baseUrl}/v1/events/stream?after=${start}&types=order.placed`, {

@@ -220,6 +220,26 @@ stores nothing', async () => {
     assert.equal(await purgeExpiredKeys(server.store), 0)
   })
 
+  it('purges a backlog of expired keys larger than a burst in one run', async () => {
+    assert.equal((await createPet('template', { name: 'Template', categoryId: 1 })).status, 201)
+    const [template] = await storedKey('template')
+    assert.ok(template)
+    const expired = new Date(Date.now() - 1000).toISOString()
+    const copies = Array.from({ length: 1100 }, (_, index) => ({
+      ...template,
+      idempotency_key: `backlog-${index}`,
+      expires_at: expired,
+    }))
+    for (let start = 0; start < copies.length; start += 100)
+      await server.store.admin
+        .insertInto('idempotency_keys')
+        .values(copies.slice(start, start + 100))
+        .execute()
+    // Bursts of one batch (500 keys), no pause: three batches in the one run.
+    assert.equal(await purgeExpiredKeys(server.store, new Date(), { batchesPerBurst: 1, pauseMs: 0 }), 1100)
+    assert.equal((await storedKey('template')).length, 1)
+  })
+
   it('answers 409 while a key is held, and takes over a key whose holder died once its lease has run out', async () => {
     const body = { name: 'Abandoned', categoryId: 4 }
     const now = Date.now()

@@ -70,7 +70,6 @@ describe(`the event retention purge beside pending webhook deliveries, on ${TEST
     purgeOldEvents(
       { data: server.store, retentionDays: 1, neededAfter: webhookEventsNeededAfter },
       new Date(Date.now() + 2 * 86_400_000),
-      1000,
     )
   /** Makes a delivery due now, as an operator would instead of waiting for its scheduled retry. */
   const retryNow = async (webhookId: number, deliveryId: number) => {
