@@ -3,6 +3,7 @@
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { ConfigError, withoutPassword } from './config-error.js'
+import { postgresUrlParts } from './postgres-url.js'
 
 export interface Kind<T> {
   /** What a value may be, as the configuration page says it. */
@@ -107,10 +108,16 @@ export function text(pattern: RegExp, accepts: string, fallback: string): Kind<s
 /** Where the data is: SQLite (a file, created on first use) or PostgreSQL. */
 const DATABASE_URLS = 'file:PATH or sqlite:PATH (SQLite), or postgres://… / postgresql://… (PostgreSQL)'
 
-/** What the PostgreSQL driver reads of a URL, checked here so that a bad one is refused naming its variable. */
-function wellFormedUrl(value: string): boolean {
+/**
+ * What a client library reads of a URL, checked here so that a bad one is refused naming its variable. `read`
+ * parses it as that library does (PostgreSQL's driver takes a user without a host, see postgres-url.ts).
+ */
+function wellFormedUrl(
+  value: string,
+  read: (value: string) => Pick<URL, 'username' | 'password' | 'pathname'> = (text) => new URL(text),
+): boolean {
   try {
-    const url = new URL(value)
+    const url = read(value)
     for (const part of [url.username, url.password, url.pathname]) decodeURIComponent(part)
     return true
   } catch {
@@ -161,7 +168,7 @@ export const database: Kind<DatabaseConfig> = {
       return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(path) }
     }
     if (/^postgres(?:ql)?:\/\/./.test(value)) {
-      if (!wellFormedUrl(value))
+      if (!wellFormedUrl(value, postgresUrlParts))
         throw new ConfigError(
           name,
           'a well-formed postgres:// URL: a port from 1 to 65535, and % only as in %XX',

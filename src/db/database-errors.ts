@@ -4,6 +4,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { DatabaseConfig } from '../config.js'
+import { postgresUrlParts } from '../config/postgres-url.js'
 import { BUSY_TIMEOUT_MS } from './sqlite.js'
 
 /** The nearest existing part of `directory` when it is a file rather than a directory (no directory can be made). */
@@ -26,7 +27,7 @@ export function refuseDatabaseInMemory(command: string, database: DatabaseConfig
 /** The database a command uses, as the operator would name it; never a password. */
 export function describeDatabase(database: DatabaseConfig): string {
   if (database.kind === 'sqlite') return `SQLite database ${database.path}`
-  const url = new URL(database.url)
+  const url = postgresUrlParts(database.url)
   const databaseName = decodeURIComponent(url.pathname.slice(1))
   // As pg reads the URL: `?host=` and `?port=` win over the URL's own, and a host that is a path (percent-encoded
   // in the URL, or in `?host=`) is the directory of a Unix socket.

@@ -106,6 +106,8 @@ describe('a PostgreSQL server on a Unix socket that is not there', () => {
   for (const url of [
     `postgres://petstore@${encodeURIComponent(socketDirectory)}/shop`,
     `postgres:///shop?host=${socketDirectory}&user=petstore`,
+    // libpq's form with a role and no host in the authority: the driver takes it, so the service must too.
+    `postgres://petstore@/shop?host=${socketDirectory}`,
   ]) {
     it(`names the socket, not localhost, and says it cannot connect: ${url}`, async () => {
       const result = await runCli(['keys', 'list'], { DATABASE_URL: url })

@@ -207,6 +207,7 @@ retention', () => {
     for (const url of [
       'postgres://petstore:secret@db.internal:5432/petstore',
       'postgresql://localhost/petstore?sslmode=require',
+      'postgres://petstore@/petstore?host=/var/run/postgresql',
     ]) {
       assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { kind: 'postgres', url })
     }
