@@ -12,6 +12,7 @@ import {
   type Invocation,
 } from './cli-arguments.js'
 import { keysCreate, keysList, keysRevoke, migrate, webhooksDeliveries, webhooksList } from './cli-commands.js'
+import { failOnUnwrittenOutput } from './cli-output.js'
 import { ConfigError, findMisspeltVariables, findRetiredVariables, loadConfig } from './config.js'
 import { describeDatabase, refuseDatabaseInMemory } from './db/database-errors.js'
 
@@ -43,6 +44,7 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
     const { serve } = await import('./server.js')
     return serve(config)
   }
+  if (command !== 'export') failOnUnwrittenOutput()
   // On stderr, so that stdout keeps only the command's own output (a new key, the list) for scripts.
   console.error(`petstore: using ${describeDatabase(config.database)}`)
   warnAboutMisspeltVariables()
