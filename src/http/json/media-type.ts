@@ -32,8 +32,16 @@ export function unsupportedCharset(contentType: string | undefined): string | un
 
 const TOKEN = "[\\w!#$%&'*+.^`|~-]+"
 const QUOTED_STRING = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"'
-/** RFC 9110 section 8.3.1: type "/" subtype *( OWS ";" OWS [ parameter ] ); one media type, nothing after it. */
-const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[\\t ]*;[\\t ]*(?:${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))?)*$`)
+/**
+ * RFC 9110 section 8.3.1: type "/" subtype *( OWS ";" OWS [ parameter ] ); one media type, nothing after it. The
+ * white space after a `;` is matched together with the parameter it precedes, or at the very end: matched on its
+ * own, as the grammar reads, the spaces between two empty parameters (`; ;`) could go to either `;`, and a value
+ * that fails at its end would be retried in every split, 2^n of them, a 90-byte header holding the process for
+ * minutes.
+ */
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN}/${TOKEN}(?:[\\t ]*;(?:[\\t ]*${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))?)*[\\t ]*$`,
+)
 
 /**
  * Whether a Content-Type value is one well-formed media type. Fastify reads the type and the parameters it
