@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { runCli } from '../helpers/process.js'
 import { startTestServer } from '../helpers/server.js'
+import { addPet } from '../helpers/orders.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
 /** The URL with default_transaction_read_only added to its options, as a standby's connections are. */
@@ -94,6 +95,43 @@ describe('a running service whose PostgreSQL server stops accepting writes', () 
           },
         },
       )
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('opens a new connection after one refused a write: writes succeed again once the primary is back', async () => {
+    const server = await startTestServer()
+    try {
+      await addPet(server)
+      // Every connection open now is "on the standby": it refuses writes for as long as it lives, as a connection
+      // opened to a standby during a failover does once the new primary has taken the address. Connections opened
+      // later reach the primary.
+      await sql
+        .raw(
+          'create table standby_backends as select pid from pg_stat_activity where datname = current_database(); ' +
+            `create function refuse_writes() returns trigger language plpgsql as $$ begin if pg_backend_pid() in ` +
+            `(select pid from standby_backends) then raise exception 'cannot execute INSERT in a read-only ` +
+            `transaction' using errcode = '25006'; end if; return new; end $$; ` +
+            'create trigger refuse_writes before insert on pets for each row execute function refuse_writes()',
+        )
+        .execute(server.store.admin)
+      const { rows } = await sql<{ count: number }>`select count(*)::int as count from standby_backends`.execute(
+        server.store.admin,
+      )
+      const standby = rows[0]?.count ?? 0
+      // Each refused write gives up its connection; at most one per connection on the standby is refused. Before,
+      // the connections went back to the pool and every write was refused, whatever the number of tries.
+      const statuses: number[] = []
+      for (let attempt = 0; attempt <= standby && statuses.at(-1) !== 201; attempt++) {
+        const response = await server.request('/v1/pets', { json: { name: 'Tom', categoryId: 1 } })
+        const body = (await response.json()) as { name?: string; code?: string }
+        statuses.push(response.status)
+        if (response.status === 503) assert.equal(body.code, 'unavailable')
+        else assert.deepEqual([response.status, body.name], [201, 'Tom'])
+      }
+      assert.equal(statuses.at(-1), 201, `statuses ${statuses.join(', ')} with ${standby} connections on the standby`)
+      assert.ok(statuses.slice(0, -1).every((status) => status === 503))
     } finally {
       await server.close()
     }

@@ -2,6 +2,14 @@ import type pg from 'pg'
 import { statementRefused } from '../postgres-statements.js'
 
 /**
+ * SQLSTATE 25006: the session accepts no writes. A connection opened to a standby (during a failover, before the
+ * new primary takes the address) stays on it, and one opened read-only stays so: given back to the pool, it would
+ * refuse every write it is handed until it sat idle long enough to be closed, which a busy service never lets it,
+ * while the 503 tells clients to retry. Not reused, the next write opens a connection that reaches the primary.
+ */
+const refusesWrites = (error: unknown): boolean => (error as { code?: unknown }).code === '25006'
+
+/**
  * A transaction's pooled client, checked out when it is first needed rather than when the transaction begins
  * (postgres-transactions.ts says why), and given back in the state it is in.
  */
@@ -43,9 +51,12 @@ export class ClientOnDemand {
     return this.#client
   }
 
-  /** Notes a statement's failure: one PostgreSQL did not simply refuse leaves the client unusable. */
+  /**
+   * Notes a statement's failure: one PostgreSQL did not simply refuse leaves the client unusable, and so does a
+   * write refused because the session accepts none.
+   */
   failed(error: unknown): void {
-    if (!statementRefused(error)) this.#broken = true
+    if (!statementRefused(error) || refusesWrites(error)) this.#broken = true
   }
 
   /** Gives the client back to the pool, if one was checked out; one checked out later goes straight back. */
