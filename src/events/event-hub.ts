@@ -8,8 +8,8 @@
 import type { FeedEvent } from './event.mapper.js'
 
 export interface HubSource {
-  /** Readable events after `after`, ascending, at most `limit`. */
-  readAfter(after: number, limit: number): Promise<FeedEvent[]>
+  /** Readable events after `after`, ascending, at most `limit`, and the largest id the feed has given out. */
+  readAfter(after: number, limit: number): Promise<{ events: FeedEvent[]; newest: number }>
   /** The largest readable id (0 when there is none). */
   newestId(): Promise<number>
   /** A number that changes whenever anyone commits, where the store has one: polls skip the query while it holds. */
@@ -22,6 +22,12 @@ export interface HubFollower {
    * the horizon `join` gave it, without a gap. `through` is the hub's horizon after them.
    */
   deliver(events: readonly FeedEvent[], through: number): void
+  /**
+   * The store went back before what the hub had delivered (a database restored from an earlier copy, or a
+   * failover to a standby that had not received the last commits, under the running service): deliveries start
+   * again below the ids the follower has seen, so it must read the store itself again from its own position.
+   */
+  rewound(): void
   /** The hub is closing (the service shuts down): stop waiting. */
   close(): void
 }
@@ -140,10 +146,18 @@ export class EventHub {
         const generation = this.#generation
         const after = this.#horizon
         if (after === undefined) return
-        const events = await this.#options.source.readAfter(after, BATCH)
+        const { events, newest } = await this.#options.source.readAfter(after, BATCH)
         this.#failing = false
+        if (generation !== this.#generation) continue
+        if (newest < after) {
+          // Ids up to the horizon will be given again, to other events: reading on past the horizon would skip
+          // them unseen. Each follower reads the store again, which refuses a position beyond the newest id (410).
+          this.#horizon = newest
+          for (const follower of [...this.#followers]) follower.rewound()
+          continue
+        }
         const last = events.at(-1)
-        if (generation !== this.#generation || last === undefined) continue
+        if (last === undefined) continue
         this.#horizon = last.id
         for (const follower of [...this.#followers]) follower.deliver(events, last.id)
         if (events.length === BATCH) this.#readAgain = true

@@ -100,9 +100,12 @@ export function createEventService(dependencies: EventServiceDependencies): Even
     }
 
   const source: HubSource = {
-    // The hub reads only past what it has seen, always newer than anything purged: no position to check.
-    readAfter: async (after, limit) =>
-      (await readEventPage(data.read, { after, limit, types: undefined, scanLimit: limit })).rows.map(toFeedEvent),
+    // The hub reads only past what it has seen, always newer than anything purged; the newest id tells it when the
+    // database went back in time under it.
+    readAfter: async (after, limit) => {
+      const page = await readEventPage(data.read, { after, limit, types: undefined, scanLimit: limit })
+      return { events: page.rows.map(toFeedEvent), newest: page.newest }
+    },
     newestId: () => newestReadableEventId(data.read),
     version: dependencies.readVersion,
   }

@@ -104,6 +104,15 @@ export class FeedFollower implements HubFollower {
     this.#wake?.()
   }
 
+  rewound(): void {
+    // Nothing kept, and no horizon of the old deliveries, may move the position once the store is read again.
+    this.#kept = []
+    this.#keptThrough = 0
+    this.#caughtUp = false
+    this.#epoch++
+    this.#wake?.()
+  }
+
   close(): void {
     this.#hubClosed()
     this.#closed = true

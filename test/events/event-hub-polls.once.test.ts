@@ -24,7 +24,10 @@ describe('the event hub polling a store with a version', () => {
             failNextRead = false
             throw new Error('database is locked')
           }
-          return stored.filter((stored) => stored.id > after).slice(0, limit)
+          return {
+            events: stored.filter((stored) => stored.id > after).slice(0, limit),
+            newest: stored.at(-1)?.id ?? 0,
+          }
         },
         newestId: async () => stored.at(-1)?.id ?? 0,
         version: async () => {
@@ -43,6 +46,7 @@ describe('the event hub polling a store with a version', () => {
         delivered.push(...events)
         arrived()
       },
+      rewound: () => undefined,
       close: () => undefined,
     }
     /** Resolves once the hub has polled `count` more times. */
