@@ -39,21 +39,28 @@ export class VersionedCache<V> {
 
   /**
    * The same for a store whose loads learn the version themselves (PostgreSQL: the version read is sent just
-   * before the query, on the same connection, in the same write: postgres-data-version.ts). Its versions must
-   * only grow. A key that is not cached needs no version to be answered, since a query sent after the caller
-   * asked is always fresh: it is loaded at once, one round trip instead of a version read and then the query.
-   * Only a cached key waits for the version, to learn whether its value still holds.
+   * before the query, on the same connection, in the same write: postgres-data-version.ts). Its versions
+   * grow but for the case below. A key that is not cached needs no version to be answered, since a query sent
+   * after the caller asked is always fresh: it is loaded at once, one round trip instead of a version read and
+   * then the query. Only a cached key waits for the version, to learn whether its value still holds.
    *
    * Why a value may be kept under the version its load returned: that version was read before the query ran,
    * so the rows are at least as new as it says. A later request that reads the same version knows nobody
    * committed in between (every commit to the cached tables raises it), so the rows are what it would read; a
-   * request that reads another version drops them, or, reading an older one (its read overtaken by a newer
-   * answer), is served rows read after it asked, which is no older than it may expect.
+   * request that reads another version drops them. An older version drops them too: it may be a read overtaken
+   * by a newer answer, but it may also be the database gone back in time under the service (an earlier copy put
+   * in place, a failover to a standby that lacked the last commits), whose versions then climb again through
+   * the same numbers with other rows. The two cannot be told apart, and keeping the values would serve, for as
+   * long as the version stays below theirs and then once it reaches theirs, rows that no longer exist.
    */
   async getFresh(key: string, load: () => Promise<VersionedValue<V>>): Promise<V> {
     if (!this.#readVersion) return (await load()).value
     if (this.#entries.has(key)) {
-      this.#advanceTo(await this.#readVersion())
+      const version = await this.#readVersion()
+      if (version < this.#version) {
+        this.#entries.clear()
+        this.#version = version
+      } else this.#advanceTo(version)
       const cached = this.#entries.get(key)
       if (cached !== undefined) return cached
     }

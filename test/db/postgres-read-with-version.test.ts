@@ -108,4 +108,29 @@ describe('PostgreSQL reads sent with the data version', () => {
       body: [...page.body, created].slice(0, 100),
     })
   })
+
+  it('forgets what it kept when the database goes back in time, instead of serving rows now gone', async () => {
+    // The database as an earlier copy of it had it: the versions and the next pet id of that moment.
+    const earlier = (await observer.query('select shard, version from data_version')).rows
+    const nextId = (await observer.query(`select last_value from pets_id_seq`)).rows[0].last_value
+    const gone = await create('only-in-the-newer-copy')
+    assert.deepEqual(await read(`/v1/pets/${gone.id}`), { status: 200, body: gone })
+    assert.deepEqual(await read(`/v1/pets/${gone.id}`), { status: 200, body: gone })
+
+    await observer.query('begin')
+    await observer.query('delete from pets where id = $1', [gone.id])
+    for (const { shard, version } of earlier)
+      await observer.query('update data_version set version = $2 where shard = $1', [shard, version])
+    await observer.query(`select setval('pets_id_seq', $1)`, [nextId])
+    await observer.query('commit')
+
+    assert.deepEqual(await read(`/v1/pets/${gone.id}`), {
+      status: 404,
+      body: { code: 'not_found', message: `No pet has id ${gone.id}.`, status: 404 },
+    })
+    // The same id given again, to another pet, and the version back at the one the forgotten answer was kept under.
+    const again = await create('given-the-same-id')
+    assert.equal(again.id, gone.id)
+    assert.deepEqual(await read(`/v1/pets/${gone.id}`), { status: 200, body: again })
+  })
 })
