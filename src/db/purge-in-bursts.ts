@@ -19,18 +19,22 @@ export const PURGE_BURSTS = { batchSize: 500, batchesPerBurst: 20, pauseMs: 1000
 
 const PURGE_INTERVAL_MS = 5 * 60_000
 
-/** Runs `deleteBatch` (how many rows it deleted) until one deletes fewer than a batch; returns the total. */
+/**
+ * Runs `deleteBatch` (given the batch size; returns how many rows it deleted) until one deletes fewer than a
+ * batch; returns the total. `bursts` overrides PURGE_BURSTS.
+ */
 export async function purgeInBursts(
-  deleteBatch: () => Promise<number>,
-  { batchSize, batchesPerBurst, pauseMs, stop }: Bursts,
+  deleteBatch: (batchSize: number) => Promise<number>,
+  bursts: Partial<Bursts> = {},
 ): Promise<number> {
+  const { batchSize, batchesPerBurst, pauseMs, stop } = { ...PURGE_BURSTS, ...bursts }
   let total = 0
   for (let batch = 0; !stop?.aborted; batch++) {
     if (batch > 0 && batch % batchesPerBurst === 0) {
       const paused = await pause(pauseMs, true, { signal: stop }).catch(() => false)
       if (!paused) break
     }
-    const deleted = await deleteBatch()
+    const deleted = await deleteBatch(batchSize)
     total += deleted
     if (deleted < batchSize) break
   }

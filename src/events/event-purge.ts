@@ -3,7 +3,7 @@
 // it (410) instead of silently missing events. Every instance purges; they delete the same rows harmlessly.
 import type { BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess, Writer } from '../db/database.js'
-import { PURGE_BURSTS, purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
+import { purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
 import { oldestEvents, purgeEventsThrough } from './event.repository.js'
 
 export interface EventPurgeSettings {
@@ -27,9 +27,8 @@ export async function purgeOldEvents(
   bursts: Partial<Bursts> = {},
 ): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000).toISOString()
-  const { batchSize } = PURGE_BURSTS
   return purgeInBursts(
-    () =>
+    (batchSize) =>
       data.transaction(async (trx) => {
         const candidates = await oldestEvents(trx, batchSize)
         const needed = await neededAfter?.(trx)
@@ -39,7 +38,7 @@ export async function purgeOldEvents(
         const last = candidates[(firstKept === -1 ? candidates.length : firstKept) - 1]
         return last ? purgeEventsThrough(trx, Number(last.id)) : 0
       }),
-    { ...PURGE_BURSTS, ...bursts },
+    bursts,
   )
 }
 

@@ -4,7 +4,7 @@
 // delete the same rows harmlessly.
 import type { BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess } from '../db/database.js'
-import { PURGE_BURSTS, purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
+import { purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
 import { deleteExpiredKeys } from './idempotency.repository.js'
 
 /** Deletes keys that expired before `now`; returns how many it deleted. */
@@ -14,8 +14,8 @@ export async function purgeExpiredKeys(
   bursts: Partial<Bursts> = {},
 ): Promise<number> {
   return purgeInBursts(
-    () => data.transaction((trx) => deleteExpiredKeys(trx, now.toISOString(), PURGE_BURSTS.batchSize)),
-    { ...PURGE_BURSTS, ...bursts },
+    (batchSize) => data.transaction((trx) => deleteExpiredKeys(trx, now.toISOString(), batchSize)),
+    bursts,
   )
 }
 

@@ -3,7 +3,7 @@
 // they delete the same rows harmlessly.
 import type { BackgroundTimer } from '../db/background-timer.js'
 import type { DataAccess } from '../db/database.js'
-import { PURGE_BURSTS, purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
+import { purgeInBursts, startPurge, type Bursts } from '../db/purge-in-bursts.js'
 import { purgeDeliveries } from './delivery.repository.js'
 
 export async function purgeOldDeliveries(
@@ -13,10 +13,7 @@ export async function purgeOldDeliveries(
   bursts: Partial<Bursts> = {},
 ): Promise<number> {
   const cutoff = new Date(now - retentionDays * 86_400_000).toISOString()
-  return purgeInBursts(() => data.transaction((trx) => purgeDeliveries(trx, cutoff, PURGE_BURSTS.batchSize)), {
-    ...PURGE_BURSTS,
-    ...bursts,
-  })
+  return purgeInBursts((batchSize) => data.transaction((trx) => purgeDeliveries(trx, cutoff, batchSize)), bursts)
 }
 
 export function startDeliveryPurge(

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { purgeInBursts } from '../../src/db/purge-in-bursts.js'
 
-/** A table of `rows` rows; each batch deletes up to `size` of them, and the batches are counted. */
-function backlog(rows: number, size: number) {
+/** A table of `rows` rows; each batch deletes up to the batch size it is given, and the batches are counted. */
+function backlog(rows: number) {
   const state = { left: rows, batches: 0 }
-  const deleteBatch = async () => {
+  const deleteBatch = async (size: number) => {
     state.batches++
     const deleted = Math.min(size, state.left)
     state.left -= deleted
@@ -18,23 +18,29 @@ function backlog(rows: number, size: number) {
 
 describe('purgeInBursts', () => {
   it('deletes the whole backlog in one run, burst after burst, and stops at the first short batch', async () => {
-    const { state, deleteBatch } = backlog(1234, 100)
+    const { state, deleteBatch } = backlog(1234)
     assert.equal(await purgeInBursts(deleteBatch, { batchSize: 100, batchesPerBurst: 3, pauseMs: 0 }), 1234)
     assert.deepEqual(state, { left: 0, batches: 13 })
   })
 
+  it('deletes 500 rows a batch unless told otherwise', async () => {
+    const { state, deleteBatch } = backlog(1200)
+    assert.equal(await purgeInBursts(deleteBatch, { pauseMs: 0 }), 1200)
+    assert.deepEqual(state, { left: 0, batches: 3 })
+  })
+
   it('runs one batch only when there is less than a batch to delete, and none when stopped already', async () => {
-    const small = backlog(7, 100)
+    const small = backlog(7)
     assert.equal(await purgeInBursts(small.deleteBatch, { batchSize: 100, batchesPerBurst: 3, pauseMs: 0 }), 7)
     assert.equal(small.state.batches, 1)
-    const stopped = backlog(700, 100)
+    const stopped = backlog(700)
     const stop = AbortSignal.abort()
     assert.equal(await purgeInBursts(stopped.deleteBatch, { batchSize: 100, batchesPerBurst: 3, pauseMs: 0, stop }), 0)
     assert.equal(stopped.state.batches, 0)
   })
 
   it('ends the run when stopped during the pause between bursts, leaving the rest', async () => {
-    const { state, deleteBatch } = backlog(1000, 100)
+    const { state, deleteBatch } = backlog(1000)
     const controller = new AbortController()
     // An hour's pause: only the stop can end it.
     const run = purgeInBursts(deleteBatch, {
