@@ -73,7 +73,7 @@ export async function keysCreate(config: Config, { name, scopes, expiresAt, quie
   await withDatabase('keys create', config, async (store) => {
     const { key, row } = await issueApiKey(store, name, { scopes, expiresAt })
     const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
-    const failure = writeToStandardOutput(
+    const failure = await writeToStandardOutput(
       quiet
         ? `${key}\n`
         : `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ` +

@@ -44,7 +44,7 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
     const { serve } = await import('./server.js')
     return serve(config)
   }
-  if (command !== 'export') failOnUnwrittenOutput()
+  if (command !== 'export' && command !== 'keys create') failOnUnwrittenOutput()
   // On stderr, so that stdout keeps only the command's own output (a new key, the list) for scripts.
   console.error(`petstore: using ${describeDatabase(config.database)}`)
   warnAboutMisspeltVariables()

@@ -73,7 +73,9 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     throw error
   }
 
-  if (initialKey) await showFirstRunKey(store, initialKey)
+  // Not waited for: a reader of standard output that is slow to take the key must not hold up the start (and the
+  // signal handlers below). It never throws.
+  if (initialKey) void showFirstRunKey(store, initialKey)
 
   // Installed only after a successful start: close-with-grace also acts on 'beforeExit' and then exits with
   // code 0, which would turn a failed start into a "successful" exit.

@@ -18,7 +18,7 @@ export function firstRunMessage(key: string): string {
  * service is listening by now, and keeps serving either way.
  */
 export async function showFirstRunKey(data: DataAccess, { key, id }: { key: string; id: number }): Promise<void> {
-  const failure = writeToStandardOutput(firstRunMessage(key))
+  const failure = await writeToStandardOutput(firstRunMessage(key))
   if (!failure) return
   const unwritten = `the first-run API key could not be written to standard output (${failureName(failure)})`
   try {

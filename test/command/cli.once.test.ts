@@ -2,7 +2,17 @@
 // in a working directory of its own. Normal output goes to stdout, errors to stderr with a non-zero exit.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
@@ -11,6 +21,8 @@ import { formatScopes } from '../../src/keys/scopes.js'
 import { makeTempDir, startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 import { runCli } from '../helpers/process.js'
+import { cliArguments } from '../helpers/cli-path.js'
+import { spawn } from 'node:child_process'
 import { CONFIG_VARIABLES } from '../../src/config.js'
 import { migrations } from '../../src/db/migrate.js'
 
@@ -329,6 +341,41 @@ reads', async () => {
       )
     })
   }
+
+  it('keys create waits for a reader that is slow to take its output, and the key is kept', async () => {
+    assert.equal((await run('migrate')).code, 0)
+    const before = readKeys(file).length
+    const gate = join(directory, 'gate')
+    // 64 KiB ahead of the key fill the pipe (Linux's default size), and its reader starts once the gate file
+    // exists: the key's write finds the pipe full until then.
+    const script =
+      'set -o pipefail; { head -c 65536 /dev/zero; exec "$@"; } | ' +
+      '{ while [ ! -e "$GATE" ]; do sleep 0.05; done; tail -c +65537; }'
+    const child = spawn(
+      'bash',
+      ['-c', script, 'bash', process.execPath, ...cliArguments(['keys', 'create', '--name', 'slow', '--quiet'])],
+      { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env, GATE: gate }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const ended = new Promise<number | null>((resolve) => child.once('close', resolve))
+    try {
+      // Until the key is issued (its write then waits for the pipe), or the command has given up on it.
+      const deadline = Date.now() + 30_000
+      while (readKeys(file).length === before && !/could not be written/.test(stderr)) {
+        assert.ok(Date.now() < deadline, `no key issued: ${stderr}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      writeFileSync(gate, '')
+      assert.equal(await ended, 0, stderr)
+      assert.match(stdout.trimEnd(), KEY_PATTERN)
+      assert.equal(readKeys(file).find((row) => row.name === 'slow')?.key_hash, sha256(stdout.trimEnd()))
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
 
   for (const command of [['keys', 'list'], ['migrate'], ['webhooks', 'list']])
     it(`${command.join(' ')} with standard output on a full disk: exit 1, saying so`, async () => {
