@@ -17,6 +17,13 @@ export const REDIS_TIMEOUTS = {
  * counted too. A Redis that refuses or does not answer does not stop the start: the service fails open.
  */
 export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<Redis> {
+  // A connection whose SELECT of REDIS_URL's database was refused (an index beyond the server's `databases`, or a
+  // cluster) still becomes ready, and ioredis then sends every command to database 0: counters shared with whatever
+  // else counts there under the same names. Such a connection is closed as soon as it is ready and opened again
+  // later, like one that failed: meanwhile the service fails open, and it counts again once the database is there.
+  let selectRefused = false
+  // Refusals in a row: ioredis restarts its attempts at every ready, so the back-off of the reconnections is kept here.
+  let refusedInARow = 0
   const redis = new Redis(url, {
     // While disconnected, commands are refused at once rather than queued until Redis comes back.
     enableOfflineQueue: false,
@@ -24,24 +31,36 @@ export async function connectRedis(url: string, log: FastifyBaseLogger): Promise
     connectTimeout: REDIS_TIMEOUTS.connectMs,
     // A connection that is open but silent (a network black hole) must not hold requests either.
     commandTimeout: REDIS_TIMEOUTS.commandMs,
-    retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
+    retryStrategy: (attempt) => Math.min((attempt + refusedInARow) * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
   })
+  // Emitted before the reply to the connection's SELECT can have arrived.
+  redis.on('connect', () => (selectRefused = false))
   // Logged once per outage and kind of failure, not once per reconnection attempt: a Redis that was down at start
   // and comes back refusing the credentials (WRONGPASS) is named too, not hidden behind the first ECONNREFUSED.
   // Without an 'error' listener ioredis would print every failed attempt to the console.
   let reported: string | undefined
-  redis.on('error', (error: Error & { code?: string }) => {
+  redis.on('error', (error: Error & { code?: string; command?: { name?: string } }) => {
+    const refusesDatabase = error.command?.name === 'select'
+    if (refusesDatabase) selectRefused = true
     const kind = error.code ?? error.message
     if (kind === reported) return
     log.warn(
       { err: withoutCommand(error) },
-      reported === undefined
-        ? 'redis is unreachable; retrying in the background'
-        : 'redis still fails, now otherwise; retrying in the background',
+      refusesDatabase
+        ? 'redis refuses the database REDIS_URL names; requests are admitted without rate limits until it accepts it'
+        : reported === undefined
+          ? 'redis is unreachable; retrying in the background'
+          : 'redis still fails, now otherwise; retrying in the background',
     )
     reported = kind
   })
   redis.on('ready', () => {
+    if (selectRefused) {
+      refusedInARow++
+      redis.disconnect(true)
+      return
+    }
+    refusedInARow = 0
     if (reported !== undefined) log.info('redis is reachable again')
     reported = undefined
   })

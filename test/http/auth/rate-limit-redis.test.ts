@@ -239,3 +239,44 @@ is back', async (t) => {
     }
   })
 })
+
+describe('a Redis that refuses the database REDIS_URL names', { skip }, () => {
+  it('admits without limits and says so, rather than counting in database 0', async () => {
+    const ns = namespace()
+    const wrong = new URL(REDIS_URL)
+    // Beyond the `databases` of any Redis configured for this: SELECT answers "ERR DB index is out of range".
+    wrong.pathname = '/1000000'
+    const server = await startTestServer({
+      env: { REDIS_URL: wrong.href, RATE_LIMIT_NAMESPACE: ns, RATE_LIMIT_PER_KEY: '3', LOG_LEVEL: 'warn' },
+    })
+    const databaseZero = new URL(REDIS_URL)
+    databaseZero.pathname = '/0'
+    const redis = new Redis(databaseZero.href)
+    try {
+      const { key } = await issueApiKey(server.store, 'wrong database')
+      for (let request = 0; request < 6; request++) {
+        const response = await server.request('/v1/pets', { auth: key })
+        assert.equal(response.status, 200)
+        assert.equal(response.headers.get('ratelimit'), null)
+        assert.equal(response.headers.get('ratelimit-policy'), null)
+        await response.arrayBuffer()
+      }
+      const refusals = server.logs
+        .map((line) => JSON.parse(line) as { msg: string; err?: { message: string } })
+        .filter((line) => line.msg.startsWith('redis refuses the database REDIS_URL names'))
+      assert.ok(refusals.length >= 1, server.logs.join(''))
+      assert.deepEqual(refusals[0], {
+        ...refusals[0],
+        msg:
+          'redis refuses the database REDIS_URL names; requests are admitted without rate limits until it ' +
+          'accepts it',
+        err: { ...refusals[0]?.err, message: 'ERR DB index is out of range' },
+      })
+      assert.equal(server.logs.filter((line) => line.includes('redis is reachable again')).length, 0)
+      assert.deepEqual(await redis.keys(`${ns}:*`), [])
+    } finally {
+      redis.disconnect()
+      await server.close()
+    }
+  })
+})
