@@ -143,7 +143,9 @@ export async function findDelivery(
 /**
  * Makes a delivery due at once, finished or not (a finished one is sent again, as the same webhook-id); undefined
  * when an attempt of it is in progress, or there is no such delivery of this endpoint, or no such endpoint (a
- * deleted endpoint's deliveries stay until the purge).
+ * deleted endpoint's deliveries stay until the purge). A lease that has ended holds nothing: its instance died or
+ * stalled past it, and any instance may take the delivery (the claim logs the attempt it left as interrupted), so
+ * it does not refuse the retry either; while the endpoint is disabled nobody takes it, and it would refuse forever.
  */
 export async function scheduleDeliveryNow(
   trx: Writer,
@@ -156,7 +158,7 @@ export async function scheduleDeliveryNow(
     .set({ status: 'pending', due_at: now, finished_at: null })
     .where('id', '=', id)
     .where('endpoint_id', '=', endpointId)
-    .where('lease_token', 'is', null)
+    .where((eb) => eb.or([eb('lease_token', 'is', null), eb('due_at', '<=', now)]))
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId)),
     )

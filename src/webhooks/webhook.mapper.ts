@@ -27,7 +27,11 @@ export function toWebhook(row: WebhookRow): Webhook {
 
 export function toDelivery({ delivery, attempts }: DeliveryWithAttempts): Delivery {
   const eventId = Number(delivery.event_id)
-  const waiting = delivery.status === 'pending' && delivery.lease_token === null && delivery.due_at !== null
+  // Held under a lease that has not ended: an attempt is in progress. One whose lease ended is due for any instance.
+  const waiting =
+    delivery.status === 'pending' &&
+    delivery.due_at !== null &&
+    (delivery.lease_token === null || Number(delivery.due_at) <= Date.now())
   return {
     id: Number(delivery.id),
     eventId,
