@@ -21,6 +21,7 @@ const TOP = [
     'cli',
     'cli-arguments',
     'cli-commands',
+    'cli-output',
     'cli-usage',
     'services',
     'event-document',
