@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream'
 import type { FeedEvent } from './event.mapper.js'
 import type { EventSubscription } from './event.service.js'
+import { Gone } from '../domain/errors.js'
 
 export interface EventStreamOptions {
   /** Where the stream starts, named in its first line. */
@@ -167,7 +168,9 @@ export function eventStreamBody(
   }
 
   pump()
-    .catch(onError)
+    // Gone: the feed no longer holds the stream's position (the database went back in time). Not a fault of the
+    // service: the stream ends, and the reconnection is answered 410, which the client is told and the log shows.
+    .catch((error: unknown) => (error instanceof Gone ? undefined : onError(error)))
     .finally(() => {
       subscription.close()
       clearTimeout(watch)

@@ -66,6 +66,11 @@ describe('event followers when the PostgreSQL database goes back in time under t
       (await readWholeFeed(get, newest - 2)).map((event) => event.id),
       created,
     )
+    // An end the service expects, not a fault of its own: no warning in its log.
+    assert.deepEqual(
+      server.logs.filter((line) => line.includes('event stream ended by an error')),
+      [],
+    )
     await stream.close()
   })
 })
