@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { CursorCodec } from '../http/cursor.js'
 import { normaliseDateTime } from '../http/date-time.js'
 import {
-  BODILESS_ERRORS,
+  BODILESS_ACTION_ERRORS,
   BODY_ERRORS,
   errorResponses,
   EVERY_OPERATION_ERRORS,
@@ -163,13 +163,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order, now `cancelled`.', headers: ReplayedHeaderSchema },
-          ...errorResponses(
-            ...EVERY_OPERATION_ERRORS,
-            'not_found',
-            'conflict',
-            ...IDEMPOTENCY_ERRORS,
-            ...BODILESS_ERRORS,
-          ),
+          ...errorResponses(...BODILESS_ACTION_ERRORS),
         },
       },
     },
@@ -200,13 +194,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         params: OrderIdParams,
         response: {
           200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
-          ...errorResponses(
-            ...EVERY_OPERATION_ERRORS,
-            'not_found',
-            'conflict',
-            ...IDEMPOTENCY_ERRORS,
-            ...BODILESS_ERRORS,
-          ),
+          ...errorResponses(...BODILESS_ACTION_ERRORS),
         },
       },
     },

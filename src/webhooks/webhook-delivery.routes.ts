@@ -2,12 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DeliveryStatus } from '../db/database.js'
 import type { CursorCodec } from '../http/cursor.js'
-import {
-  BODILESS_ERRORS,
-  errorResponses,
-  EVERY_OPERATION_ERRORS,
-  IDEMPOTENCY_ERRORS,
-} from '../http/errors/error.schema.js'
+import { BODILESS_ACTION_ERRORS, errorResponses, EVERY_OPERATION_ERRORS } from '../http/errors/error.schema.js'
 import { rejectOtherMethods } from '../http/errors/method-not-allowed.js'
 import { DEFAULT_PAGE_SIZE, nextPageLink } from '../http/pagination.js'
 import { API_PREFIX } from '../http/paths.js'
@@ -121,13 +116,7 @@ export const webhookDeliveryRoutes: FastifyPluginAsyncTypebox<WebhookDeliveryRou
         params: DeliveryParams,
         response: {
           202: { ...DeliverySchema, description: 'The delivery, pending and due now.', headers: ReplayedHeaderSchema },
-          ...errorResponses(
-            ...EVERY_OPERATION_ERRORS,
-            'not_found',
-            'conflict',
-            ...IDEMPOTENCY_ERRORS,
-            ...BODILESS_ERRORS,
-          ),
+          ...errorResponses(...BODILESS_ACTION_ERRORS),
         },
       },
     },

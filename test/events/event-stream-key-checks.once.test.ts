@@ -8,6 +8,7 @@ import { describe, it } from 'node:test'
 import { eventStreamBody, HEARTBEAT, KEY_NO_LONGER_VALID } from '../../src/events/event-stream.js'
 import type { FeedEvent } from '../../src/events/event.mapper.js'
 import type { EventSubscription } from '../../src/events/event.service.js'
+import { waitingSubscription } from '../helpers/waiting-subscription.js'
 
 const event = (id: number): FeedEvent => ({ id, type: 'pet.created', json: `{"id":${id}}` })
 const frame = (id: number) => `id: ${id}\nevent: pet.created\ndata: {"id":${id}}\n\n`
@@ -29,29 +30,6 @@ function scripted(batches: FeedEvent[][]): EventSubscription {
     },
     close() {
       ended = true
-    },
-  }
-}
-
-/** A subscription with nothing to say: each `next` waits until its heartbeat interval ends or it is closed. */
-function quietSubscription(): EventSubscription {
-  let ended = false
-  let wake: (() => void) | undefined
-  return {
-    initial: [],
-    position: 0,
-    shutDown: new Promise<void>(() => undefined),
-    get ended() {
-      return ended
-    },
-    next: (until) =>
-      new Promise<FeedEvent[]>((resolve) => {
-        wake = () => resolve([])
-        void until.then(() => resolve([]))
-      }),
-    close() {
-      ended = true
-      wake?.()
     },
   }
 }
@@ -105,7 +83,7 @@ describe('an event stream asking whether its key still holds', () => {
   })
 
   it('asks every keyRecheckMs while nothing happens, and ends on the first no before any heartbeat', async () => {
-    const quiet = quietSubscription()
+    const quiet = waitingSubscription().subscription
     const answers = [true, false]
     let asked = 0
     const body = eventStreamBody(quiet, {
@@ -125,7 +103,7 @@ describe('an event stream asking whether its key still holds', () => {
   })
 
   it('asks keyRecheckMs after the start of the last check while quiet, however long a check takes', async () => {
-    const quiet = quietSubscription()
+    const quiet = waitingSubscription().subscription
     // Each check takes 30 ms, as a query would; the sixth says no.
     const started: number[] = []
     const body = eventStreamBody(quiet, {
@@ -156,7 +134,7 @@ describe('an event stream asking whether its key still holds', () => {
     let running = 0
     let most = 0
     const failures: unknown[] = []
-    const body = eventStreamBody(quietSubscription(), {
+    const body = eventStreamBody(waitingSubscription().subscription, {
       after: 0,
       heartbeatMs: 60_000,
       keyRecheckMs: 100,

@@ -8,46 +8,16 @@ import { afterEach, describe, it } from 'node:test'
 import { eventStreamBody } from '../../src/events/event-stream.js'
 import type { FeedEvent } from '../../src/events/event.mapper.js'
 import type { EventSubscription } from '../../src/events/event.service.js'
+import { waitingSubscription } from '../helpers/waiting-subscription.js'
 
 /** Bigger than a body's buffer: one batch of them fills it. */
 const event = (id: number): FeedEvent => ({ id, type: 'pet.created', json: `{"id":${id},"name":"${'x'.repeat(200)}"}` })
 
 /** A subscription with `initial` events that then waits, until the service shuts down (`shutDown()`). */
 function shuttingDown(initial: FeedEvent[]) {
-  let ended = false
-  let shut!: () => void
-  const shutDown = new Promise<void>((resolve) => (shut = resolve))
-  let wake: (() => void) | undefined
-  const subscription: EventSubscription = {
-    initial,
-    position: initial.at(-1)?.id ?? 0,
-    shutDown,
-    get ended() {
-      return ended
-    },
-    next: (until) =>
-      new Promise<FeedEvent[]>((resolve) => {
-        wake = () => resolve([])
-        void until.then(() => resolve([]))
-      }),
-    close() {
-      ended = true
-      wake?.()
-    },
-  }
-  made.shutDowns.push(() => {
-    ended = true
-    shut()
-    wake?.()
-  })
-  return {
-    subscription,
-    shutDown() {
-      ended = true
-      shut()
-      wake?.()
-    },
-  }
+  const subscription = waitingSubscription(initial)
+  made.shutDowns.push(subscription.shutDown)
+  return subscription
 }
 
 /** Every body and subscription a test made, ended after it whatever its outcome: none keeps the process alive. */

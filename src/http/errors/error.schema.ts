@@ -103,9 +103,8 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     'A request with the same `Idempotency-Key` is still being processed (code `idempotency_key_in_flight`); ' +
     'retry after Retry-After seconds to get its response.',
   idempotency_key_reused:
-    'The `Idempotency-Key` was already used for a different request: ' +
-    'another operation, resource, body or condition (code ' +
-    '`idempotency_key_reused`). Nothing was changed.',
+    'The `Idempotency-Key` was already used for a different request: another operation, resource, body or ' +
+    'condition (code `idempotency_key_reused`). Nothing was changed.',
   gone: 'The feed position is older than the events kept (code `gone`): start again with `after=0`.',
   payload_too_large: `The body is larger than ${inKiB(BODY_LIMIT_BYTES)} (code \`payload_too_large\`).`,
   rate_limited:
@@ -136,9 +135,7 @@ const headersFor: Partial<Record<ErrorCode, Record<string, TSchema>>> = {
   unsupported_media_type: { 'Accept-Encoding': AcceptEncodingHeader },
 }
 
-/**
- * The name of the shared response for these codes (all of one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`.
- */
+/** The shared response's name for these codes (one status): `NotFound`, `ConflictOrIdempotencyKeyInFlight`. */
 function responseName(codes: ErrorCode[]): string {
   return codes
     .map((code) =>
@@ -174,6 +171,11 @@ export const IDEMPOTENCY_ERRORS = [
 export const BODY_ERRORS = ['payload_too_large', 'unsupported_media_type'] as const satisfies readonly ErrorCode[]
 /** What an operation taking no body may answer about one: 413 over the size limit; below it, 400, never 415. */
 export const BODILESS_ERRORS = ['payload_too_large'] as const satisfies readonly ErrorCode[]
+/** What an action on one resource that takes no body (cancel, complete, retry) may answer. */
+export const BODILESS_ACTION_ERRORS = [
+  ...([...EVERY_OPERATION_ERRORS, 'not_found', 'conflict'] as const),
+  ...([...IDEMPOTENCY_ERRORS, ...BODILESS_ERRORS] as const),
+] satisfies readonly ErrorCode[]
 
 /**
  * Response schemas for the given error codes, keyed by status, each documented with the shared Error body and

@@ -6,8 +6,9 @@ import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../errors/errors.js'
 import { MESSAGES } from '../errors/error-messages.js'
 
+const TOKEN = "[\\w!#$%&'*+.^`|~-]+"
 // RFC 9110 section 5.6.6: `;` OWS parameter-name "=" ( token / quoted-string ), as Fastify reads the header too.
-const PARAMETER = /(?:^|;)[\t ]*([\w!#$%&'*+.^`|~-]+)=("(?:[^"\\]|\\.)*"|[\w!#$%&'*+.^`|~-]+)/g
+const PARAMETER = new RegExp(`(?:^|;)[\\t ]*(${TOKEN})=("(?:[^"\\\\]|\\\\.)*"|${TOKEN})`, 'g')
 const QUOTED_PAIR = /\\(.)/g
 /** A charset parameter left once every well-formed parameter is taken out: an empty or unclosed value. */
 const MALFORMED_CHARSET = /(?:^|;)[\t ]*charset[\t ]*=([^;]*)/i
@@ -30,7 +31,6 @@ export function unsupportedCharset(contentType: string | undefined): string | un
   return MALFORMED_CHARSET.exec(contentType.slice(parameters).replace(PARAMETER, ''))?.[1]
 }
 
-const TOKEN = "[\\w!#$%&'*+.^`|~-]+"
 const QUOTED_STRING = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"'
 /**
  * RFC 9110 section 8.3.1: type "/" subtype *( OWS ";" OWS [ parameter ] ); one media type, nothing after it. The
