@@ -1832,7 +1832,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
+        /** @description The body is not of a media type the operation takes (application/json; a PATCH also takes application/merge-patch+json), its Content-Type is not one well-formed media type or declares a charset other than UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
         UnsupportedMediaType: {
             headers: {
                 "Accept-Encoding": components["headers"]["AcceptEncoding"];
@@ -2386,7 +2386,7 @@ export interface operations {
             409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             412: components["responses"]["PreconditionFailedReplayable"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
+            /** @description The body is not of a media type the operation takes (application/json; a PATCH also takes application/merge-patch+json), its Content-Type is not one well-formed media type or declares a charset other than UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
             415: {
                 headers: {
                     "Accept-Encoding": components["headers"]["AcceptEncoding"];
@@ -3565,7 +3565,7 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
-            /** @description The body is not of a media type the operation takes (application/json; for an update with PATCH also application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
+            /** @description The body is not of a media type the operation takes (application/json; a PATCH also takes application/merge-patch+json), its Content-Type is not one well-formed media type or declares a charset other than UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`). */
             415: {
                 headers: {
                     "Accept-Encoding": components["headers"]["AcceptEncoding"];

@@ -111,10 +111,10 @@ const whenFor: Partial<Record<ErrorCode, string>> = {
     'The request quota of the key (or of the client address, without a valid key) is used up for this window ' +
     '(code `rate_limited`); retry after Retry-After seconds.',
   unsupported_media_type:
-    'The body is not of a media type the operation takes (application/json; for an update with PATCH also ' +
-    'application/merge-patch+json), or declares a charset other than UTF-8, or is sent with a ' +
-    '`Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says so; for a PATCH with another ' +
-    'media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`).',
+    'The body is not of a media type the operation takes (application/json; a PATCH also takes ' +
+    'application/merge-patch+json), its Content-Type is not one well-formed media type or declares a charset ' +
+    'other than UTF-8, or it has a `Content-Encoding` other than `identity` (then `Accept-Encoding: identity` says ' +
+    'so; for a PATCH with another media type, `Accept-Patch` names the ones it takes) (code `unsupported_media_type`).',
   internal_error: 'Unexpected failure (code `internal_error`); internals are never shown.',
   unavailable: 'Shutting down or database unreachable (code `unavailable`).',
 }
