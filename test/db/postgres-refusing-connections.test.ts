@@ -33,7 +33,7 @@ describe('a PostgreSQL database that refuses new connections', () => {
     assert.equal(created.status, 201)
 
     await allowConnections(false)
-    await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`)
+    await admin(`select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = '${name}'`)
     for (const [path, init] of [
       ['/v1/pets', { json: { name: 'During', categoryId: 1 } }],
       ['/v1/pets/1', {}],

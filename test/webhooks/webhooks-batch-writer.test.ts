@@ -72,7 +72,9 @@ async function ownDatabase(): Promise<OwnDatabase> {
     url: Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString(),
     async unavailable() {
       await admin(`alter database ${name} allow_connections false`)
-      await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`)
+      // Waiting for each backend to end: one still ending could take the flush's query and drop the connection
+      // under it, which fails without PostgreSQL's refusal.
+      await admin(`select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = '${name}'`)
       return () => admin(`alter database ${name} allow_connections true`)
     },
     drop: () => admin(`drop database if exists ${name} with (force)`),
