@@ -1,4 +1,4 @@
-// The interactive reference at /docs, opened in a real headless Chromium: it must render the ten operations
+// The interactive reference at /docs, opened in a real headless Chromium: it must render every operation
 // from the served document, with the beta ones visibly marked, using only the service's own files (no CDN, no
 // validator, no telemetry).
 import assert from 'node:assert/strict'
