@@ -130,7 +130,7 @@ const planned = [
       ]
     : []),
 ]
-const expected = sqlite && postgres ? '9 minutes (PostgreSQL pass included)' : sqlite ? '5 minutes' : '4 minutes'
+const expected = sqlite && postgres ? '12 minutes (PostgreSQL pass included)' : sqlite ? '5 minutes' : '6 minutes'
 
 mkdirSync(LOG_DIRECTORY, { recursive: true })
 process.stdout.write(
