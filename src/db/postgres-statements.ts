@@ -4,6 +4,21 @@ import type pg from 'pg'
 const MAX_NAMED_STATEMENTS = 256
 
 /**
+ * Texts named per shape (see shapeOf). A statement over a list (`id in ($1, $2, …)`, a batch's rows) has a text
+ * for every length of its list: without this bound, the webhook deliverer's batches alone took every name within
+ * minutes, and each statement first seen after that went unnamed until a restart.
+ */
+const MAX_NAMED_PER_SHAPE = 4
+
+/** The text with every list of parameters, and every list of parenthesised parameter lists, made one parameter. */
+function shapeOf(text: string): string {
+  return text
+    .replace(/\$\d+/g, '$')
+    .replace(/\$(?:, \$)+/g, '$')
+    .replace(/\(\$\)(?:, \(\$\))+/g, '($)')
+}
+
+/**
  * Names for the statements the query builder sends: a statement sent with a name is parsed and planned once
  * per connection, then only bound and executed. Kysely's pg driver sends every query unnamed, which makes
  * PostgreSQL parse and plan it each time; for the small indexed queries of this service that is most of their
@@ -15,12 +30,21 @@ const MAX_NAMED_STATEMENTS = 256
  */
 export class StatementNames {
   readonly #names = new Map<string, string>()
+  /** How many texts of each shape were given a name: at most one entry per name. */
+  readonly #namedPerShape = new Map<string, number>()
   #issued = 0
 
-  /** The name to send `text` under, or undefined once the bound is reached (sent unnamed, as before). */
+  /**
+   * The name to send `text` under; undefined (sent unnamed, parsed each time) once the bound is reached, or when
+   * texts of its shape already hold their share of names.
+   */
   nameOf(text: string): string | undefined {
     let name = this.#names.get(text)
     if (name === undefined && this.#names.size < MAX_NAMED_STATEMENTS) {
+      const shape = shapeOf(text)
+      const named = this.#namedPerShape.get(shape) ?? 0
+      if (named >= MAX_NAMED_PER_SHAPE) return undefined
+      this.#namedPerShape.set(shape, named + 1)
       // Never reused: a connection that prepared a name keeps it, so a name must keep meaning one text.
       name = `petstore_${++this.#issued}`
       this.#names.set(text, name)
@@ -33,7 +57,10 @@ export class StatementNames {
    * new name. Only once: other reads that were sent under the stale name at the same time find a new one.
    */
   forget(text: string, name: string | undefined): void {
-    if (name !== undefined && this.#names.get(text) === name) this.#names.delete(text)
+    if (name === undefined || this.#names.get(text) !== name) return
+    this.#names.delete(text)
+    const shape = shapeOf(text)
+    this.#namedPerShape.set(shape, (this.#namedPerShape.get(shape) ?? 1) - 1)
   }
 }
 
