@@ -104,7 +104,8 @@ export async function renameCategory(
 export async function refoldKeptKey(trx: Writer, freed: string): Promise<void> {
   if (!mayBeRefoldedKey(freed)) return
   // A kept key cannot be told from its name in SQL, so the names are folded here: every category is read, by a
-  // rename or delete of a name holding ss or a combining mark only, and category writes are rare.
+  // rename or delete of a name holding ss or a combining mark, or a write of such a name no category holds, only;
+  // category writes are rare.
   const rows = await trx.selectFrom('categories').select(['id', 'name', 'name_key']).orderBy('id').execute()
   const kept = rows.find((row) => row.name_key !== freed && nameKey(row.name) === freed)
   if (kept !== undefined)

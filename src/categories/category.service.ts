@@ -13,6 +13,7 @@ import { recordEvent } from '../events/event-log.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { MAX_INT64_ID } from '../http/openapi/schema-primitives.js'
 import {
+  mayBeRefoldedKey,
   nameKey,
   toCategory,
   toCategoryEventData,
@@ -53,7 +54,13 @@ export interface CategoryService {
 
 async function refuseTakenName(trx: Writer, name: string, exceptId?: number): Promise<string> {
   const key = nameKey(name)
-  const holder = await repository.findCategoryByNameKey(trx, key)
+  let holder = await repository.findCategoryByNameKey(trx, key)
+  // An instance of an earlier version, serving during an upgrade, writes a name's key in its fold: a name it gave
+  // that today's fold finds equal takes the free key now (as after a rename), so that the name is not given twice.
+  if (holder === undefined && mayBeRefoldedKey(key)) {
+    await repository.refoldKeptKey(trx, key)
+    holder = await repository.findCategoryByNameKey(trx, key)
+  }
   if (holder && Number(holder.id) !== exceptId)
     throw new Conflict(
       `Category ${holder.id} is named "${holder.name}": names are unique ignoring case. Nothing was changed.`,
