@@ -123,6 +123,11 @@ export async function newestReadableEventId(db: Reader): Promise<number> {
   return Number(row?.id ?? 0)
 }
 
+/** Whether the event with this id is still kept (not purged by the retention). */
+export async function eventKept(db: Reader, id: number): Promise<boolean> {
+  return (await db.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+}
+
 /** The oldest readable events, ascending: candidates for the retention purge. */
 export async function oldestEvents(trx: Writer, limit: number): Promise<Pick<EventRow, 'id' | 'occurred_at'>[]> {
   return trx.selectFrom('events').select(['id', 'occurred_at']).orderBy('id').limit(limit).execute()

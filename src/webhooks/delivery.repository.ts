@@ -143,9 +143,11 @@ export async function findDelivery(
 /**
  * Makes a delivery due at once, finished or not (a finished one is sent again, as the same webhook-id); undefined
  * when an attempt of it is in progress, or there is no such delivery of this endpoint, or no such endpoint (a
- * deleted endpoint's deliveries stay until the purge). A lease that has ended holds nothing: its instance died or
- * stalled past it, and any instance may take the delivery (the claim logs the attempt it left as interrupted), so
- * it does not refuse the retry either; while the endpoint is disabled nobody takes it, and it would refuse forever.
+ * deleted endpoint's deliveries stay until the purge), or its event is no longer kept (a finished delivery does
+ * not hold its event: sent again, it could only end `event_gone`). A lease that has ended holds nothing: its
+ * instance died or stalled past it, and any instance may take the delivery (the claim logs the attempt it left as
+ * interrupted), so it does not refuse the retry either; while the endpoint is disabled nobody takes it, and it
+ * would refuse forever.
  */
 export async function scheduleDeliveryNow(
   trx: Writer,
@@ -159,8 +161,11 @@ export async function scheduleDeliveryNow(
     .where('id', '=', id)
     .where('endpoint_id', '=', endpointId)
     .where((eb) => eb.or([eb('lease_token', 'is', null), eb('due_at', '<=', now)]))
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId)),
+    .where(({ and, exists, selectFrom }) =>
+      and([
+        exists(selectFrom('webhook_endpoints').select('id').where('id', '=', endpointId)),
+        exists(selectFrom('events').select('events.id').whereRef('events.id', '=', 'webhook_deliveries.event_id')),
+      ]),
     )
     .returningAll()
     .executeTakeFirst()

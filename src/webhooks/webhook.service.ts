@@ -5,7 +5,7 @@
 import type { DataAccess, DeliveryStatus } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
 import { Conflict, NotFound } from '../domain/errors.js'
-import { newestReadableEventId, numberEventsCommittedSoFar } from '../events/event.repository.js'
+import { eventKept, newestReadableEventId, numberEventsCommittedSoFar } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
 import { findDelivery, listDeliveries, scheduleDeliveryNow } from './delivery.repository.js'
 import { catchUpEndpoint } from './fan-out.repository.js'
@@ -175,7 +175,13 @@ export function createWebhookService({
       const scheduled = await scheduleDeliveryNow(trx, id, deliveryId, Date.now())
       if (!scheduled) {
         if (!(await findWebhook(trx, id))) throw new NotFound('webhook', id)
-        if (!(await findDelivery(trx, id, deliveryId))) throw new NotFound('delivery', deliveryId)
+        const delivery = await findDelivery(trx, id, deliveryId)
+        if (!delivery) throw new NotFound('delivery', deliveryId)
+        if (!(await eventKept(trx, Number(delivery.delivery.event_id))))
+          throw new Conflict(
+            `The event of delivery ${deliveryId} is no longer kept (EVENT_RETENTION_DAYS): it cannot be sent ` +
+              'again. Nothing was changed.',
+          )
         throw new Conflict(`An attempt of delivery ${deliveryId} is in progress; retry once it has ended.`)
       }
       const found = await findDelivery(trx, id, deliveryId)

@@ -151,4 +151,29 @@ describe(`the event retention purge beside pending webhook deliveries, on ${TEST
     assert.deepEqual(attemptsOf(delivered), FAILED_THEN_SUCCEEDED)
     assert.equal(receiver.received.at(-1)?.webhookId, `evt_${pending.eventId}`)
   })
+
+  it('refuses to send again a finished delivery whose event was purged, and leaves it as it was', async () => {
+    const receiver = await WebhookReceiver.start({ answer: () => ({ status: 204 }) })
+    receivers.push(receiver)
+    const webhook = await registerWebhook(server, receiver, { types: ['pet.created'] })
+    await createPet('Delivered long ago')
+    const [delivered] = await deliveriesWhen(server, webhook.id, ([first]) => first?.status === 'succeeded')
+    assert.ok(delivered)
+    await purgeEverythingOld()
+    assert.ok((await purgedThrough()) >= delivered.eventId)
+
+    const path = `/v1/webhooks/${webhook.id}/deliveries/${delivered.id}/retry`
+    const refused = await server.request(path, { method: 'POST' })
+    assert.equal(refused.status, 409)
+    assert.deepEqual(await refused.json(), {
+      code: 'conflict',
+      message:
+        `The event of delivery ${delivered.id} is no longer kept (EVENT_RETENTION_DAYS): it cannot be sent again. ` +
+        'Nothing was changed.',
+      status: 409,
+    })
+    const [unchanged] = await deliveriesWhen(server, webhook.id, () => true)
+    assert.deepEqual(unchanged, delivered)
+    assert.equal(receiver.received.length, 1)
+  })
 })

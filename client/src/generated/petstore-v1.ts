@@ -407,7 +407,7 @@ export interface paths {
          * [beta] Retry a delivery now
          * @description **Beta:** this operation may still change in a backwards-incompatible way.
          *
-         *     Makes the delivery due at once: a pending one is attempted now rather than at its scheduled time; a failed or succeeded one is sent again, with the same `webhook-id`. 409 while one of its attempts is in progress. A disabled endpoint's delivery waits until the endpoint is enabled. No request body. Safe to retry with an `Idempotency-Key`.
+         *     Makes the delivery due at once: a pending one is attempted now rather than at its scheduled time; a failed or succeeded one is sent again, with the same `webhook-id`. 409 while one of its attempts is in progress, and for a finished one whose event is no longer kept (`EVENT_RETENTION_DAYS`). A disabled endpoint's delivery waits until the endpoint is enabled. No request body. Safe to retry with an `Idempotency-Key`.
          *
          *     **Required scope:** `webhooks:manage` (otherwise 403 `forbidden`).
          */
