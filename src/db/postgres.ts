@@ -59,10 +59,12 @@ const READ_CONNECTIONS = 2
 /** Connections for bookkeeping transactions (Store.bookkeeping): the deliverer runs two at a time at most. */
 const BOOKKEEPING_CONNECTIONS = 2
 /**
- * A sequencing transaction left open by a client that hangs (not one that died: its connection closes) is ended
- * by the server after this long, so that the lock it holds passes on.
+ * A transaction left open by a client that hangs (a process stopped or frozen, a network that drops its packets;
+ * not one that died: its connection closes) is ended by the server after this long, so that the locks it holds
+ * pass on: a category write holds every pet write back, on every instance, until it ends. The service's own
+ * transactions never wait that long between two statements.
  */
-const SEQUENCING_IDLE_LIMIT = '10s'
+const TRANSACTION_IDLE_LIMIT_MS = 10_000
 
 interface Connections {
   /** For transactions (DATABASE_POOL_SIZE connections), migrations and the readiness check. */
@@ -89,6 +91,7 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
     // network itself is gone and no cancellation can arrive.
     statement_timeout: options.statementTimeoutMs,
     query_timeout: options.statementTimeoutMs + 250,
+    idle_in_transaction_session_timeout: TRANSACTION_IDLE_LIMIT_MS,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -126,9 +129,6 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
     idleTimeoutMillis: 30_000,
   } as pg.PoolConfig)
   sequencing.on('error', options.onIdleError)
-  sequencing.on('connect', (client) => {
-    client.query(`set idle_in_transaction_session_timeout = '${SEQUENCING_IDLE_LIMIT}'`).catch(() => {})
-  })
   const reads = new ReadPipeline(async () => {
     const client = new Client({ ...settings, pipeline: true } as pg.ClientConfig)
     await client.connect()
@@ -139,6 +139,7 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
     ...settings,
     statement_timeout: undefined,
     query_timeout: undefined,
+    idle_in_transaction_session_timeout: undefined,
     max: 1,
     idleTimeoutMillis: 1000,
   })
