@@ -3,7 +3,7 @@
 // and node ran on, orphaned, holding the port: the next start failed with EADDRINUSE.)
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -32,8 +32,11 @@ after(() => {
 })
 
 before(() => {
-  // npm start runs the production bundle, which npm ci builds (the prepare script); built here for this checkout.
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+  // npm start runs the production bundle, which npm ci builds (the prepare script) and npm test builds before
+  // its passes. Built here only when missing (this file run on its own in a fresh checkout): a rebuild removes
+  // the bundle's files for a moment, and the other test files, running beside this one, start it too.
+  if (!existsSync(join(ROOT, 'dist/bundle/cli.js')))
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
 })
 
 /** The process and its descendants, from the process table. */
