@@ -147,7 +147,8 @@ export async function findDelivery(
  * not hold its event: sent again, it could only end `event_gone`). A lease that has ended holds nothing: its
  * instance died or stalled past it, and any instance may take the delivery (the claim logs the attempt it left as
  * interrupted), so it does not refuse the retry either; while the endpoint is disabled nobody takes it, and it
- * would refuse forever.
+ * would refuse forever. Such a delivery is due already, and keeps its due_at: the lease's end, from which the
+ * claim dates the attempt it logs as interrupted.
  */
 export async function scheduleDeliveryNow(
   trx: Writer,
@@ -157,7 +158,11 @@ export async function scheduleDeliveryNow(
 ): Promise<DeliveryRow | undefined> {
   return trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'pending', due_at: now, finished_at: null })
+    .set((eb) => ({
+      status: 'pending',
+      due_at: eb.case().when('lease_token', 'is', null).then(now).else(eb.ref('due_at')).end(),
+      finished_at: null,
+    }))
     .where('id', '=', id)
     .where('endpoint_id', '=', endpointId)
     .where((eb) => eb.or([eb('lease_token', 'is', null), eb('due_at', '<=', now)]))
