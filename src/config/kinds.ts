@@ -138,11 +138,12 @@ function refuseUnreadSqlitePath(path: string, name: string, value: string): void
         'and a ? or # would become part of the file name',
       value,
     )
-  // resolve() drops a trailing slash: `file:data/` would become a database file named data.
-  if (/\/$/.test(path))
+  // resolve() drops a trailing slash, and a last . or ..: `file:data/` or `file:data/.` would become a database
+  // file named data. (`file:.` and `file:..` name directories that exist, which the command says when it opens them.)
+  if (/\/\.{0,2}$/.test(path))
     throw new ConfigError(
       name,
-      'file:PATH or sqlite:PATH names the database file; a path ending in / names a directory',
+      'file:PATH or sqlite:PATH names the database file; a path ending in /, /. or /.. names a directory',
       value,
     )
   if (/^~(?:\/|$)/.test(path))

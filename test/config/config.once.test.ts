@@ -186,11 +186,11 @@ retention', () => {
       'DATABASE_URL="file:~/petstore.db" is not valid: file:PATH or sqlite:PATH takes a path from / or from the ' +
         'current directory; ~ is not expanded to the home directory',
     )
-    for (const value of ['file:data/', 'sqlite:/var/lib/petstore/'])
+    for (const value of ['file:data/', 'sqlite:/var/lib/petstore/', 'file:data/.', 'file:/var/lib/petstore/..'])
       assert.equal(
         configError({ DATABASE_URL: value }).message,
-        `DATABASE_URL="${value}" is not valid: file:PATH or sqlite:PATH names the database file; a path ending in / ` +
-          'names a directory',
+        `DATABASE_URL="${value}" is not valid: file:PATH or sqlite:PATH names the database file; a path ending in /, ` +
+          '/. or /.. names a directory',
       )
     // A ~ inside a path, or leading a name, is an ordinary character of it.
     assert.deepEqual(loadConfig({ DATABASE_URL: 'file:/srv/~petstore/pets.db' }).database, {
@@ -200,6 +200,11 @@ retention', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'file:~pets.db' }).database, {
       kind: 'sqlite',
       path: resolve('~pets.db'),
+    })
+    // So is a dot leading a name.
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'file:data/.pets.db' }).database, {
+      kind: 'sqlite',
+      path: resolve('data/.pets.db'),
     })
   })
 
