@@ -64,6 +64,8 @@ async function execute(invocation: Extract<Invocation, { kind: 'run' }>): Promis
 async function main(): Promise<void> {
   try {
     const invocation = parseInvocation(process.argv.slice(2))
+    // The help and the version are output a script may read (`petstore --version`), as a command's is.
+    if (invocation.kind !== 'run') failOnUnwrittenOutput()
     if (invocation.kind === 'help') {
       const { command, group } = invocation
       console.log(command ? commandHelp(command) : group ? groupHelp(group) : globalHelp())

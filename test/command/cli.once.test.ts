@@ -393,6 +393,22 @@ reads', async () => {
       })
     })
 
+  for (const command of [['--version'], ['--help'], ['keys', '--help']])
+    it(`petstore ${command.join(' ')} with standard output on a full disk: exit 1, saying so`, async () => {
+      const full = openSync('/dev/full', 'w')
+      let result: Awaited<ReturnType<typeof petstore>>
+      try {
+        result = await runCli(command, env, { cwd: directory, stdoutInto: full })
+      } finally {
+        closeSync(full)
+      }
+      assert.deepEqual(result, {
+        code: 1,
+        stdout: '',
+        stderr: 'petstore: the output could not be written to standard output (ENOSPC)\n',
+      })
+    })
+
   it('creates a different key every time, with --name=VALUE too', async () => {
     const first = await createKey('deploy bot', ['--name=deploy bot'])
     const second = await createKey('deploy bot')
