@@ -75,7 +75,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
 
   // Not waited for: a reader of standard output that is slow to take the key must not hold up the start (and the
   // signal handlers below). It never throws.
-  if (initialKey) void showFirstRunKey(store, initialKey)
+  const firstRunKey = initialKey && showFirstRunKey(store, initialKey)
 
   // Installed only after a successful start: close-with-grace also acts on 'beforeExit' and then exits with
   // code 0, which would turn a failed start into a "successful" exit.
@@ -91,6 +91,7 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
     async ({ signal, err }) => {
       if (err) running.log.error({ err }, 'shutting down after an unexpected error')
       else running.log.info({ signal }, 'shutting down')
+      await firstRunKey?.withdrawUnlessShown()
       await running.close()
     },
   )

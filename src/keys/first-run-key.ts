@@ -13,14 +13,36 @@ export function firstRunMessage(key: string): string {
   )
 }
 
+export interface FirstRunKeyShown {
+  /**
+   * For the shutdown, before the store closes: withdraws the key if standard output has not taken it yet (a reader
+   * that took nothing since the start). The process would end with the write still waiting, and the key unseen.
+   */
+  withdrawUnlessShown(): Promise<void>
+}
+
 /**
  * Shows the first-run key, or withdraws it and says so on standard error when it cannot be shown. Never throws: the
  * service is listening by now, and keeps serving either way.
  */
-export async function showFirstRunKey(data: DataAccess, { key, id }: { key: string; id: number }): Promise<void> {
-  const failure = await writeToStandardOutput(firstRunMessage(key))
-  if (!failure) return
-  const unwritten = `the first-run API key could not be written to standard output (${failureName(failure)})`
+export function showFirstRunKey(data: DataAccess, issued: { key: string; id: number }): FirstRunKeyShown {
+  let decided = false
+  const written = writeToStandardOutput(firstRunMessage(issued.key)).then(async (failure) => {
+    if (decided) return
+    decided = true
+    if (failure) await withdraw(data, issued.id, `could not be written to standard output (${failureName(failure)})`)
+  })
+  return {
+    async withdrawUnlessShown() {
+      if (decided) return written
+      decided = true
+      await withdraw(data, issued.id, 'was not taken from standard output before the service stopped')
+    },
+  }
+}
+
+async function withdraw(data: DataAccess, id: number, what: string): Promise<void> {
+  const unwritten = `the first-run API key ${what}`
   try {
     await data.transaction((trx) => deleteUnusedApiKey(trx, id))
   } catch (error) {
