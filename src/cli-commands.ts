@@ -8,7 +8,8 @@ import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { issueApiKey, revokeKey } from './keys/issue-key.js'
 import { deleteUnusedApiKey, listApiKeys, type ApiKeyRow } from './keys/key.repository.js'
 import { parseStoredScopes } from './keys/scopes.js'
-import { failureName, writeToStandardOutput } from './keys/standard-output.js'
+import { failureName, stoppedBy, writeToStandardOutputUnlessStopped } from './keys/standard-output.js'
+import { endBySignal } from './end-by-signal.js'
 import { describeDatabase, explainingDatabaseErrors } from './db/database-errors.js'
 import { webhookDeliveryLines, webhookListLines } from './webhooks/webhook-report.js'
 
@@ -73,7 +74,7 @@ export async function keysCreate(config: Config, { name, scopes, expiresAt, quie
   await withDatabase('keys create', config, async (store) => {
     const { key, row } = await issueApiKey(store, name, { scopes, expiresAt })
     const expiry = row.expires_at === null ? 'never expiring' : `expiring ${row.expires_at}`
-    const failure = await writeToStandardOutput(
+    const failure = await writeToStandardOutputUnlessStopped(
       quiet
         ? `${key}\n`
         : `Created key ${row.id} (${row.name}) with scopes ${parseStoredScopes(row.scopes).join(',')}, ${expiry}: ` +
@@ -82,10 +83,14 @@ export async function keysCreate(config: Config, { name, scopes, expiresAt, quie
     if (!failure) return
     // Nobody has the key: kept, it would be a working key that only a leak of the output could ever reveal.
     await store.transaction((trx) => deleteUnusedApiKey(trx, row.id))
-    throw new Error(
+    const withdrawn =
       `the new key could not be written to standard output (${failureName(failure)}); it was withdrawn, so no ` +
-        'key was created',
-    )
+      'key was created'
+    const signal = stoppedBy(failure)
+    if (signal === undefined) throw new Error(withdrawn)
+    // Its write still waits for the reader, and would keep the process from ending.
+    console.error(`petstore: ${withdrawn}`)
+    endBySignal(signal)
   })
 }
 

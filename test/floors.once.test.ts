@@ -23,6 +23,7 @@ const TOP = [
     'cli-commands',
     'cli-output',
     'cli-usage',
+    'end-by-signal',
     'services',
     'event-document',
     'startup-errors',

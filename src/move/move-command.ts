@@ -2,9 +2,9 @@
 // refusal as one line naming its cause (the command exits 1). SIGTERM or SIGINT stops either cleanly: no partial
 // file, no database file the import created, and one line saying so; a second signal ends the process at once.
 import { existsSync, statSync } from 'node:fs'
-import { constants } from 'node:os'
 import type { Config } from '../config.js'
 import { describeDatabase } from '../db/database-errors.js'
+import { endBySignal } from '../end-by-signal.js'
 import { exportShop, type MoveProgress } from './export.js'
 import { importShop } from './import.js'
 
@@ -34,16 +34,10 @@ function terminalProgress(verb: string): MoveProgress {
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((sum, count) => sum + count, 0)
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
 
-/**
- * A second signal ends the process at once, by that signal: with no listener left, Node lets it act as it would
- * by default. As process 1 (the command run as a container's entry point without an init) a signal without a
- * handler is ignored by the kernel, so the process then exits itself, with the status a shell gives a process the
- * signal killed.
- */
+/** A second signal ends the process at once, by that signal (endBySignal). */
 function endAtOnce(signal: NodeJS.Signals): void {
   for (const each of SIGNALS) process.off(each, endAtOnce)
-  process.kill(process.pid, signal)
-  process.exit(128 + constants.signals[signal])
+  endBySignal(signal)
 }
 
 /** Runs `work` with a signal aborted by the first SIGTERM or SIGINT; the error then says which came. */
