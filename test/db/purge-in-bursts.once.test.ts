@@ -1,8 +1,8 @@
 // The purges' shared loop: a backlog is worked off in one run, in bursts with a pause between them, and stopping
-// (shutdown) ends a run between two batches without waiting out the pause.
+// (shutdown) ends a run between two batches without waiting out the pause; stopping the purge's timer does so.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { purgeInBursts } from '../../src/db/purge-in-bursts.js'
+import { purgeInBursts, startPurge } from '../../src/db/purge-in-bursts.js'
 
 /** A table of `rows` rows; each batch deletes up to the batch size it is given, and the batches are counted. */
 function backlog(rows: number) {
@@ -53,5 +53,40 @@ describe('purgeInBursts', () => {
     controller.abort()
     assert.equal(await run, 200)
     assert.deepEqual(state, { left: 800, batches: 2 })
+  })
+
+  it('stopping the timer ends the run in progress during its pause, and waits for it', async (t) => {
+    const { state, deleteBatch } = backlog(1000)
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] })
+    // Ends the pause should the stop not: a failed test must not leave an hour's timer behind.
+    const cleanUp = new AbortController()
+    let run: Promise<number> | undefined
+    const errors: unknown[] = []
+    const timer = startPurge(
+      (stop) =>
+        (run = purgeInBursts(deleteBatch, {
+          batchSize: 100,
+          batchesPerBurst: 2,
+          pauseMs: 3_600_000,
+          stop: AbortSignal.any([stop, cleanUp.signal]),
+        })),
+      (error) => errors.push(error),
+    )
+    try {
+      // The first run comes within the first five minutes.
+      t.mock.timers.tick(5 * 60_000)
+      while (state.batches < 2) await new Promise((resolve) => setImmediate(resolve))
+      // Real time stands still (the timers are mocked): the run ends on the stop, or not at all.
+      const stillRunning = (async () => {
+        for (let turn = 0; turn < 1000; turn++) await new Promise((resolve) => setImmediate(resolve))
+        return 'still running'
+      })()
+      assert.equal(await Promise.race([timer.stop().then(() => 'stopped'), stillRunning]), 'stopped')
+      assert.equal(await run, 200)
+      assert.deepEqual(state, { left: 800, batches: 2 })
+      assert.deepEqual(errors, [])
+    } finally {
+      cleanUp.abort()
+    }
   })
 })
