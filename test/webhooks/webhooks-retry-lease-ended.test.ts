@@ -43,6 +43,11 @@ describe(`retrying a delivery whose lease has ended, on ${TEST_STORE}`, () => {
       .returning('id')
       .executeTakeFirstOrThrow()
     endpointId = Number(endpoint.id)
+    // The deliveries' events, still kept: a retry of a delivery whose event is gone is refused.
+    await store.admin
+      .insertInto('events')
+      .values([1, 2].map((id) => ({ id, type: 'pet.created' as const, occurred_at: CREATED_AT, data: '{}' })))
+      .execute()
   })
   after(() => closeStore())
 
