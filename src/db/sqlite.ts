@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
@@ -44,6 +44,21 @@ function useWriteAheadLog(writer: SqliteDatabase.Database): void {
   if (!isAnotherProgramsFile(tables)) writer.pragma('journal_mode = WAL')
 }
 
+/**
+ * Creates the database file, when there is none, readable and writable by its owner only: it holds the keys'
+ * digests, the webhook secrets sealed and, unless WEBHOOK_SECRET_KEY is set, the key that opens them, as an export
+ * does (which is written with mode 0600). SQLite gives the file's -wal and -shm files the file's own mode. A file
+ * that exists keeps the mode its operator gave it. A file that cannot be created here is left to SQLite's own
+ * open, which fails the same way and whose error the commands explain.
+ */
+export function createOwnerOnlyFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600))
+  } catch {
+    // It exists, or SQLite's open says why it cannot.
+  }
+}
+
 function openHandle(path: string, mustExist: boolean, cacheKiB: number): SqliteDatabase.Database {
   const handle = new SqliteDatabase(path, { fileMustExist: mustExist })
   // synchronous=FULL makes every commit durable before it is acknowledged, so an acknowledged write survives a
@@ -70,7 +85,10 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   const inMemory = path === ':memory:'
   // A command run from the wrong directory would otherwise work on a new, empty database without a word.
   if (mustExist && !inMemory && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
-  if (!inMemory && !mustExist) mkdirSync(dirname(path), { recursive: true })
+  if (!inMemory && !mustExist) {
+    mkdirSync(dirname(path), { recursive: true })
+    createOwnerOnlyFile(path)
+  }
   const writerHandle = openHandle(path, mustExist && !inMemory, WRITER_CACHE_KIB)
   useWriteAheadLog(writerHandle)
   const groupCommit = new GroupCommit(writerHandle)

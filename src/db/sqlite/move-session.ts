@@ -6,12 +6,13 @@ import { Kysely, SqliteDialect } from 'kysely'
 import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
 import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
-import { BUSY_TIMEOUT_MS, SqliteDatabaseMissingError } from '../sqlite.js'
+import { BUSY_TIMEOUT_MS, createOwnerOnlyFile, SqliteDatabaseMissingError } from '../sqlite.js'
 
 export function openSqliteMoveSession(path: string, { create = false } = {}): MoveSession {
   if (!create && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
   const creating = create && !existsSync(path)
   if (create) mkdirSync(dirname(path), { recursive: true })
+  if (creating) createOwnerOnlyFile(path)
   const handle = new SqliteDatabase(path, { fileMustExist: !create })
   // What the service sets on a file it creates; outside any transaction, where SQLite accepts it. Not on a file
   // that exists: a refused import leaves it as it was (the service sets WAL itself when it opens the file).
