@@ -51,8 +51,8 @@ export class DeliveryWorker implements DeliveryGauges {
   readonly #dueTimer = new EarliestTimer(() => this.wake())
   #running: Promise<void> | undefined
   #runAgain = false
-  /** When the last look began (epoch milliseconds). */
-  #lastLookAt = 0
+  /** When the last look began, by performance.now(): a step of the wall clock must not hold the next one back. */
+  #lastLookAt = Number.NEGATIVE_INFINITY
   #pollTimer: NodeJS.Timeout | undefined
   #earliestDue: number | undefined
   /** Whether the last look saw an enabled endpoint; until a look says otherwise, assume one. */
@@ -176,9 +176,9 @@ export class DeliveryWorker implements DeliveryGauges {
 
   /** Waits, if need be, so that looks begin at most once per batch interval. */
   async #spaceLooks(): Promise<void> {
-    const wait = this.#lastLookAt + this.#settings.batchIntervalMs - Date.now()
+    const wait = this.#lastLookAt + this.#settings.batchIntervalMs - performance.now()
     if (wait > 0) await sleep(wait, undefined, { ref: false })
-    this.#lastLookAt = Date.now()
+    this.#lastLookAt = performance.now()
   }
 
   /** Wakes the worker at `at` (a retry this or another instance scheduled), unless it will look sooner anyway. */
