@@ -5,27 +5,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { TEST_STORE } from '../helpers/store.js'
+import { stepWallClock } from '../helpers/wall-clock.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const HOUR_MS = 3_600_000
 
 const petOf = (delivery: { body: string }) => (JSON.parse(delivery.body) as { data: { pet: unknown } }).data.pet
-const WallClockDate = Date
-
-/** Sets every reading of the wall clock in this process (Date.now() and new Date()) `stepMs` from the true time. */
-function stepWallClock(stepMs: number): void {
-  class SteppedDate extends WallClockDate {
-    constructor(...args: ConstructorParameters<DateConstructor> | []) {
-      if (args.length === 0) super(WallClockDate.now() + stepMs)
-      else super(...(args as ConstructorParameters<DateConstructor>))
-    }
-    static override now(): number {
-      return WallClockDate.now() + stepMs
-    }
-  }
-  globalThis.Date = stepMs === 0 ? WallClockDate : (SteppedDate as DateConstructor)
-}
 
 describe(`webhook delivery across a step of the wall clock on ${TEST_STORE}`, () => {
   let server: TestServer

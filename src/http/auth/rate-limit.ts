@@ -108,7 +108,7 @@ export async function registerRateLimit(
   }
 
   function failOpen(error: unknown): void {
-    failingUntil = Date.now() + FAIL_OPEN_MS
+    failingUntil = performance.now() + FAIL_OPEN_MS
     if (!failing)
       app.log.warn(
         { err: error },
@@ -121,14 +121,14 @@ export async function registerRateLimit(
     const reset = Math.max(0, result.ttlInSeconds)
     // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
     if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
-      spent.add(clientNetwork(request.ip), Date.now() + result.ttl)
+      spent.add(clientNetwork(request.ip), performance.now() + result.ttl)
     if (result.isExceeded) refuse(request, reply, result.max, reset)
     reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
   }
 
   async function checkShared(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (Date.now() < failingUntil) return
+    if (performance.now() < failingUntil) return
     let result: Awaited<ReturnType<typeof count>>
     try {
       result = await count(request)
@@ -159,10 +159,10 @@ export async function registerRateLimit(
   return {
     check,
     refuseSpentAddress(request, reply, recall) {
-      const until = spent.until(clientNetwork(request.ip), Date.now())
+      const until = spent.until(clientNetwork(request.ip), performance.now())
       if (until === undefined) return undefined
       const refuseUntilSpentEnds = () =>
-        refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - Date.now()) / 1000))
+        refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - performance.now()) / 1000))
       const recalled = recall()
       if (recalled === 'valid') return undefined
       if (recalled === 'invalid') return refuseUntilSpentEnds()

@@ -1,4 +1,4 @@
-// Client addresses known (to this process) to have used up their anonymous quota, and until when.
+// Client addresses known (to this process) to have used up their anonymous quota, and until when (performance.now()).
 
 /** As many addresses as the in-memory rate-limit store keeps counters for. */
 const MAX_ADDRESSES = 10_000

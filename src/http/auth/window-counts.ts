@@ -1,6 +1,7 @@
 // Fixed-window request counts in this process's memory, answered synchronously: the same counting as
 // @fastify/rate-limit's in-memory store (a window starts with a key's first request, the count restarts when
-// it ends), without the promise and the callbacks that store's interface costs every request.
+// it ends), without the promise and the callbacks that store's interface costs every request. Timed by the
+// monotonic clock: a step of the wall clock back must not stretch a window (and a refusal) by its size.
 
 export interface WindowCount {
   max: number
@@ -27,7 +28,7 @@ export class WindowCounts {
     this.#capacity = capacity
   }
 
-  count(key: string, max: number, now = Date.now()): WindowCount {
+  count(key: string, max: number, now = performance.now()): WindowCount {
     let window = this.#windows.get(key)
     if (window === undefined) {
       window = { current: 1, startedAt: now }
