@@ -212,9 +212,9 @@ export function registerMetrics(
   const onRequest = token === undefined ? [limitPublicRoute] : [limitPublicRoute, requireMetricsToken(token)]
   rejectOtherMethods(app, '/metrics', ['GET'], limitPublicRoute)
   app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
-    if (Date.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
+    if (performance.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
       processText = await metrics.processRegistry.metrics()
-      processTextAt = Date.now()
+      processTextAt = performance.now()
     }
     reply.type(metrics.registry.contentType)
     return processText + (await metrics.registry.metrics())
