@@ -3,6 +3,7 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
+import type { Socket } from 'node:net'
 import type { DestinationStream } from 'pino'
 import type { Config } from '../config.js'
 import type { ApiGuard } from './auth/auth.js'
@@ -76,6 +77,11 @@ export function createFastify(config: Config, logStream: DestinationStream | und
   // Authorization or Content-Type after them would escape the check for repeated headers (duplicate-headers.ts).
   // The request head is bounded by size (16 KiB) instead, which bounds the count too.
   app.server.maxHeadersCount = 0
+  // A client that sends a request and resets the connection at once leaves a socket that can no longer say whose
+  // it was (remoteAddress undefined), yet Node still hands its request over. Read as the connection opens, Node
+  // keeps the address; a reset that came before the server accepted the connection leaves it unknown
+  // (requestAddress in client-network.ts).
+  app.server.on('connection', (socket: Socket) => void socket.remoteAddress)
   // One line per request, also for one whose client left before the answer (access-log.ts).
   app.addHook('onRequestAbort', (request, done) => {
     accessLog.requestAborted(request)

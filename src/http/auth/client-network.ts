@@ -4,6 +4,14 @@
 // push every other counter out of the in-memory store.
 import ipaddr from 'ipaddr.js'
 
+/**
+ * The client's address, request.ip, which Fastify types as a string but gives as undefined when the client reset
+ * the connection before the server read its address (a request sent with RST right behind it): then ''.
+ */
+export function requestAddress(request: Readonly<{ ip: string | undefined }>): string {
+  return request.ip ?? ''
+}
+
 /** The rate-limit identity of a client address: an IPv4 address as it is (also when IPv4-mapped), an IPv6 /64. */
 export function clientNetwork(address: string): string {
   // The common case, an IPv4 peer, costs one look for a colon.

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import type { Redis } from 'ioredis'
 import type { Config } from '../../config.js'
 import { ApiError } from '../errors/errors.js'
-import { clientNetwork } from './client-network.js'
+import { clientNetwork, requestAddress } from './client-network.js'
 import { SpentAddresses } from './spent-addresses.js'
 import { WindowCounts, type WindowCount } from './window-counts.js'
 import { MESSAGES } from '../errors/error-messages.js'
@@ -63,8 +63,8 @@ const publicRequests = new WeakSet<FastifyRequest>()
 const KEY_COUNTER = 'key:'
 
 function counterKey(request: FastifyRequest): string {
-  if (publicRequests.has(request)) return `public:${clientNetwork(request.ip)}`
-  return request.principal ? `${KEY_COUNTER}${request.principal.keyId}` : `ip:${clientNetwork(request.ip)}`
+  if (publicRequests.has(request)) return `public:${clientNetwork(requestAddress(request))}`
+  return request.principal ? `${KEY_COUNTER}${request.principal.keyId}` : `ip:${clientNetwork(requestAddress(request))}`
 }
 
 // Fail-open: rate limiting protects the service, it must never be what takes it down. While Redis cannot be
@@ -121,7 +121,7 @@ export async function registerRateLimit(
     const reset = Math.max(0, result.ttlInSeconds)
     // The last request the quota admits marks the address as spent: the next ones are refused before any lookup.
     if (!request.principal && !publicRequests.has(request) && result.remaining === 0)
-      spent.add(clientNetwork(request.ip), performance.now() + result.ttl)
+      spent.add(clientNetwork(requestAddress(request)), performance.now() + result.ttl)
     if (result.isExceeded) refuse(request, reply, result.max, reset)
     reply.header('ratelimit-policy', `${POLICY};q=${result.max};w=${window}`)
     reply.header('ratelimit', `${POLICY};r=${result.remaining};t=${reset}`)
@@ -159,7 +159,7 @@ export async function registerRateLimit(
   return {
     check,
     refuseSpentAddress(request, reply, recall) {
-      const until = spent.until(clientNetwork(request.ip), performance.now())
+      const until = spent.until(clientNetwork(requestAddress(request)), performance.now())
       if (until === undefined) return undefined
       const refuseUntilSpentEnds = () =>
         refuse(request, reply, settings.rateLimitAnonymous, Math.ceil((until - performance.now()) / 1000))

@@ -2,6 +2,7 @@
 // a key pasted into the path), and logs are read by more people, kept longer and copied further than the
 // key store: every log line that carries a URL or quotes part of one goes through here.
 import type { FastifyRequest } from 'fastify'
+import { requestAddress } from '../auth/client-network.js'
 
 export const REDACTED = '[redacted]'
 
@@ -66,7 +67,7 @@ export function redactUrl(target: string): string {
  * proxy may have passed on as a client wrote it, so a key of the service there is replaced.
  */
 export function loggedAddress(request: FastifyRequest): string {
-  return redactKeys(request.ip)
+  return redactKeys(requestAddress(request))
 }
 
 /** Fastify's `req` log serializer with the URL redacted (Fastify's own writes request.url as it came). */
