@@ -4,32 +4,10 @@
 // category named by the earlier instance takes today's key instead, and the name stays taken.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import SqliteDatabase from 'better-sqlite3'
-import pg from 'pg'
 import { createCategory, nameTaken, putCategory } from '../helpers/categories.js'
 import { assertError } from '../helpers/error-assert.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
-
-/** Runs one statement on the test database, as an instance of an earlier version writes it. */
-async function execute(database: TestDatabase, statement: string): Promise<void> {
-  if (database.url.startsWith('file:')) {
-    const handle = new SqliteDatabase(database.url.replace(/^file:/, ''), { fileMustExist: true })
-    try {
-      handle.prepare(statement).run()
-    } finally {
-      handle.close()
-    }
-    return
-  }
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
+import { createTestDatabase, runOnTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
 describe(`a category an earlier version's instance named during an upgrade (${TEST_STORE})`, () => {
   let database: TestDatabase
@@ -46,7 +24,7 @@ describe(`a category an earlier version's instance named during an upgrade (${TE
   it('keeps its name from being given again, in any case, by a create or a rename', async () => {
     const earlier = await createCategory(server, 'Pond')
     // As a version before migration 0016 names it: one round of case folding leaves the capital ẞ as ß.
-    await execute(database, `update categories set name = 'ẞQ', name_key = 'ßq' where id = ${earlier.id}`)
+    await runOnTestDatabase(database, `update categories set name = 'ẞQ', name_key = 'ßq' where id = ${earlier.id}`)
     const holder = { id: earlier.id, name: 'ẞQ' }
     for (const name of ['ẞQ', 'SSQ', 'ßq'])
       await assertError(await server.request('/v1/categories', { json: { name } }), nameTaken(holder))

@@ -4,36 +4,14 @@
 // migrations but lacks one of this petstore's is refused with both named.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import SqliteDatabase from 'better-sqlite3'
-import pg from 'pg'
 import { loadConfig } from '../../src/config.js'
 import { describeDatabase } from '../../src/db/database-errors.js'
 import { migrations } from '../../src/db/migrate.js'
 import { runCli, spawnServer } from '../helpers/process.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+import { createTestDatabase, runOnTestDatabase, type TestDatabase } from '../helpers/store.js'
 
 const FUTURE = '9999_future'
 const LAST = Object.keys(migrations).at(-1) ?? ''
-
-/** Runs one statement on the test database, as another petstore's migrator would. */
-async function execute(database: TestDatabase, statement: string): Promise<void> {
-  if (database.url.startsWith('file:')) {
-    const handle = new SqliteDatabase(database.url.replace(/^file:/, ''), { fileMustExist: true })
-    try {
-      handle.prepare(statement).run()
-    } finally {
-      handle.close()
-    }
-    return
-  }
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 describe('a database a newer petstore migrated', () => {
   let database: TestDatabase
@@ -43,7 +21,10 @@ describe('a database a newer petstore migrated', () => {
     described = describeDatabase(loadConfig({ DATABASE_URL: database.url }).database)
     const first = await runCli(['migrate'], { DATABASE_URL: database.url })
     assert.equal(first.code, 0, first.stderr)
-    await execute(database, `insert into kysely_migration (name, timestamp) values ('${FUTURE}', '2027-01-01')`)
+    await runOnTestDatabase(
+      database,
+      `insert into kysely_migration (name, timestamp) values ('${FUTURE}', '2027-01-01')`,
+    )
   })
   after(() => database?.drop())
 
@@ -87,7 +68,7 @@ describe('a database a newer petstore migrated', () => {
     })
 
   it("is refused when it also lacks one of this petstore's migrations, naming both", async () => {
-    await execute(database, `delete from kysely_migration where name = '${LAST}'`)
+    await runOnTestDatabase(database, `delete from kysely_migration where name = '${LAST}'`)
     const result = await runCli(['migrate'], { DATABASE_URL: database.url })
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')

@@ -50,6 +50,14 @@ export interface TestServerOptions {
   webhookNetwork?: WebhookNetwork
 }
 
+/** The server's log lines so far, each parsed. */
+export function logEntries<Entry = Record<string, unknown>>(server: Pick<TestServer, 'logs'>): Entry[] {
+  return server.logs
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Entry)
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const testDatabase = options.database ?? (await createTestDatabase())
   const config = loadConfig({

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
 import { makeTempDir } from './temp.js'
 
@@ -61,6 +62,23 @@ export async function runOnPostgresServer(text: string, serverUrl = postgresServ
     await client.query(text)
   } finally {
     await client.end()
+  }
+}
+
+/**
+ * Statements on a test database, in order, on a connection of their own and outside the service: what another
+ * program (an earlier or a newer petstore) writes there.
+ */
+export async function runOnTestDatabase(database: TestDatabase, ...statements: string[]): Promise<void> {
+  if (!database.url.startsWith('file:')) {
+    for (const statement of statements) await runOnPostgresServer(statement, database.url)
+    return
+  }
+  const handle = new SqliteDatabase(database.url.replace(/^file:/, ''), { fileMustExist: true })
+  try {
+    for (const statement of statements) handle.exec(statement)
+  } finally {
+    handle.close()
   }
 }
 

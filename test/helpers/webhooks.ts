@@ -1,7 +1,9 @@
 // Steps the webhook tests repeat: registering an endpoint (its secret handed to the receiver), reading its
-// delivery log until it shows what a test waits for.
+// delivery log until it shows what a test waits for, or writing an endpoint's row straight into the store.
 import assert from 'node:assert/strict'
+import type { Insertable, Kysely } from 'kysely'
 import type { Tuning } from '../../src/config/tuning.js'
+import type { Database, WebhookEndpointTable } from '../../src/db/database.js'
 import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
 import { collectPages } from './link.js'
 import type { TestServer } from './server.js'
@@ -138,4 +140,31 @@ export const SAMPLE_DELIVERY = {
 /** The environment of a spawned instance that delivers to loopback receivers, on an already migrated database. */
 export function instanceEnv(databaseUrl: string, key: string): Record<string, string> {
   return { DATABASE_URL: databaseUrl, PETSTORE_API_KEYS: key, MIGRATE_ON_START: 'false', ...LOOPBACK_WEBHOOKS }
+}
+
+/**
+ * An enabled endpoint's row written straight into the store (for the tests of the deliverer's repositories, which
+ * run without a server), its secret a placeholder: `fields` changes what a test needs. Resolves to its id.
+ */
+export async function insertEndpointRow(
+  db: Kysely<Database>,
+  fields: Partial<Insertable<WebhookEndpointTable>> & { created_at: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('webhook_endpoints')
+    .values({
+      url: 'https://receiver.example/hooks',
+      types: null,
+      description: null,
+      status: 'enabled',
+      secret: 'sealed',
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      updated_at: fields.created_at,
+      receives_after: 0,
+      ...fields,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return Number(row.id)
 }

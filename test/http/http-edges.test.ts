@@ -8,7 +8,7 @@ import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { assertError, assertRawError, CORS } from '../helpers/error-assert.js'
 import { openRawConnection, rawExchange } from '../helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../helpers/server.js'
 
 const AUTH = `Authorization: Bearer ${TEST_API_KEY}\r\n`
 
@@ -252,11 +252,7 @@ describe('HTTP edges', () => {
         await connection.closed
         // Its line follows the answer: read the log until it is there (the test's time-out bounds the wait).
         const linesOfRequest = () =>
-          server.logs
-            .flatMap((chunk) => chunk.split('\n'))
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as Record<string, unknown>)
-            .filter((entry) => entry.reqId === requestId)
+          logEntries<Record<string, unknown>>(server).filter((entry) => entry.reqId === requestId)
         while (linesOfRequest().length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
         const lines = linesOfRequest()
         assert.equal(lines.length, 1, JSON.stringify(lines))

@@ -5,37 +5,15 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import SqliteDatabase from 'better-sqlite3'
-import pg from 'pg'
 import { SCHEMA_VERSION } from '../../src/move/format.js'
 import { petstore } from '../helpers/move.js'
 import { makeTempDir, startTestServer } from '../helpers/server.js'
-import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
+import { createTestDatabase, runOnTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 import { storedRows } from '../helpers/stored-rows.js'
 
 const directory = makeTempDir()
 const exported = join(directory, 'shop.jsonl')
 const databases: TestDatabase[] = []
-
-/** Statements straight on the database, as a newer petstore's migration would run them. */
-async function runOn(database: TestDatabase, statements: string[]): Promise<void> {
-  if (database.url.startsWith('file:')) {
-    const handle = new SqliteDatabase(database.url.replace(/^file:/, ''), { fileMustExist: true })
-    try {
-      for (const statement of statements) handle.exec(statement)
-    } finally {
-      handle.close()
-    }
-    return
-  }
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    for (const statement of statements) await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 before(async () => {
   const source = await createTestDatabase('sqlite')
@@ -58,10 +36,11 @@ describe(`petstore import into a ${TEST_STORE} database a newer petstore migrate
     const target = await createTestDatabase()
     databases.push(target)
     assert.equal((await petstore(['migrate'], { DATABASE_URL: target.url })).code, 0)
-    await runOn(target, [
+    await runOnTestDatabase(
+      target,
       "insert into kysely_migration (name, timestamp) values ('9999_pet_colours', '2027-01-01')",
       'create table pet_colours (pet_id bigint not null, colour text not null)',
-    ])
+    )
 
     const result = await petstore(['import', exported], { DATABASE_URL: target.url })
     assert.equal(result.code, 1)

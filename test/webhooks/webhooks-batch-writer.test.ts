@@ -21,6 +21,7 @@ import { DeliveryBatchWriter } from '../../src/webhooks/delivery-batch-writer.js
 import { claimDueDeliveries } from '../../src/webhooks/delivery-claim.repository.js'
 import type { AttemptRecord } from '../../src/webhooks/delivery-outcome.repository.js'
 import { createTestDatabase, runOnPostgresServer, TEST_STORE } from '../helpers/store.js'
+import { insertEndpointRow } from '../helpers/webhooks.js'
 
 const TOKEN = 'lease-of-this-instance'
 const LEASE_MS = 60_000
@@ -90,23 +91,7 @@ describe(`the webhook batch writer, when the database refuses a write, on ${TEST
     database = await ownDatabase()
     store = openStore(loadConfig({ DATABASE_URL: database.url }))
     await migrateToLatest(store.admin)
-    const endpoint = await store.admin
-      .insertInto('webhook_endpoints')
-      .values({
-        url: 'https://receiver.example/hooks',
-        types: null,
-        description: null,
-        status: 'enabled',
-        secret: 'sealed',
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        created_at: STARTED_AT,
-        updated_at: STARTED_AT,
-        receives_after: 0,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    endpointId = Number(endpoint.id)
+    endpointId = await insertEndpointRow(store.admin, { created_at: STARTED_AT })
   })
   after(async () => {
     await store.close()

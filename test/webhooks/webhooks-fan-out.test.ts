@@ -22,7 +22,7 @@ import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/serve
 import { storedRows } from '../helpers/stored-rows.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
-import { LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
+import { insertEndpointRow, LOOPBACK_WEBHOOKS, QUICK_WEBHOOKS, registerWebhook } from '../helpers/webhooks.js'
 
 const NOW = 1_700_000_000_000
 
@@ -69,27 +69,15 @@ describe(`the fan-out's rules on ${TEST_STORE}`, () => {
     await numberEvents(store)
     return newestReadableEventId(store.read)
   }
-  const endpoint = async (name: string, fields: { types?: string; status?: 'disabled'; receivesAfter?: number }) =>
-    Number(
-      (
-        await store.admin
-          .insertInto('webhook_endpoints')
-          .values({
-            url: `https://${name}.example/hooks`,
-            types: fields.types ?? null,
-            description: name,
-            status: fields.status ?? 'enabled',
-            secret: 'sealed',
-            previous_secret: null,
-            previous_secret_expires_at: null,
-            created_at: new Date(NOW).toISOString(),
-            updated_at: new Date(NOW).toISOString(),
-            receives_after: fields.receivesAfter ?? 0,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
-    )
+  const endpoint = (name: string, fields: { types?: string; status?: 'disabled'; receivesAfter?: number }) =>
+    insertEndpointRow(store.admin, {
+      url: `https://${name}.example/hooks`,
+      types: fields.types ?? null,
+      description: name,
+      status: fields.status ?? 'enabled',
+      created_at: new Date(NOW).toISOString(),
+      receives_after: fields.receivesAfter ?? 0,
+    })
   const fanOut = (limit: number) => store.bookkeeping.transaction((trx) => fanOutEvents(trx, limit))
   const position = async () =>
     Number((await store.read.selectFrom('webhook_fan_out').select('position').executeTakeFirstOrThrow()).position)

@@ -11,6 +11,7 @@ import { claimDueDeliveries } from '../../src/webhooks/delivery-claim.repository
 import { scheduleDeliveryNow } from '../../src/webhooks/delivery.repository.js'
 import { openTestStore } from '../helpers/opened-store.js'
 import { TEST_STORE } from '../helpers/store.js'
+import { insertEndpointRow } from '../helpers/webhooks.js'
 
 const LEASE_MS = 60_000
 /** When the dead instance took the delivery and started its attempt (epoch milliseconds). */
@@ -26,23 +27,7 @@ describe(`retrying a delivery whose lease has ended, on ${TEST_STORE}`, () => {
   before(async () => {
     ;({ store, close: closeStore } = await openTestStore())
     await migrateToLatest(store.admin)
-    const endpoint = await store.admin
-      .insertInto('webhook_endpoints')
-      .values({
-        url: 'https://receiver.example/hooks',
-        types: null,
-        description: null,
-        status: 'enabled',
-        secret: 'sealed',
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        created_at: CREATED_AT,
-        updated_at: CREATED_AT,
-        receives_after: 0,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    endpointId = Number(endpoint.id)
+    endpointId = await insertEndpointRow(store.admin, { created_at: CREATED_AT })
     // The deliveries' events, still kept: a retry of a delivery whose event is gone is refused.
     await store.admin
       .insertInto('events')

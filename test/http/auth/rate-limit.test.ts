@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../../../src/keys/issue-key.js'
 import { assertError } from '../../helpers/error-assert.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const WRONG_KEY = 'pst_wrongwrongwrongwrongwrongwrongwrongwrong1'
 const RATE_LIMIT = /^"default";r=(\d+);t=(\d+)$/
@@ -98,10 +98,7 @@ describe('rate limits with small quotas, behind a trusted proxy', () => {
     // refusals writes no more lines than requests.
     const requestId = refused.headers.get('x-request-id')
     assert.deepEqual(
-      server.logs
-        .flatMap((chunk) => chunk.split('\n'))
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
+      logEntries<Record<string, unknown>>(server)
         .filter((entry) => entry.reqId === requestId)
         .map(({ msg, statusCode, code, errorMessage }) => ({ msg, statusCode, code, errorMessage })),
       [

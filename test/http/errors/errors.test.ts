@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { assertError, assertRawError, CORS, JSON_CONTENT_TYPE, UUID } from '../../helpers/error-assert.js'
 import { exchangeRaw } from '../../helpers/fuzz-raw.js'
 import { rawExchange } from '../../helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const SECRET = 'secret internal detail /etc/passwd'
 
@@ -186,10 +186,7 @@ describe('error responses', () => {
     assert.equal(requestId, 'boom-1')
     assert.ok(!text.includes('secret') && !text.includes('/etc/passwd') && !text.includes('stack'), text)
 
-    const entries = server.logs
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    const entries = logEntries<Record<string, unknown>>(server)
     const errorEntries = entries.filter((entry) => entry.reqId === 'boom-1' && entry.level === 50)
     assert.equal(errorEntries.length, 1, JSON.stringify(entries.filter((entry) => entry.reqId === 'boom-1')))
     const [entry] = errorEntries

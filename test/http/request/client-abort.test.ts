@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { isDatabaseUnavailable } from '../../../src/db/unavailable.js'
 import { openRawConnection } from '../../helpers/raw-http.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 type Entry = Record<string, unknown>
 
@@ -26,11 +26,7 @@ describe('a client that aborts mid-body', () => {
   })
   after(() => server.close())
 
-  const entries = (): Entry[] =>
-    server.logs
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Entry)
+  const entries = (): Entry[] => logEntries<Entry>(server)
 
   async function abortMidBody(requestId: string): Promise<Entry[]> {
     const received = new Promise<void>((resolve) => readingBody.set(requestId, resolve))

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { redactUrl } from '../../../src/http/request/log-url.js'
 import { rawExchange } from '../../helpers/raw-http.js'
-import { startTestServer, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, type TestServer } from '../../helpers/server.js'
 
 const KEY = 'pst_Zm9vYmFyYmF6cXV4MDEyMzQ1Njc4OWFiY2RlZmdoaWo'
 
@@ -20,11 +20,7 @@ describe('URLs in the logs', () => {
   after(() => server.close())
 
   function entriesFor(requestId: string): Entry[] {
-    return server.logs
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Entry)
-      .filter((entry) => entry.reqId === requestId)
+    return logEntries<Entry>(server).filter((entry) => entry.reqId === requestId)
   }
 
   /** `refusal`: what the access line of a refused request adds, the answer's code and message. */

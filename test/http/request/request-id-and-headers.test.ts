@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { UUID } from '../../helpers/error-assert.js'
 import { rawExchange } from '../../helpers/raw-http.js'
 import { readWholeFeed } from '../../helpers/events.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 const EXPOSED =
   'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, ' +
@@ -31,11 +31,7 @@ describe('X-Request-Id, security headers and CORS', () => {
   after(() => server.close())
 
   function logEntriesFor(requestId: string): Record<string, unknown>[] {
-    return server.logs
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.reqId === requestId)
+    return logEntries<Record<string, unknown>>(server).filter((entry) => entry.reqId === requestId)
   }
 
   it('puts a generated X-Request-Id on every response, whatever its status', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { requestAddress } from '../../../src/http/auth/client-network.js'
-import { startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, TEST_API_KEY, type TestServer } from '../../helpers/server.js'
 
 type Entry = Record<string, unknown>
 
@@ -18,11 +18,7 @@ for (const trustProxy of [undefined, '127.0.0.1']) {
     })
     after(() => server.close())
 
-    const entries = (): Entry[] =>
-      server.logs
-        .flatMap((chunk) => chunk.split('\n'))
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Entry)
+    const entries = (): Entry[] => logEntries<Entry>(server)
 
     async function sendAndReset(path: string, requestId: string, headers = ''): Promise<Entry[]> {
       const { port } = new URL(server.baseUrl)

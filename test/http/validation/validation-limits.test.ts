@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { assertError } from '../../helpers/error-assert.js'
-import { startTestServer, type TestServer } from '../../helpers/server.js'
+import { logEntries, startTestServer, type TestServer } from '../../helpers/server.js'
 
 describe('validation errors are bounded', () => {
   let server: TestServer
@@ -41,10 +41,7 @@ describe('validation errors are bounded', () => {
   })
 
   function loggedMessages(requestId: string): string[] {
-    return server.logs
-      .flatMap((chunk) => chunk.split('\n'))
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    return logEntries<Record<string, unknown>>(server)
       .filter((entry) => entry.reqId === requestId && entry.code === 'invalid_request')
       .map((entry) => String(entry.errorMessage))
   }
