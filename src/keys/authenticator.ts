@@ -5,6 +5,7 @@ import { VersionedCache } from '../db/versioned-cache.js'
 import { hashApiKey, KEY_PREFIX } from './api-key.js'
 import { ConnectionDigests } from './connection-digests.js'
 import { findActiveApiKeyByHash, listActiveApiKeyHashes, touchApiKey, type ApiKeyRow } from './key.repository.js'
+import { lastUseThrottle } from './last-use-throttle.js'
 import { RecentDigests } from './recent-digests.js'
 import type { Authenticator, Principal, Recollection } from '../http/auth/authenticator.js'
 import { parseStoredScopes, SCOPES } from './scopes.js'
@@ -39,7 +40,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     digest: Buffer.from(hashApiKey(key), 'hex'),
     principal: { keyId: staticKeyId(key), scopes: SCOPES } satisfies Principal,
   }))
-  const lastTouched = new Map<number, number>()
+  const touches = lastUseThrottle(TOUCH_INTERVAL_MS)
   // Active keys by digest, kept while nobody commits (the store's data version): a revocation, from this
   // process or from the CLI or another instance, is a commit, so it still takes effect on the very next request.
   // Unknown
@@ -101,11 +102,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const digests = new ConnectionDigests((hash) => matchStatic(Buffer.from(hash, 'hex')))
 
   function touch(id: number): void {
-    const now = Date.now()
-    if (now - (lastTouched.get(id) ?? 0) < TOUCH_INTERVAL_MS) return
-    lastTouched.set(id, now)
+    if (!touches.due(id)) return
+    const usedAt = new Date().toISOString()
     // In a transaction of its own, durable like every write; nobody waits for it.
-    options.data.transaction((trx) => touchApiKey(trx, id, new Date(now).toISOString())).catch(options.onError)
+    options.data.transaction((trx) => touchApiKey(trx, id, usedAt)).catch(options.onError)
   }
 
   function recall(presentedKey: string, connection?: object): Recollection {
