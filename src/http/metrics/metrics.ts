@@ -217,6 +217,10 @@ export function registerMetrics(
       processTextAt = performance.now()
     }
     reply.type(metrics.registry.contentType)
+    // Not for scripts of other origins: the API's `Access-Control-Allow-Origin: *` is safe because a page needs a
+    // key to use it, but without METRICS_TOKEN any page a reader opens could read the metrics of a service on
+    // the reader's machine or network.
+    reply.removeHeader('access-control-allow-origin').removeHeader('access-control-expose-headers')
     return processText + (await metrics.registry.metrics())
   })
 }

@@ -116,4 +116,17 @@ describe('/metrics without METRICS_TOKEN', () => {
       await response.arrayBuffer()
     }
   })
+
+  it('is not readable by a script of another origin, while the API is', async () => {
+    const origin = { origin: 'https://page.example' }
+    const metrics = await server.request('/metrics', { auth: false, headers: origin })
+    assert.equal(metrics.status, 200)
+    assert.equal(metrics.headers.get('access-control-allow-origin'), null)
+    assert.equal(metrics.headers.get('access-control-expose-headers'), null)
+    await metrics.arrayBuffer()
+    const pets = await server.request('/v1/pets', { headers: origin })
+    assert.equal(pets.status, 200)
+    assert.equal(pets.headers.get('access-control-allow-origin'), '*')
+    await pets.arrayBuffer()
+  })
 })
