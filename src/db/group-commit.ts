@@ -81,11 +81,12 @@ export class GroupCommit {
    * every request in it) for as long as it waits, and would never let a holder in this same process commit.
    */
   async #takeWriteLock(): Promise<void> {
-    const deadline = Date.now() + this.#lockTimeoutMs
+    // The monotonic clock: a step of the wall clock must neither end the wait at once nor stretch it by the step.
+    const deadline = performance.now() + this.#lockTimeoutMs
     for (let delayMs = 1; ; delayMs = Math.min(delayMs * 2, MAX_LOCK_RETRY_DELAY_MS)) {
       const busy = this.#tryBeginImmediate()
       if (busy === undefined) return
-      if (Date.now() >= deadline) throw busy
+      if (performance.now() >= deadline) throw busy
       await new Promise((resolve) => setTimeout(resolve, delayMs))
     }
   }
