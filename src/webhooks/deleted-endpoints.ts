@@ -8,7 +8,7 @@ import type { EndpointHealth } from './endpoint-health.js'
 export class DeletedEndpoints {
   readonly #health: EndpointHealth
   readonly #intervalMs: number
-  /** When the endpoints were last read (epoch milliseconds). */
+  /** When the endpoints were last read (performance.now(): a step of the wall clock must not put off the next). */
   #checkedAt = Number.NEGATIVE_INFINITY
 
   constructor(health: EndpointHealth, intervalMs: number) {
@@ -17,7 +17,8 @@ export class DeletedEndpoints {
   }
 
   /** Forgets the endpoints that no longer exist, unless it looked less than an interval ago. */
-  async forget(db: Reader, now = Date.now()): Promise<void> {
+  async forget(db: Reader): Promise<void> {
+    const now = performance.now()
     if (!this.#health.remembersAny || now - this.#checkedAt < this.#intervalMs) return
     this.#checkedAt = now
     const live = await db.selectFrom('webhook_endpoints').select('id').execute()
