@@ -66,7 +66,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   function startReading(): { startedAt: number; digests: Promise<ReadonlySet<string>> } {
     const started = {
-      startedAt: Date.now(),
+      startedAt: performance.now(),
       digests: listActiveApiKeyHashes(options.data.read).then((hashes) => new Set(hashes)),
     }
     reading = started
@@ -88,7 +88,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
             )
       nextReading = ready
         .then(() => {
-          const wait = previous === undefined ? 0 : previous.startedAt + READING_INTERVAL_MS - Date.now()
+          const wait = previous === undefined ? 0 : previous.startedAt + READING_INTERVAL_MS - performance.now()
           return wait > 0 ? new Promise<void>((resolve) => setTimeout(resolve, wait).unref()) : undefined
         })
         .then(() => {
@@ -112,7 +112,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     const { digest: hash, derived: staticMatch } = digests.of(presentedKey, connection)
     if (staticMatch) return 'valid'
     if (!STORED_KEY_FORM.test(presentedKey)) return 'invalid'
-    const now = Date.now()
+    const now = performance.now()
     if (missedLately.has(hash, now)) return 'invalid'
     return foundLately.has(hash, now) ? 'valid' : 'unknown'
   }
@@ -124,14 +124,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       // Looked up by digest: an index probe on a SHA-256 reveals nothing usable about the key.
       // Checked on every request, so revocation and expiry take effect at once, on every instance.
       const row = await activeKeys.get(hash, () => findActiveApiKeyByHash(options.data.read, hash))
-      const now = Date.now()
       // An expired key is refused exactly like a revoked one: the client learns only that it is not valid.
-      if (!row || (row.expires_at !== null && !(Date.parse(row.expires_at) > now))) {
+      if (!row || (row.expires_at !== null && !(Date.parse(row.expires_at) > Date.now()))) {
         foundLately.delete(hash)
-        missedLately.add(hash, now)
+        missedLately.add(hash, performance.now())
         return undefined
       }
-      foundLately.add(hash, now)
+      foundLately.add(hash, performance.now())
       touch(row.id)
       return { keyId: String(row.id), scopes: parseStoredScopes(row.scopes) }
     },
@@ -145,7 +144,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       const { digest: hash } = digests.of(presentedKey, connection)
       if ((await digestsReadSince(since)).has(hash)) return 'valid'
       // Not active when the reading began, after the request arrived: a key is never issued with this digest.
-      missedLately.add(hash, Date.now())
+      missedLately.add(hash, performance.now())
       return 'invalid'
     },
   }

@@ -4,6 +4,7 @@
 /** Digests kept per kind, at most: a flood of distinct bad keys pushes out the oldest, it cannot grow the map. */
 const MAX_DIGESTS = 10_000
 
+/** Instants (`now`) are performance.now() readings: how long a digest is kept must not follow the wall clock. */
 export class RecentDigests {
   readonly #until = new Map<string, number>()
   readonly #keepMs: number

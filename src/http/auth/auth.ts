@@ -136,7 +136,8 @@ export function guardRequest(request: FastifyRequest, reply: FastifyReply, guard
   const spentAddress = guard.rateLimiter.refuseSpentAddress(request, reply, () => {
     if (typeof presented !== 'string' || presented === '') return 'invalid'
     const recalled = guard.authenticator.recall(presented, connection)
-    return recalled === 'unknown' ? guard.authenticator.recallAfterReading(presented, connection, Date.now()) : recalled
+    if (recalled !== 'unknown') return recalled
+    return guard.authenticator.recallAfterReading(presented, connection, performance.now())
   })
   if (spentAddress) return spentAddress.then(() => identifyAndCount(request, reply, guard, presented, connection))
   return identifyAndCount(request, reply, guard, presented, connection)

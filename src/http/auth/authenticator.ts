@@ -29,7 +29,8 @@ export interface Authenticator {
   recall(presentedKey: string, connection?: object): Recollection
   /**
    * For a key `recall` finds `unknown`: whether it is among the stored keys active at a reading of every key's
-   * digest that began at `since` or later (the request's arrival, when the key already existed). One reading
+   * digest that began at `since` or later (the request's arrival, when the key already existed; both instants by
+   * performance.now(), so that a step of the wall clock cannot make an older reading pass for a newer). One reading
    * answers every request waiting for it, and readings begin at most every 100 ms per process, so a flood of
    * made-up keys costs at most ten queries a second, while a valid key is still recognised.
    */
