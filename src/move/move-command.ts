@@ -14,11 +14,11 @@ import { importShop } from './import.js'
  */
 function terminalProgress(verb: string): MoveProgress {
   if (!process.stderr.isTTY) return { rows: () => {}, done: () => {} }
-  let shown = 0
+  let shown = Number.NEGATIVE_INFINITY
   let onScreen = false
   return {
     rows(table, count) {
-      const now = Date.now()
+      const now = performance.now()
       if (now - shown < 200) return
       shown = now
       onScreen = true
