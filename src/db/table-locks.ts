@@ -13,3 +13,13 @@ export async function holdWritesTo(trx: Writer, table: 'pets'): Promise<void> {
   if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return
   await sql`lock table ${sql.table(table)} in share mode`.execute(trx)
 }
+
+/**
+ * The same, and one such transaction at a time: the lock (SHARE ROW EXCLUSIVE) also conflicts with itself, so two
+ * transactions that both count a table's rows before adding one cannot both see room for the last one. For
+ * rare writes (registering a webhook endpoint) that must keep a table under a size.
+ */
+export async function oneWriterAtATime(trx: Writer, table: 'webhook_endpoints'): Promise<void> {
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) return
+  await sql`lock table ${sql.table(table)} in share row exclusive mode`.execute(trx)
+}

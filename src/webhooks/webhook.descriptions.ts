@@ -1,13 +1,15 @@
 // The webhook endpoint operations' descriptions in the OpenAPI document: prose, kept out of the route definitions.
 import { MERGE_PATCH } from '../http/json/media-type.js'
 import { BETA_NOTE } from '../http/openapi/stability.js'
+import { MAX_WEBHOOK_ENDPOINTS } from './webhook.service.js'
 
 export const DESCRIPTIONS = {
   createWebhook:
     `${BETA_NOTE}\n\nFrom now on, every event of the subscribed types is POSTed to \`url\` (Standard ` +
     `Webhooks: \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`). ` +
     'The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to ' +
-    'retry with an `Idempotency-Key`.',
+    `retry with an \`Idempotency-Key\`. There may be at most ${MAX_WEBHOOK_ENDPOINTS} endpoints, enabled or not: ` +
+    'the next one is refused with 409 `conflict` until one is deleted.',
   listWebhooks:
     `${BETA_NOTE}\n\nEndpoints in ascending id order, without their secrets. When more exist, \`Link: <…>; ` +
     `rel="next"\` points at the next page.`,

@@ -13,6 +13,15 @@ export async function insertWebhook(trx: Writer, row: NewWebhookRow): Promise<We
   return trx.insertInto('webhook_endpoints').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
+/** How many endpoints exist, enabled or not. */
+export async function countWebhooks(db: Reader): Promise<number> {
+  const { count } = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
+
 export async function findWebhook(db: Reader, id: number): Promise<WebhookRow | undefined> {
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst()
 }

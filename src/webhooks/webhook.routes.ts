@@ -80,7 +80,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<WebhookRoutesOptions> = as
             description: 'The endpoint, enabled, with its secret.',
             headers: { Location: LocationHeader, ...ReplayedHeaderSchema },
           },
-          ...errorResponses(...EVERY_OPERATION_ERRORS, ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
+          ...errorResponses(...EVERY_OPERATION_ERRORS, 'conflict', ...IDEMPOTENCY_ERRORS, ...BODY_ERRORS),
         },
       },
     },

@@ -4,6 +4,7 @@
 // An endpoint receives the events that become readable after it is registered, or enabled again.
 import type { DataAccess, DeliveryStatus } from '../db/database.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
+import { oneWriterAtATime } from '../db/table-locks.js'
 import { Conflict, NotFound } from '../domain/errors.js'
 import { eventKept, newestReadableEventId, numberEventsCommittedSoFar } from '../events/event.repository.js'
 import { pageOf, rowsToFetch, type Page } from '../http/pagination.js'
@@ -13,6 +14,7 @@ import { checkDestination } from './destination.js'
 import { newSigningSecret, type SecretBox } from './secret-box.js'
 import { storedTypes, toDelivery, toWebhook } from './webhook.mapper.js'
 import {
+  countWebhooks,
   deleteWebhook,
   findWebhook,
   insertWebhook,
@@ -24,6 +26,12 @@ import {
 } from './webhook.repository.js'
 import type { Delivery } from './webhook-delivery.schema.js'
 import type { NewWebhook, Webhook, WebhookPatch, WebhookWithSecret } from './webhook.schema.js'
+
+/**
+ * The most endpoints a shop may have, enabled or not: every event is sent to each of them, so one key that
+ * registers endpoints without end would multiply the work of every change.
+ */
+export const MAX_WEBHOOK_ENDPOINTS = 100
 
 /** Whether `changes` sets a column (updated_at aside) to another value than `row` holds. */
 function changesAnything(row: WebhookRow, changes: WebhookChanges): boolean {
@@ -91,6 +99,13 @@ export function createWebhookService({
       const secret = newSigningSecret()
       const sealed = (await secrets()).seal(secret)
       const now = new Date().toISOString()
+      // Counted with other registrations kept waiting, so that two at once cannot both take the last place.
+      await oneWriterAtATime(trx, 'webhook_endpoints')
+      if ((await countWebhooks(trx)) >= MAX_WEBHOOK_ENDPOINTS)
+        throw new Conflict(
+          `There are already ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most there may be: delete one before ` +
+            'registering another. Nothing was changed.',
+        )
       afterwards(deliveryScheduled)
       // It receives the events of the changes acknowledged from now on.
       await numberEventsCommittedSoFar(trx)

@@ -295,7 +295,7 @@ export interface paths {
          * [beta] Register a webhook endpoint
          * @description **Beta:** this operation may still change in a backwards-incompatible way.
          *
-         *     From now on, every event of the subscribed types is POSTed to `url` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to retry with an `Idempotency-Key`.
+         *     From now on, every event of the subscribed types is POSTed to `url` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The answer holds the signing `secret`, shown only here (and after a rotation): store it. Safe to retry with an `Idempotency-Key`. There may be at most 100 endpoints, enabled or not: the next one is refused with 409 `conflict` until one is deleted.
          *
          *     **Required scope:** `webhooks:manage` (otherwise 403 `forbidden`).
          */
@@ -3373,7 +3373,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWebhooksManage"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
-            409: components["responses"]["IdempotencyKeyInFlight"];
+            409: components["responses"]["ConflictOrIdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
