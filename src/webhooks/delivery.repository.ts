@@ -1,7 +1,8 @@
 // Rows of webhook_deliveries and webhook_attempts: the work queue of every instance, and its log. A delivery is
 // pending until an attempt succeeds or the retries run out. Taking deliveries by lease, and recording what became
-// of them, is delivery-lease.repository.ts; here is what the deliverer reads to decide when to look again, the
-// log as the API shows it, a manual retry, and the purge.
+// of them, is delivery-claim.repository.ts and delivery-outcome.repository.ts; the log as the API shows it is
+// delivery-log.repository.ts. Here is what the deliverer reads to decide when to look again, a manual retry, and
+// the purge.
 import { sql, type Selectable } from 'kysely'
 import type { DeliveryStatus, Reader, WebhookAttemptTable, WebhookDeliveryTable, Writer } from '../db/database.js'
 import { lockingRows } from '../db/row-locks.js'
@@ -78,66 +79,6 @@ export async function dueState(db: Reader, now: number, full: readonly number[] 
     earliestDue,
     earliestClaimable: full.length === 0 ? earliestDue : time(row?.claimable),
   }
-}
-
-export interface DeliveryPageQuery {
-  endpointId: number
-  /** Only deliveries with a smaller id (newest first): the keyset cursor. */
-  beforeId: number | undefined
-  status: DeliveryStatus | undefined
-  limit: number
-}
-
-export interface DeliveryWithAttempts {
-  delivery: DeliveryRow
-  attempts: AttemptRow[]
-}
-
-/** An endpoint's deliveries, newest first, each with its attempts in order. */
-export async function listDeliveries(db: Reader, query: DeliveryPageQuery): Promise<DeliveryWithAttempts[]> {
-  let select = db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', query.endpointId)
-    .orderBy('id', 'desc')
-    .limit(query.limit)
-  if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId)
-  if (query.status !== undefined) select = select.where('status', '=', query.status)
-  const deliveries = await select.execute()
-  return withAttempts(db, deliveries)
-}
-
-async function withAttempts(db: Reader, deliveries: DeliveryRow[]): Promise<DeliveryWithAttempts[]> {
-  if (deliveries.length === 0) return []
-  const attempts = await db
-    .selectFrom('webhook_attempts')
-    .selectAll()
-    .where(
-      'delivery_id',
-      'in',
-      deliveries.map((delivery) => delivery.id),
-    )
-    .orderBy('delivery_id')
-    .orderBy('attempt')
-    .execute()
-  return deliveries.map((delivery) => ({
-    delivery,
-    attempts: attempts.filter((attempt) => Number(attempt.delivery_id) === Number(delivery.id)),
-  }))
-}
-
-export async function findDelivery(
-  db: Reader,
-  endpointId: number,
-  id: number,
-): Promise<DeliveryWithAttempts | undefined> {
-  const delivery = await db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', id)
-    .where('endpoint_id', '=', endpointId)
-    .executeTakeFirst()
-  return delivery && (await withAttempts(db, [delivery]))[0]
 }
 
 /**

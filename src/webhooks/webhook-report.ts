@@ -1,6 +1,7 @@
 // What `petstore webhooks list|deliveries` print: tab-separated lines for operators and scripts, never a secret.
 import type { Reader } from '../db/database.js'
-import { countOpenDeliveries, listDeliveries } from './delivery.repository.js'
+import { listDeliveries } from './delivery-log.repository.js'
+import { countOpenDeliveries } from './delivery.repository.js'
 import { toDelivery, toWebhook } from './webhook.mapper.js'
 import { findWebhook, listWebhooks } from './webhook.repository.js'
 

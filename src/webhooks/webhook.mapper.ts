@@ -1,7 +1,7 @@
 // The one place rows become the API's Webhook and Delivery. Secrets never pass through here: a response that
 // shows one (creation, rotation) adds it to the mapped endpoint itself.
 import type { EventType } from '../db/database.js'
-import type { DeliveryWithAttempts } from './delivery.repository.js'
+import type { DeliveryWithAttempts } from './delivery-log.repository.js'
 import type { Delivery } from './webhook-delivery.schema.js'
 import type { Webhook } from './webhook.schema.js'
 import type { WebhookRow } from './webhook.repository.js'
