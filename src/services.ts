@@ -88,12 +88,6 @@ export interface ServiceOptions {
   tuning?: Tuning
 }
 
-/**
- * PostgreSQL: how often each instance numbers the events others committed and left unnumbered (a crash, a
- * tool): they wait this long at most.
- */
-const EVENT_SWEEP_INTERVAL_MS = 1000
-
 export async function createServices(
   config: Config,
   store: Store,
@@ -165,7 +159,7 @@ export async function createServices(
         maintenance: store.admin,
         listen: store.listen,
         onNumbered: readable,
-        sweepIntervalMs: EVENT_SWEEP_INTERVAL_MS,
+        sweepIntervalMs: tuning.eventSweepIntervalMs,
         onError: (error, what) => log.warn({ err: error }, what),
       })
     : undefined

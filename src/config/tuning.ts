@@ -25,6 +25,11 @@ export interface Tuning {
   /** How often waiting readers look for events committed by other instances (this one's own wake them at once). */
   eventPollIntervalMs: number
   /**
+   * PostgreSQL: how often each instance numbers the events others committed and left unnumbered (a crash, a
+   * tool): they wait this long at most. The sweep after numberings also vacuums the inbox they left.
+   */
+  eventSweepIntervalMs: number
+  /**
    * One delivery attempt: a 2xx status must have arrived within this time (its body is read for the log for a
    * second at most, and never past this time).
    */
@@ -66,6 +71,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> = {
   eventHeartbeatSeconds: 15,
   eventStreamKeyRecheckMs: 1000,
   eventPollIntervalMs: 25,
+  eventSweepIntervalMs: 1000,
   webhookAttemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
   webhookLeaseMs: ATTEMPT_TIMEOUT_MS * LEASE_PER_ATTEMPT,
   webhookPollIntervalMs: 500,
