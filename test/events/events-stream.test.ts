@@ -167,9 +167,13 @@ same URL)', async () => {
       const stream = await openStream(`${server.baseUrl}/v1/events/stream?access_token=${key}`)
       await stream.close()
       // Elsewhere the parameter is not a credential: no key, 401 before anything else.
-      const elsewhere = await fetch(`${server.baseUrl}/v1/events?access_token=${key}`)
-      assert.equal(elsewhere.status, 401)
-      assert.equal((await fetch(`${server.baseUrl}/v1/pets?access_token=${key}`)).status, 401)
+      const noKey = {
+        status: 401,
+        code: 'unauthorized',
+        message: 'An API key is required: send Authorization: Bearer <key>.',
+      }
+      await assertError(await fetch(`${server.baseUrl}/v1/events?access_token=${key}`), noKey)
+      await assertError(await fetch(`${server.baseUrl}/v1/pets?access_token=${key}`), noKey)
       // The access log's line is written once the server has seen the stream end.
       while (!server.logs.some((line) => line.includes('/v1/events/stream?access_token=[redacted]')))
         await new Promise((resolve) => setTimeout(resolve, 20))
