@@ -1,6 +1,7 @@
 // Bearer authentication over real HTTP (RFC 6750): what a client without a valid key sees, which header forms
 // are accepted, that authentication comes before validation and routing, and that keys never reach the logs.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import { issueApiKey } from '../../../src/keys/issue-key.js'
 import { revokeKey } from '../../../src/keys/issue-key.js'
@@ -200,13 +201,11 @@ describe('bearer authentication', () => {
   it('serves GET /v1/openapi.json without a key', async () => {
     const response = await withAuthorization('/v1/openapi.json', undefined)
     assert.equal(response.status, 200)
-    assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
-    const document = (await response.json()) as {
-      openapi: string
-      components: { securitySchemes: Record<string, unknown> }
-    }
-    assert.match(document.openapi, /^3\.1\./)
-    assert.ok(Object.keys(document.components.securitySchemes).length > 0)
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8')
+    // The committed document, but for the servers, which name the instance it was fetched from.
+    const committed = JSON.parse(readFileSync('openapi/petstore-v1.json', 'utf8')) as { servers: unknown }
+    const document = (await response.json()) as { servers: unknown }
+    assert.deepEqual({ ...document, servers: committed.servers }, committed)
   })
 
   it('never writes a key to the logs, even at trace level', async () => {
