@@ -125,7 +125,11 @@ is 422', async () => {
     const refused = await cancel('cancel-7', order.id)
     assert.equal(refused.status, 409)
     const refusedBody = await refused.text()
-    assert.equal(JSON.parse(refusedBody).code, 'conflict')
+    assert.deepEqual(JSON.parse(refusedBody), {
+      code: 'conflict',
+      message: `Order ${order.id} is completed; only a placed order can be cancelled.`,
+      status: 409,
+    })
     const again = await cancel('cancel-7', order.id)
     assert.equal(again.status, 409)
     assert.equal(again.headers.get('idempotent-replayed'), 'true')
