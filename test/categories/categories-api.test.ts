@@ -191,10 +191,21 @@ same name', async () => {
     const created = await createCategory(server, 'Ferrets')
     const ferrets = { id: created.id, name: created.name }
     const conditional = { 'idempotency-key': 'put-conditional', 'if-none-match': '*' }
-    assert.equal((await putCategory(server, ferrets.id, 'Polecats', conditional)).status, 412)
-    const replayed = await putCategory(server, ferrets.id, 'Polecats', conditional)
-    assert.equal(replayed.status, 412)
-    assert.equal(replayed.headers.get('idempotent-replayed'), 'true')
+    const exists = {
+      status: 412,
+      code: 'precondition_failed',
+      message:
+        `If-None-Match: * cannot hold: category ${ferrets.id} exists already, at ${created.etag}. ` +
+        'Nothing was changed.',
+    }
+    await assertError(await putCategory(server, ferrets.id, 'Polecats', conditional), exists, {
+      etag: created.etag,
+      'idempotent-replayed': null,
+    })
+    await assertError(await putCategory(server, ferrets.id, 'Polecats', conditional), exists, {
+      etag: created.etag,
+      'idempotent-replayed': 'true',
+    })
     await assertError(
       await putCategory(server, ferrets.id, 'Polecats', { 'idempotency-key': 'put-conditional' }),
       IDEMPOTENCY_KEY_REUSED,
@@ -204,6 +215,12 @@ same name', async () => {
     assert.equal((await putCategory(server, 9100, 'Stoats', plain)).status, 201)
     await assertError(
       await putCategory(server, 9100, 'Stoats', { ...plain, 'if-none-match': '*' }),
+      IDEMPOTENCY_KEY_REUSED,
+    )
+    // The same value in the other condition is another condition: If-Match: * where the key was first sent with
+    // If-None-Match: * must not be given the stored 412.
+    await assertError(
+      await putCategory(server, ferrets.id, 'Polecats', { 'idempotency-key': 'put-conditional', 'if-match': '*' }),
       IDEMPOTENCY_KEY_REUSED,
     )
     assert.deepEqual(await server.request(categoryPath(ferrets.id)).then((r) => r.json()), ferrets)
