@@ -167,6 +167,19 @@ const REFUSALS: { name: string; file: () => string; cause: string; key?: string 
       'file does not open it): set the key the source used',
   },
   {
+    // The checksum vouches for the lines before the closing line, not for the counts on it.
+    name: 'counts on its closing line that are not the rows before it',
+    file: () =>
+      variant('miscounted.jsonl', (text) => {
+        const lines = text.split('\n')
+        const closing = JSON.parse(lines.at(-2) ?? '') as { counts: Record<string, number> }
+        closing.counts.pets = (closing.counts.pets ?? 0) + 1
+        lines[lines.length - 2] = JSON.stringify(closing)
+        return lines.join('\n')
+      }),
+    cause: 'the file is damaged: pets has not the rows its count says',
+  },
+  {
     name: 'a missing file',
     file: () => join(directory, 'no-such-shop.jsonl'),
     cause: `no such file: ${join(directory, 'no-such-shop.jsonl')}`,
