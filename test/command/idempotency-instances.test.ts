@@ -2,6 +2,7 @@
 // pass; the SQLite file in the other): nothing about a key lives in an instance's memory.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { assertError, IDEMPOTENCY_KEY_REUSED } from '../helpers/error-assert.js'
 import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -57,8 +58,7 @@ describe(`Idempotency-Key across two instances on one ${TEST_STORE} database`, (
     assert.equal(replay.headers.get('location'), first.headers.get('location'))
     assert.equal(await replay.text(), text)
     const mismatch = await createPet(1, 'across-1', { name: 'Across', categoryId: 3 })
-    assert.equal(mismatch.status, 422)
-    assert.equal((await mismatch.json()).code, 'idempotency_key_reused')
+    await assertError(mismatch, IDEMPOTENCY_KEY_REUSED)
     assert.equal((await listNamed('Across')).length, 1)
   })
 

@@ -4,6 +4,7 @@
 // another process changes the data; the first must see every committed change on its very next request.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { assertError } from '../helpers/error-assert.js'
 import { runCli, spawnServer, type ServerProcess } from '../helpers/process.js'
 import { createTestDatabase, TEST_STORE, type TestDatabase } from '../helpers/store.js'
 
@@ -116,8 +117,6 @@ describe(`reads stay coherent across processes on ${TEST_STORE}`, () => {
 
     const revoked = await runCli(['keys', 'revoke', id], env)
     assert.equal(revoked.code, 0, revoked.stderr)
-    const response = await withKey()
-    assert.equal(response.status, 401)
-    assert.equal((await response.json()).code, 'unauthorized')
+    await assertError(await withKey(), { status: 401, code: 'unauthorized', message: 'The API key is not valid.' })
   })
 })

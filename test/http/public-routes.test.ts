@@ -186,13 +186,23 @@ describe('GET /docs', () => {
   })
 
   it('answers 404 for a path under /docs/static that names no file it serves, not 403 forbidden', async () => {
-    for (const target of ['/docs/static/../../package.json', '/docs/static/%00', `/docs/static/${'a'.repeat(300)}`]) {
+    const long = `/docs/static/${'a'.repeat(300)}`
+    for (const [target, named] of [
+      ['/docs/static/../../package.json', '/docs/static/../../package.json'],
+      ['/docs/static/%00', '/docs/static/\u0000'],
+      // A long path is named by its first 200 characters.
+      [long, `${long.slice(0, 200)}…`],
+    ]) {
       const response = await rawExchange(
         server.baseUrl,
         `GET ${target} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`,
       )
       assert.equal(response.status, 404, target)
-      assert.equal(JSON.parse(response.body).code, 'not_found', target)
+      assert.deepEqual(
+        JSON.parse(response.body),
+        { code: 'not_found', message: `No route GET ${named}.`, status: 404 },
+        target,
+      )
     }
   })
 

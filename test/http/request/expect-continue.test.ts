@@ -102,22 +102,23 @@ describe('Expect: 100-continue', () => {
     const exchange = await expectingContinue(server, '/v1/pets', TEST_API_KEY, pet)
     assert.equal(exchange.interim, 'HTTP/1.1 100 Continue')
     assert.equal(exchange.status, 201, exchange.body)
-    assert.equal(JSON.parse(exchange.body).name, 'Patient')
+    const created = JSON.parse(exchange.body) as { id: number }
+    assert.deepEqual(created, { id: created.id, name: 'Patient', categoryId: 1, status: 'available' })
   })
 
   it('without a key, with a wrong one, or with one lacking the scope: the refusal alone, no 100', async () => {
     const { key: readOnly } = await issueApiKey(server.store, 'read only', { scopes: ['pets:read'] })
-    const cases: Array<[string | undefined, number, string]> = [
-      [undefined, 401, 'unauthorized'],
-      ['pst_wrong', 401, 'unauthorized'],
-      [readOnly, 403, 'forbidden'],
+    const cases: Array<[string | undefined, number, string, string]> = [
+      [undefined, 401, 'unauthorized', 'An API key is required: send Authorization: Bearer <key>.'],
+      ['pst_wrong', 401, 'unauthorized', 'The API key is not valid.'],
+      [readOnly, 403, 'forbidden', 'This API key does not have the scope pets:write, which this operation requires.'],
     ]
-    for (const [key, status, code] of cases) {
+    for (const [key, status, code, message] of cases) {
       // Kept alive as far as the client is concerned: the server closes it, as the held-back body may still come.
       const exchange = await expectingContinue(server, '/v1/pets', key, pet, { close: false })
       assert.equal(exchange.interim, undefined, `${status} came after 100 Continue`)
       assert.equal(exchange.status, status, exchange.body)
-      assert.equal(JSON.parse(exchange.body).code, code)
+      assert.deepEqual(JSON.parse(exchange.body), { code, message, status })
       assert.match(exchange.headers, /\r\nconnection: close$/)
     }
   })
@@ -126,7 +127,11 @@ describe('Expect: 100-continue', () => {
     const exchange = await expectingContinue(server, '/v1/pets', TEST_API_KEY, '', { length: 20_000 })
     assert.equal(exchange.interim, undefined)
     assert.equal(exchange.status, 413, exchange.body)
-    assert.equal(JSON.parse(exchange.body).code, 'payload_too_large')
+    assert.deepEqual(JSON.parse(exchange.body), {
+      code: 'payload_too_large',
+      message: 'The request body is larger than the 16 KiB limit.',
+      status: 413,
+    })
   })
 
   it('a body the route would refuse for its media type, coding or charset: 415 alone, no 100', async () => {
@@ -166,7 +171,7 @@ describe('Expect: 100-continue', () => {
     )
     assert.equal(exchange.interim, 'HTTP/1.1 100 Continue')
     assert.equal(exchange.status, 404, exchange.body)
-    assert.equal(JSON.parse(exchange.body).code, 'not_found')
+    assert.deepEqual(JSON.parse(exchange.body), { code: 'not_found', message: 'No order has id 987654.', status: 404 })
   })
 
   it('a JSON type the route takes, with charset=utf-8: 100, then its answer', async () => {
