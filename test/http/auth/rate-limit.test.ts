@@ -443,7 +443,9 @@ describe('rate limits with the default configuration', () => {
 describe('rate limits over a short window', () => {
   let server: TestServer
   before(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_WINDOW_SECONDS: '2' } })
+    server = await startTestServer({
+      env: { RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_WINDOW_SECONDS: '2' },
+    })
   })
   after(() => server.close())
 
@@ -460,5 +462,23 @@ describe('rate limits over a short window', () => {
     const admitted = await server.request('/v1/pets', { auth: key })
     assert.equal(admitted.status, 200)
     assert.equal(admitted.headers.get('ratelimit'), '"default";r=1;t=2')
+  })
+
+  it("admits requests without a valid key again once the address's Retry-After has passed", async () => {
+    const invalid = { status: 401, code: 'unauthorized', message: 'The API key is not valid.' }
+    for (let request = 0; request < 2; request++)
+      await assertError(await server.request('/v1/pets', { auth: WRONG_KEY }), invalid)
+    // The address has spent its quota: refused before the key is looked up, until its window ends.
+    const refused = await server.request('/v1/pets', { auth: WRONG_KEY })
+    const retryAfter = Number(refused.headers.get('retry-after'))
+    assert.ok(retryAfter >= 1 && retryAfter <= 2, String(retryAfter))
+    await assertError(refused, {
+      status: 429,
+      code: 'rate_limited',
+      message: `Too many requests without a valid API key from this address (2 per 2 s); retry in ${retryAfter} s.`,
+    })
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 50))
+    const admitted = await server.request('/v1/pets', { auth: WRONG_KEY })
+    await assertError(admitted, invalid, { ratelimit: '"default";r=1;t=2' })
   })
 })
