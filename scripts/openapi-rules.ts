@@ -7,7 +7,7 @@
 // - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
 //   or an enum value, refuse a property it accepted, or require a field, parameter or body it did not;
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
-//   schema or component schema property may disappear;
+//   schema or component schema property may disappear, and no operation may change its operationId;
 // - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
 // - a format, a pattern (`pattern` or `x-unicode-pattern`) or a bound (BOUNDS) may not be added to or tightened in
 //   what the service reads, nor removed from or loosened in what it writes; a bound is compared as the range it
@@ -350,6 +350,17 @@ class Walk {
   operation(before: Json, after: Json, path: string[], served: boolean): void {
     const request: Direction = served ? 'reads' : 'writes'
     const response: Direction = served ? 'writes' : 'reads'
+    // Generators name an operation's function and types by its operationId (openapi-typescript's
+    // operations["listPets"], a client method listPets()): renaming it removes what client code calls.
+    const [wasId, isId] = [before.operationId, after.operationId]
+    if (typeof wasId === 'string' && wasId !== isId)
+      this.report(
+        isId === undefined ? 'remove' : 'replace',
+        [...path, 'operationId'],
+        `operation ${wasId} is ${isId === undefined ? 'no longer named' : `now named ${JSON.stringify(isId)}`}: ` +
+          'generated clients name its function and types by it',
+        isId,
+      )
     // Scopes are flat (none implies another): a key that had the scope named before is refused (403) by any other.
     const [wasScope, isScope] = [before['x-required-scope'], after['x-required-scope']]
     if (served && isScope !== undefined && !isDeepStrictEqual(wasScope, isScope))

@@ -167,6 +167,13 @@ const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string;
     release: 'add paths//pets/post/requestBody/content/application/json/schema/allOf/0/required',
   },
   {
+    // Generators name an operation's function and types by its operationId (operations["listPets"] in ours).
+    name: 'an operation is renamed (operationId listPets becomes findPets)',
+    edit: (document) => (document.paths['/pets'].get.operationId = 'findPets'),
+    baseline: 'replace paths//pets/get/operationId',
+    release: 'replace paths//pets/get/operationId',
+  },
+  {
     name: 'a query parameter becomes required (listPets limit)',
     edit: (document) => {
       const limit = document.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'limit')
@@ -193,8 +200,8 @@ describe('the breaking-change gate', () => {
     })
   }
 
-  it('fails when a webhook delivery is removed or its payload loses a property (against this document as a \
-release)', () => {
+  it('fails when a webhook delivery is removed, renamed or its payload loses a property (against this document \
+as a release)', () => {
     const removed = structuredClone(current)
     delete removed.webhooks.event
     assert.deepEqual(
@@ -212,6 +219,12 @@ release)', () => {
     const changes = breakingChanges(current, thinner, accepted).map((change) => `${change.action} ${change.path}`)
     const payload = 'webhooks/event/post/requestBody/content/application/json/schema'
     assert.deepEqual(changes, [`remove ${payload}/properties/timestamp`])
+    const renamed = structuredClone(current)
+    renamed.webhooks.event.post.operationId = 'onEvent'
+    assert.deepEqual(
+      breakingChanges(current, renamed, accepted).map((change) => `${change.action} ${change.path}`),
+      ['replace webhooks/event/post/operationId'],
+    )
   })
 
   it('fails when a delivery header is removed, no longer always sent or retyped (against this document as a \
