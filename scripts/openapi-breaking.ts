@@ -85,9 +85,10 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
   // The diff tool rewrites what it is given (it normalises schemas in place): our rules read the documents as they are.
   const { diffs } = apiCompare(structuredClone(resolvedBefore), structuredClone(resolvedAfter))
   const rules = ruleChanges(before, after, resolvedBefore, resolvedAfter)
-  // A bound our rules compared is theirs to judge: they compare the range it leaves, not each keyword alone.
+  // A bound or a type our rules compared is theirs to judge: they compare the range a bound leaves, not each keyword
+  // alone, and the values a type takes (every integer is a number), not whether its name changed.
   const found = diffs
-    .filter((diff) => diff.type === 'breaking' && !rules.boundsJudged.has(diff.path.join('/')))
+    .filter((diff) => diff.type === 'breaking' && !rules.judged.has(diff.path.join('/')))
     .map((diff) => ({
       action: diff.action,
       path: diff.path.join('/'),

@@ -139,8 +139,8 @@ const stated = (schema: Json, keywords: string[]): string =>
 
 class Walk {
   readonly changes: RuleChange[] = []
-  /** The `/`-joined path of each bound keyword compared (see BOUNDS), whether it changed or not. */
-  readonly boundsJudged = new Set<string>()
+  /** The `/`-joined path of each bound keyword (see BOUNDS) and `type` compared, whether it changed or not. */
+  readonly judged = new Set<string>()
 
   private report(action: RuleChange['action'], path: string[], description: string, value?: unknown): void {
     this.changes.push({ action, path: path.join('/'), description, value })
@@ -174,12 +174,15 @@ class Walk {
   }
 
   private types(before: Json, after: Json, path: string[], direction: Direction): void {
+    this.judged.add([...path, 'type'].join('/'))
     const [was, is] = [typesOf(before), typesOf(after)]
     if (was === undefined && is === undefined) return
     // Written data may not take a type a client did not expect; read data may not refuse a type it took.
     const [wider, narrower] = direction === 'writes' ? [is, was] : [was, is]
     if (narrower === undefined) return
-    const gained = (wider ?? ['any']).filter((type) => !narrower.includes(type))
+    // Every integer is a number: where `number` is allowed, nothing `integer` allowed is new or refused.
+    const covered = (type: string) => narrower.includes(type) || (type === 'integer' && narrower.includes('number'))
+    const gained = (wider ?? ['any']).filter((type) => !covered(type))
     if (gained.length > 0)
       this.report(
         'replace',
@@ -257,7 +260,7 @@ class Walk {
         `the service may now send what ${lost.keyword} ${JSON.stringify(lost.pattern)} ruled out`,
       )
     for (const [keywords, tighter] of BOUNDS) {
-      for (const keyword of keywords) this.boundsJudged.add([...path, keyword].join('/'))
+      for (const keyword of keywords) this.judged.add([...path, keyword].join('/'))
       const [was, is] = [boundOf(before, keywords, tighter), boundOf(after, keywords, tighter)]
       // Less let through: a bound where there was none, or a tighter one; more: none where there was one, or a looser.
       const tightened = is !== undefined && (was === undefined || tighter(was.limit, is.limit))
@@ -442,19 +445,20 @@ class Walk {
 
 /**
  * The breaking changes our rules find from `before` to `after`. `raw*` are the documents as written (for the
- * component list); `before` and `after` have every `$ref` resolved. `boundsJudged`: the path of every bound keyword
- * the rules compared, changed or not, where they judge it in place of the diff tool (which compares minimum and
- * exclusiveMinimum one keyword at a time, so that minimum 1 → exclusiveMinimum 0 on an integer is a new bound to it).
+ * component list); `before` and `after` have every `$ref` resolved. `judged`: the path of every bound keyword and
+ * `type` the rules compared, changed or not, where they judge it in place of the diff tool. The tool compares minimum
+ * and exclusiveMinimum one keyword at a time (minimum 1 → exclusiveMinimum 0 on an integer is a new bound to it), and
+ * takes any change of `type` for a break, a request's integer → number or → [integer, string] included.
  */
 export function ruleChanges(
   rawBefore: Json,
   rawAfter: Json,
   before: Json,
   after: Json,
-): { changes: RuleChange[]; boundsJudged: ReadonlySet<string> } {
+): { changes: RuleChange[]; judged: ReadonlySet<string> } {
   const walk = new Walk()
   walk.pathItems(objectAt(before, 'paths'), objectAt(after, 'paths'), ['paths'], true)
   walk.pathItems(objectAt(before, 'webhooks'), objectAt(after, 'webhooks'), ['webhooks'], false)
   walk.components(rawBefore, rawAfter)
-  return { changes: walk.changes, boundsJudged: walk.boundsJudged }
+  return { changes: walk.changes, judged: walk.judged }
 }

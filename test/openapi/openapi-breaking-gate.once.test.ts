@@ -356,6 +356,37 @@ release)', () => {
     assert.deepEqual(changes, { baseline: [], release: [] })
   })
 
+  it('passes a request type widened and a response type narrowed, and fails the reverse', () => {
+    // Every integer is a number: a request that sent one is still taken, a client that read a number still reads it.
+    const quantity = (document: Json): Json => schemas(document).NewOrder.properties.quantity
+    const field = 'paths//store/orders/post/requestBody/content/application/json/schema/properties/quantity/type'
+    assert.deepEqual(
+      judged((document) => (quantity(document).type = 'number')),
+      { baseline: [], release: [] },
+    )
+    assert.deepEqual(
+      judged((document) => (quantity(document).type = ['integer', 'string'])),
+      { baseline: [], release: [] },
+    )
+    const asNumber = structuredClone(current)
+    quantity(asNumber).type = 'number'
+    assert.deepEqual(
+      breakingChanges(asNumber, current, accepted).map((change) => `${change.action} ${change.path}`),
+      [`replace ${field}`],
+    )
+    const sentAsNumber = structuredClone(current)
+    schemas(sentAsNumber).Order.properties.quantity.type = 'number'
+    assert.deepEqual(
+      breakingChanges(sentAsNumber, current, accepted).map((change) => `${change.action} ${change.path}`),
+      [],
+    )
+    assert.ok(
+      breakingChanges(current, sentAsNumber, accepted).some(
+        (change) => change.action === 'replace' && change.path === `${ORDER_200}/properties/quantity/type`,
+      ),
+    )
+  })
+
   it('passes a new optional query parameter placed before a parameter whose replaced value was decided', () => {
     // The diff tool numbers parameters as the reference has them: If-Match stays parameters/2 in its path.
     const changes = judged((document) =>
