@@ -5,7 +5,8 @@
 // - what the service writes (response bodies and headers, webhook and callback payloads and headers) may not gain
 //   a type or an enum value, lose a property or header, or make a required property or header optional;
 // - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
-//   or an enum value, refuse a property it accepted, or require a field, parameter or body it did not;
+//   or an enum value, refuse a property it accepted (additionalProperties made false included), or require a field,
+//   parameter or body it did not;
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
 //   schema or component schema property may disappear, and no operation may change its operationId;
 // - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
@@ -293,6 +294,16 @@ class Walk {
       }
       this.schema(schema, isProperties[name], here, direction)
     }
+    // Requests are closed by additionalProperties: false. Where it was absent or true, a property not named was
+    // taken; refusing it now refuses requests that were valid. (One that was a schema is compared as a schema.)
+    const wasOpen = before.additionalProperties === undefined || before.additionalProperties === true
+    if (direction === 'reads' && wasOpen && after.additionalProperties === false)
+      this.report(
+        before.additionalProperties === undefined ? 'add' : 'replace',
+        [...path, 'additionalProperties'],
+        'the service now refuses the properties it does not name, which it took',
+        false,
+      )
     if (direction === 'writes') {
       for (const name of wasRequired)
         if (!isRequired.includes(name) && String(name) in isProperties)

@@ -34,6 +34,15 @@ function judged(edit: (document: Json) => void): { baseline: string[]; release: 
 const ORDER_200 = 'paths//store/orders/{orderId}/get/responses/200/content/application/json/schema'
 const EVENT_DATA = 'paths//events/get/responses/200/content/application/json/schema/items/properties/data'
 const schemas = (document: Json): Json => document.components.schemas
+/** A copy of the committed document edited by `edit`. */
+function edited(edit: (document: Json) => void): Json {
+  const document = structuredClone(current)
+  edit(document)
+  return document
+}
+/** The changes the gate reports from `reference` to `document`, with the recorded decisions. */
+const changesBetween = (reference: Json, document: Json): string[] =>
+  breakingChanges(reference, document, accepted).map((change) => `${change.action} ${change.path}`)
 
 /** Each break: what it does, and a change the gate must report for it against the baseline and the release. */
 const BREAKS: { name: string; edit: (document: Json) => void; baseline?: string; release: string }[] = [
@@ -354,6 +363,15 @@ release)', () => {
       document.tags.push({ name: 'categories', description: 'Categories.' })
     })
     assert.deepEqual(changes, { baseline: [], release: [] })
+  })
+
+  it('fails when what the service reads refuses the properties it does not name, where it took them', () => {
+    // Requests are closed by additionalProperties: false; NewOrder without it took any other property.
+    const open = edited((document) => delete schemas(document).NewOrder.additionalProperties)
+    assert.deepEqual(changesBetween(open, current), [
+      'add paths//store/orders/post/requestBody/content/application/json/schema/additionalProperties',
+    ])
+    assert.deepEqual(changesBetween(current, open), [])
   })
 
   it('passes a request type widened and a response type narrowed, and fails the reverse', () => {
