@@ -7,6 +7,9 @@
 // - what the service reads (parameters, request bodies, what a receiver answers a webhook) may not lose a type
 //   or an enum value, refuse a property it accepted (additionalProperties made false included), or require a field,
 //   parameter or body it did not;
+// - a keyword these rules do not compare in detail (UNCOMPARED: not, if/then/else, dependentRequired, …) may not
+//   appear or change in what the service reads, nor disappear or change in what it writes; a boolean schema is
+//   read as the object schema it means (true: {}, false: {not: {}});
 // - no operation (in paths, webhooks or callbacks), request or response media type, success response, component
 //   schema or component schema property may disappear, and no operation may change its operationId;
 // - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
@@ -55,6 +58,28 @@ function patternsOf(schema: Json): Array<{ keyword: string; pattern: string }> {
     typeof schema[keyword] === 'string' ? [{ keyword, pattern: schema[keyword] }] : [],
   )
 }
+
+/**
+ * Keywords that refuse values, which these rules do not compare in detail: which values two of them allow cannot be
+ * told in general, so one added or changed in what the service reads, or removed or changed in what it writes, is a
+ * break (the diff tool misses most of them: dependentRequired, if/then, prefixItems, contains, unevaluated*).
+ */
+const UNCOMPARED = [
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'prefixItems',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]
+
+/** A boolean schema as the object schema it means: true takes any value, false none. */
+const asObject = (schema: unknown): unknown => (schema === true ? {} : schema === false ? { not: {} } : schema)
 
 /** A bound as one keyword states it: its value, and whether the value itself is ruled out. */
 interface Limit {
@@ -147,15 +172,23 @@ class Walk {
     this.changes.push({ action, path: path.join('/'), description, value })
   }
 
-  schema(before: unknown, after: unknown, path: string[], direction: Direction): void {
+  schema(wasSchema: unknown, isSchema: unknown, path: string[], direction: Direction): void {
+    const [before, after] = [asObject(wasSchema), asObject(isSchema)]
     if (!isObject(before) || !isObject(after)) return
     this.types(before, after, path, direction)
     this.values(before, after, path, direction)
     this.constraints(before, after, path, direction)
+    this.uncompared(before, after, path, direction)
     this.properties(before, after, path, direction)
     if (isObject(before.items)) this.schema(before.items, after.items, [...path, 'items'], direction)
+    // Absent, additionalProperties takes any value (true): a map whose values were strings may send anything now.
     if (isObject(before.additionalProperties))
-      this.schema(before.additionalProperties, after.additionalProperties, [...path, 'additionalProperties'], direction)
+      this.schema(
+        before.additionalProperties,
+        after.additionalProperties ?? true,
+        [...path, 'additionalProperties'],
+        direction,
+      )
     for (const combiner of ['anyOf', 'oneOf']) this.branches(before, after, [...path, combiner], direction)
     // Every branch of an allOf must hold: one added is compared with the empty schema it narrows (what the service
     // reads may now refuse more), one removed as replaced by the empty schema.
@@ -277,6 +310,22 @@ class Walk {
         [...path, keyword],
         `${stated(before, keywords)} became ${stated(after, keywords)} in what the service ${direction}`,
         to,
+      )
+    }
+  }
+
+  /** The keywords of UNCOMPARED: in what the service reads one may not appear, in what it writes not disappear. */
+  private uncompared(before: Json, after: Json, path: string[], direction: Direction): void {
+    for (const keyword of UNCOMPARED) {
+      const [was, is] = [before[keyword], after[keyword]]
+      // Gone from what the service reads, it takes more; new in what it writes, it sends less.
+      if (isDeepStrictEqual(was, is) || (direction === 'reads' ? is : was) === undefined) continue
+      this.report(
+        was === undefined ? 'add' : is === undefined ? 'remove' : 'replace',
+        [...path, keyword],
+        `${keyword} ${was === undefined ? 'appeared' : is === undefined ? 'disappeared' : 'changed'} in what the ` +
+          `service ${direction}: which values it allows cannot be compared`,
+        is,
       )
     }
   }

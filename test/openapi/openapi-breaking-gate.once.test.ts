@@ -374,6 +374,35 @@ release)', () => {
     assert.deepEqual(changesBetween(current, open), [])
   })
 
+  it('fails when a keyword the rules do not compare appears in what the service reads or leaves what it writes', () => {
+    const newPet = 'paths//pets/post/requestBody/content/application/json/schema'
+    const dependent = edited((document) => (schemas(document).NewPet.dependentRequired = { status: ['name'] }))
+    assert.deepEqual(changesBetween(current, dependent), [`add ${newPet}/dependentRequired`])
+    assert.deepEqual(changesBetween(dependent, current), [])
+    const conditional = edited((document) =>
+      Object.assign(schemas(document).NewPet, { if: { required: ['status'] }, then: { required: ['name'] } }),
+    )
+    assert.deepEqual(changesBetween(current, conditional), [`add ${newPet}/if`, `add ${newPet}/then`])
+    const tuple = edited((document) => (schemas(document).NewWebhook.properties.types.prefixItems = [{ const: 'x' }]))
+    assert.deepEqual(changesBetween(current, tuple), [
+      'add paths//webhooks/post/requestBody/content/application/json/schema/properties/types/prefixItems',
+    ])
+    // A schema may be a boolean: false refuses every value, true takes (and may send) any.
+    const refused = edited((document) => (schemas(document).NewPet.properties.status = false))
+    assert.deepEqual(changesBetween(current, refused), [`add ${newPet}/properties/status/not`])
+    const anything = edited((document) => (schemas(document).Pet.properties.name = true))
+    const name = 'paths//pets/{petId}/get/responses/200/content/application/json/schema/properties/name'
+    assert.ok(changesBetween(current, anything).includes(`replace ${name}/type`))
+    // A map whose values were strings may send any value once its additionalProperties is gone.
+    const labels = (document: Json): Json => (schemas(document).Pet.properties.labels = { type: 'object' })
+    const map = edited((document) => (labels(document).additionalProperties = { type: 'string' }))
+    const anyLabel = `${name.slice(0, -'/name'.length)}/labels/additionalProperties/type`
+    assert.ok(changesBetween(map, edited(labels)).includes(`replace ${anyLabel}`))
+    // In what the service writes, such a keyword may not disappear: it ruled out what clients may now be sent.
+    const ruled = edited((document) => (schemas(document).Pet.properties.name.not = { const: 'Rex' }))
+    assert.ok(changesBetween(ruled, current).includes(`remove ${name}/not`))
+  })
+
   it('passes a request type widened and a response type narrowed, and fails the reverse', () => {
     // Every integer is a number: a request that sent one is still taken, a client that read a number still reads it.
     const quantity = (document: Json): Json => schemas(document).NewOrder.properties.quantity
