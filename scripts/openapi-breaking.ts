@@ -14,6 +14,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { apiCompare } from 'api-smart-diff'
 import { isMain } from './is-main.js'
 import { ruleChanges } from './openapi-rules.js'
+import { serverPathChanges } from './openapi-servers.js'
 import { generateDocument } from './write-openapi.js'
 
 export const BASELINE = 'openapi/baseline-1.0.0.json'
@@ -96,7 +97,7 @@ export function breakingChanges(before: Json, after: Json, accepted: Acceptance[
       description: diff.description ?? '',
     }))
   const seen = new Set(found.map((change) => `${change.action} ${change.path}`))
-  for (const change of rules.changes)
+  for (const change of [...rules.changes, ...serverPathChanges(before, after)])
     if (!seen.has(`${change.action} ${change.path}`)) found.push({ ...change, value: change.value })
   // Grouped: an acceptance with alternatives (a|b) must match the whole path with each, not only start or end it.
   const patterns = accepted.map((acceptance) => ({ ...acceptance, regex: new RegExp(`^(?:${acceptance.path})$`) }))

@@ -309,6 +309,18 @@ release)', () => {
     assert.ok(changes.includes(`replace ${ORDER_200}/properties/complete/type`), JSON.stringify(changes.slice(0, 5)))
   })
 
+  it("fails when the servers' base path moves, and passes a change of host", () => {
+    const moved = edited((document) => {
+      for (const server of document.servers as Json[]) server.url = String(server.url).replace(/\/v1$/, '/v2')
+    })
+    assert.deepEqual(changesBetween(references.release, moved), ['remove servers//v1'])
+    const rehosted = edited((document) => {
+      for (const server of document.servers as Json[])
+        server.url = String(server.url).replace('petstore.example.com', 'pets.example.net')
+    })
+    assert.deepEqual(changesBetween(references.release, rehosted), [])
+  })
+
   it('takes the newest release as the last one, a pre-release before its release', () => {
     assert.deepEqual(['1.1.0', '1.0.0', '1.1.0-rc.10', '1.10.0', '1.1.0-rc.2', '1.2.0'].sort(byVersion), [
       '1.0.0',
