@@ -100,6 +100,9 @@ export function createWebhookService({
       const secret = newSigningSecret()
       const sealed = (await secrets()).seal(secret)
       const now = new Date().toISOString()
+      // It receives the events of the changes acknowledged from now on. Numbered before the table is locked, as a
+      // change of status or types does (it numbers, then writes the table): in the other order the two deadlock.
+      await numberEventsCommittedSoFar(trx)
       // Counted with other registrations kept waiting, so that two at once cannot both take the last place.
       await oneWriterAtATime(trx, 'webhook_endpoints')
       if ((await countWebhooks(trx)) >= MAX_WEBHOOK_ENDPOINTS)
@@ -108,8 +111,6 @@ export function createWebhookService({
             'registering another. Nothing was changed.',
         )
       afterwards(deliveryScheduled)
-      // It receives the events of the changes acknowledged from now on.
-      await numberEventsCommittedSoFar(trx)
       const row = await insertWebhook(trx, {
         url,
         types: storedTypes(input.types),
