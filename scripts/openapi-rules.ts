@@ -15,7 +15,10 @@
 // - an operation may not need a scope (`x-required-scope`) other than the one it needed, nor one where it needed none;
 // - a format, a pattern (`pattern` or `x-unicode-pattern`) or a bound (BOUNDS) may not be added to or tightened in
 //   what the service reads, nor removed from or loosened in what it writes; a bound is compared as the range it
-//   leaves, so minimum 1 → exclusiveMinimum 0 on an integer is no change.
+//   leaves, so minimum 1 → exclusiveMinimum 0 on an integer is no change;
+// - in what the service reads, the value it uses when a property is left out (`default`, or `x-default` where a
+//   stated `default` would make generators require the property) may not change or disappear: a request that leaves
+//   the property out would be taken differently.
 // Each change is reported with a `/`-joined path, like the diff tool's, so that one acceptance list covers both.
 
 import { isDeepStrictEqual } from 'node:util'
@@ -79,6 +82,9 @@ const UNCOMPARED = [
 ]
 
 /** A boolean schema as the object schema it means: true takes any value, false none. */
+/** Where a schema states the value the service takes when a request leaves the property out (see defaults). */
+const DEFAULT_KEYWORDS = ['default', 'x-default']
+
 const asObject = (schema: unknown): unknown => (schema === true ? {} : schema === false ? { not: {} } : schema)
 
 /** A bound as one keyword states it: its value, and whether the value itself is ruled out. */
@@ -179,6 +185,7 @@ class Walk {
     this.values(before, after, path, direction)
     this.constraints(before, after, path, direction)
     this.uncompared(before, after, path, direction)
+    this.defaults(before, after, path, direction)
     this.properties(before, after, path, direction)
     if (isObject(before.items)) this.schema(before.items, after.items, [...path, 'items'], direction)
     // Absent, additionalProperties takes any value (true): a map whose values were strings may send anything now.
@@ -310,6 +317,28 @@ class Walk {
         [...path, keyword],
         `${stated(before, keywords)} became ${stated(after, keywords)} in what the service ${direction}`,
         to,
+      )
+    }
+  }
+
+  /**
+   * What the service takes for a property a request leaves out: stated as `default`, or as `x-default` where a
+   * `default` would make generators require the property in their types (NewPet.status, NewOrder.quantity).
+   */
+  private defaults(before: Json, after: Json, path: string[], direction: Direction): void {
+    if (direction !== 'reads') return
+    for (const keyword of DEFAULT_KEYWORDS) {
+      const [was, is] = [before[keyword], after[keyword]]
+      if (was === undefined || isDeepStrictEqual(was, is)) continue
+      // Moved from one keyword to the other, the value is the same default.
+      const other = DEFAULT_KEYWORDS.find((each) => each !== keyword) ?? keyword
+      if (is === undefined && isDeepStrictEqual(was, after[other])) continue
+      this.report(
+        is === undefined ? 'remove' : 'replace',
+        [...path, keyword],
+        `a request that leaves this out was taken as ${JSON.stringify(was)}, and is now taken as ` +
+          `${is === undefined ? 'something the document no longer states' : JSON.stringify(is)}`,
+        is,
       )
     }
   }

@@ -59,8 +59,14 @@ export const NewOrderSchema = named(
           'The animal to order (1 to 2^53−1). It must exist (404 otherwise) and be `available` (409 otherwise).',
         examples: [12],
       },
-      // Validation fills in the default; the document only states it (generators make a defaulted property required).
-      quantity: Type.Optional(documentedAs({ ...NewOrderQuantity, default: DEFAULT_ORDER_QUANTITY }, NewOrderQuantity)),
+      // Validation fills in the default; the document states it as `x-default` (generators make a property with a
+      // `default` required), which the breaking-change gate compares.
+      quantity: Type.Optional(
+        documentedAs(
+          { ...NewOrderQuantity, default: DEFAULT_ORDER_QUANTITY },
+          { ...NewOrderQuantity, 'x-default': DEFAULT_ORDER_QUANTITY },
+        ),
+      ),
       shipDate: Type.Optional(documentedAs(ShipDate, { ...ShipDate, maxLength: MAX_SHIP_DATE_LENGTH })),
     },
     {

@@ -61,12 +61,12 @@ export const NewPetSchema = named(
     {
       name: PetName,
       categoryId: CategoryId,
-      // Validation fills in the default; the document only states it, so that generators (which make a property
-      // with a `default` required) keep it optional for clients.
+      // Validation fills in the default; the document states it as `x-default`, so that generators (which make a
+      // property with a `default` required) keep it optional for clients, and the breaking-change gate compares it.
       status: Type.Optional(
         documentedAs(
           { ...PetStatusSchema, default: DEFAULT_PET_STATUS, description: PET_STATUS_WHEN_OMITTED },
-          { ...PetStatusSchema, description: PET_STATUS_WHEN_OMITTED },
+          { ...PetStatusSchema, 'x-default': DEFAULT_PET_STATUS, description: PET_STATUS_WHEN_OMITTED },
         ),
       ),
     },

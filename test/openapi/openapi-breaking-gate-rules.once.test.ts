@@ -199,7 +199,10 @@ release)', () => {
     ])
     // A schema may be a boolean: false refuses every value, true takes (and may send) any.
     const refused = edited((document) => (schemas(document).NewPet.properties.status = false))
-    assert.deepEqual(changesBetween(current, refused), [`add ${newPet}/properties/status/not`])
+    assert.deepEqual(changesBetween(current, refused), [
+      `add ${newPet}/properties/status/not`,
+      `remove ${newPet}/properties/status/x-default`,
+    ])
     const anything = edited((document) => (schemas(document).Pet.properties.name = true))
     const name = 'paths//pets/{petId}/get/responses/200/content/application/json/schema/properties/name'
     assert.ok(changesBetween(current, anything).includes(`replace ${name}/type`))
@@ -307,6 +310,33 @@ release)', () => {
     assert.equal(generated.components.schemas.Order.properties.complete.type, 'string')
     const changes = breakingChanges(references.release, generated, accepted).map((c) => `${c.action} ${c.path}`)
     assert.ok(changes.includes(`replace ${ORDER_200}/properties/complete/type`), JSON.stringify(changes.slice(0, 5)))
+  })
+
+  it('fails when the value a request may leave out is taken as another, or is no longer stated', () => {
+    const body = 'paths//store/orders/post/requestBody/content/application/json/schema/properties/quantity'
+    const quantity = (document: Json): Json => schemas(document).NewOrder.properties.quantity
+    assert.equal(quantity(current)['x-default'], 1)
+    assert.equal(schemas(current).NewPet.properties.status['x-default'], 'available')
+    const two = edited((document) => (quantity(document)['x-default'] = 2))
+    assert.deepEqual(changesBetween(current, two), [`replace ${body}/x-default`])
+    const unstated = edited((document) => delete quantity(document)['x-default'])
+    assert.deepEqual(changesBetween(current, unstated), [`remove ${body}/x-default`])
+    // Stated as `default` instead, the value is the same: no change. Stated where there was none: no change either.
+    const moved = edited((document) => {
+      delete quantity(document)['x-default']
+      quantity(document).default = 1
+    })
+    assert.deepEqual(changesBetween(current, moved), [])
+    assert.deepEqual(changesBetween(unstated, current), [])
+    // The page size a list request leaves out is a parameter's `default`: judged the same way.
+    const limit = edited((document) => {
+      const parameter = (document.paths['/pets'].get.parameters as Json[]).find((each) => each.name === 'limit')
+      if (parameter) parameter.schema.default = 50
+    })
+    assert.deepEqual(changesBetween(current, limit), ['replace paths//pets/get/parameters/0/schema/default'])
+    // What the service writes may change its defaults: a client reads what it is sent.
+    const sent = edited((document) => (schemas(document).Order.properties.quantity['x-default'] = 3))
+    assert.deepEqual(changesBetween(current, sent), [])
   })
 
   it("fails when the servers' base path moves, and passes a change of host", () => {

@@ -612,7 +612,8 @@ visibly in their summary too', () => {
       { petId, quantity, shipDate },
       {
         petId: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
-        quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100 },
+        // The default as `x-default`: a `default` would make generators require the property.
+        quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, 'x-default': 1 },
         shipDate: { type: 'string', format: 'date-time', maxLength: 29 },
       },
     )
@@ -625,6 +626,11 @@ visibly in their summary too', () => {
     assert.equal(newPet?.type, 'object')
     assert.deepEqual(newPet?.required, ['name', 'categoryId'])
     assert.deepEqual(Object.keys(newPet?.properties ?? {}), ['name', 'categoryId', 'status'])
+    assert.deepEqual(withoutDescriptions(newPet?.properties as Record<string, Schema>).status, {
+      type: 'string',
+      enum: ['available', 'pending', 'sold'],
+      'x-default': 'available',
+    })
     assert.equal(newPet?.additionalProperties, false)
   })
 

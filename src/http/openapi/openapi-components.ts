@@ -16,7 +16,8 @@ const [SCHEMA_KEY, RESPONSE_KEY, HEADER_KEY] = MARKERS.map(([, key]) => key) as 
 const SOURCE_ANNOTATIONS_KEY = 'x-petstore-schema-annotations'
 
 /** Keywords that describe a use of a schema without changing what it accepts. */
-const ANNOTATIONS = new Set(['description', 'examples', 'example', 'default', 'title', 'deprecated'])
+// `x-default`: a request default stated where `default` would make generators require the property.
+const ANNOTATIONS = new Set(['description', 'examples', 'example', 'default', 'x-default', 'title', 'deprecated'])
 
 type Json = Record<string, unknown>
 
@@ -95,7 +96,7 @@ class Components {
     if (typeof name !== 'string') return copy
     const listed = { ...withoutAnnotations(copy), ...annotations }
     const reference: Json = { $ref: this.schemas.add(name, listed) }
-    for (const key of ['description', 'default']) {
+    for (const key of ['description', 'default', 'x-default']) {
       if (copy[key] !== undefined && !isDeepStrictEqual(copy[key], annotations[key])) reference[key] = copy[key]
     }
     return reference
