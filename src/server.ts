@@ -1,11 +1,13 @@
 // Starting the service: configuration, database, migrations, the app, listening, graceful shutdown.
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
+import { pino, type DestinationStream } from 'pino'
 import { buildApp } from './app.js'
 import type { Config } from './config.js'
 import { DEFAULT_TUNING, type Tuning } from './config/tuning.js'
 import { openStore } from './db/store.js'
-import { migrateToLatest, refuseUnmigrated } from './db/migrate.js'
+import { refuseUnmigrated } from './db/migrate.js'
+import { migrateWhenUnlocked } from './db/migrate-when-unlocked.js'
 import { SqliteDatabaseMissingError } from './db/sqlite.js'
 import { showFirstRunKey } from './keys/first-run-key.js'
 import { issueInitialKeyIfNone } from './keys/issue-key.js'
@@ -37,12 +39,13 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
   // Node's default would kill the process, with no graceful close.
   const heldSignals: NodeJS.Signals[] = []
   const holdSignal = (signal: NodeJS.Signals) => heldSignals.push(signal)
+  const logStream = createLogDestination()
   try {
     app = await explainingDatabaseErrors(config.database, async () => {
       const { newer } = config.migrateOnStart
-        ? await migrateToLatest(store.migrations)
+        ? await migrateWhenUnlocked(store.migrations, (milliseconds) => logLockWait(config, logStream, milliseconds))
         : await refuseUnmigrated(store.migrations, describeDatabase(config.database))
-      const built = await buildApp(config, { store, logStream: createLogDestination(), tuning })
+      const built = await buildApp(config, { store, logStream, tuning })
       if (newer.length > 0)
         built.log.warn(
           { newerMigrations: newer },
@@ -101,4 +104,13 @@ export async function serve(config: Config, tuning?: Partial<Tuning>): Promise<v
   process.off('SIGTERM', holdSignal).off('SIGINT', holdSignal)
   const [held] = heldSignals
   if (held) process.kill(process.pid, held)
+}
+
+/** The service's log has no logger before the app exists: the line of a start that waits for the write lock. */
+function logLockWait(config: Config, stream: DestinationStream, milliseconds: number): void {
+  pino({ level: config.logLevel }, stream).warn(
+    { waitedSeconds: Math.round(milliseconds / 1000) },
+    `the ${describeDatabase(config.database)} is held for writing by another process (another instance migrating it, ` +
+      'an import, a petstore command): waiting for it before migrating',
+  )
 }
