@@ -81,10 +81,10 @@ const UNCOMPARED = [
   'unevaluatedProperties',
 ]
 
-/** A boolean schema as the object schema it means: true takes any value, false none. */
 /** Where a schema states the value the service takes when a request leaves the property out (see defaults). */
 const DEFAULT_KEYWORDS = ['default', 'x-default']
 
+/** A boolean schema as the object schema it means: true takes any value, false none. */
 const asObject = (schema: unknown): unknown => (schema === true ? {} : schema === false ? { not: {} } : schema)
 
 /** A bound as one keyword states it: its value, and whether the value itself is ruled out. */
