@@ -1,6 +1,10 @@
 // F: plain Fastify (this project's version, logger off) answering the same bytes as L after an onRequest
 // bearer check. It is what the framework costs by itself: the service's figures are also read as ratios to it.
+// With BENCH_SERVICE_HEADERS=1 it is F′: the same, plus the eight headers the service's list sends beside the body
+// (a new request id each time, the security, CORS and rate-limit headers, the next page's link), to show what the
+// contract's headers alone cost the framework.
 // Started by bench/run.ts as its own process; prints `listening PORT` and exits when its parent goes away.
+import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import { firstPageBody } from './pets-data.js'
 
@@ -14,7 +18,25 @@ const app = Fastify({ logger: false })
 app.addHook('onRequest', async (request, reply) => {
   if (request.headers.authorization !== expected) return reply.code(401).send(unauthorized)
 })
+const withServiceHeaders = process.env.BENCH_SERVICE_HEADERS === '1'
+const exposed =
+  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, ' +
+  'Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding'
+let remaining = 1_000_000_000
 app.get('/v1/pets', (_request, reply) => {
+  if (withServiceHeaders) {
+    remaining -= 1
+    void reply.headers({
+      'x-request-id': randomUUID(),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': exposed,
+      'ratelimit-policy': '"default";q=1000000000;w=60',
+      ratelimit: `"default";r=${remaining};t=60`,
+      link: '<http://127.0.0.1/v1/pets?limit=20&cursor=MjAu.zuwNUMAkbDmTMGFb8AmI7Q>; rel="next"',
+    })
+  }
   void reply.type('application/json; charset=utf-8').send(body)
 })
 

@@ -58,6 +58,17 @@ export function frameworkTargetsReport(
         `${fixed(row.p99, 1)} ms → ${verdict(ok)}${cpuAgainst(row, framework, 'F')}`,
     )
   }
+  // What the contract's headers alone cost the framework, and the list against a framework that sends them too.
+  const withHeaders = byId.get('framework-headers')
+  const list = byId.get('list')
+  if (withHeaders && framework && list) {
+    const headersCost = fixed(withHeaders.requestsPerSecond / framework.requestsPerSecond, 2)
+    const listTimes = fixed(list.requestsPerSecond / withHeaders.requestsPerSecond, 2)
+    lines.push(
+      `F′ (F with the list's eight headers) / F: ${headersCost}${roundRange(withHeaders, framework)}; list 20: ` +
+        `${listTimes} × F′${roundRange(list, withHeaders)}${cpuAgainst(list, withHeaders, 'F′')}`,
+    )
+  }
   // The same reads of the earlier build (--before), measured in the same rounds on the same store.
   for (const id of ['list', 'get']) {
     const row = byId.get(id)

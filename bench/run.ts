@@ -244,6 +244,12 @@ async function main(): Promise<void> {
     }
     start('baseline', () => startBenchServer('baseline', baselineScript, benchEnv))
     start('framework', () => startBenchServer('framework', join(compiled, 'framework-server.js'), benchEnv))
+    start('frameworkHeaders', () =>
+      startBenchServer('framework with headers', join(compiled, 'framework-server.js'), {
+        ...benchEnv,
+        BENCH_SERVICE_HEADERS: '1',
+      }),
+    )
     // The service always starts: it creates the cursor secret the deep scenario needs, and its idle RSS is reported.
     needed.add('service')
     start('service', () =>

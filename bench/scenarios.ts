@@ -15,6 +15,7 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
 export type TargetName =
   | 'baseline'
   | 'framework'
+  | 'frameworkHeaders'
   | 'service'
   | 'createService'
   | 'createServiceBefore'
@@ -115,6 +116,13 @@ export const SCENARIOS: Scenario[] = [
     id: 'framework',
     label: 'F: plain Fastify, same 20-pet body',
     target: 'framework',
+    requests: () => [list('/v1/pets')],
+    expect: { status: 200, body: pageOf(1) },
+  },
+  {
+    id: 'framework-headers',
+    label: "F′: plain Fastify, same body, the list's headers",
+    target: 'frameworkHeaders',
     requests: () => [list('/v1/pets')],
     expect: { status: 200, body: pageOf(1) },
   },
