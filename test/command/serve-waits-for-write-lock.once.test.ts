@@ -45,10 +45,12 @@ describe('petstore serve beside a process that holds the SQLite file for writing
       }
       const [first, second] = waitLines()
       assert.deepEqual(
-        { level: first?.level, msg: first?.msg, waitedSeconds: first?.waitedSeconds },
-        { level: 40, msg: `the SQLite database ${path} ${WAITING}`, waitedSeconds: 5 },
+        { level: first?.level, msg: first?.msg },
+        { level: 40, msg: `the SQLite database ${path} ${WAITING}` },
       )
-      assert.equal(second?.waitedSeconds, 10)
+      // SQLite's busy wait is at least its 5 s each time, and a loaded machine may add to it: at least 5 and 10 s.
+      const [once, twice] = [Number(first?.waitedSeconds), Number(second?.waitedSeconds)]
+      assert.ok(once >= 5 && twice >= 10 && twice > once, JSON.stringify({ once, twice }))
       assert.equal(holder.prepare("select count(*) from sqlite_master where name = 'pets'").pluck().get(), 0)
 
       holder.exec('rollback')
