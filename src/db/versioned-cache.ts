@@ -15,11 +15,25 @@ export class VersionedCache<V> {
   readonly #readVersion: (() => Promise<number>) | undefined
   readonly #maxEntries: number
   readonly #entries = new Map<string, V>()
+  /** Keys loaded once under this version and not kept yet (the `keepOnSecondLoad` option). */
+  readonly #loadedOnce: Set<string> | undefined
   #version = Number.NaN
 
-  constructor(readVersion: (() => Promise<number>) | undefined, maxEntries = 1000) {
+  /**
+   * `keepOnSecondLoad`: a value is kept only when its key is loaded a second time under the same version. For
+   * keys read at random from far more than `maxEntries` (gets by id across a large catalogue), keeping each
+   * value on its first load holds it just long enough to be promoted to V8's old generation, where it costs a
+   * full collection, and it is seldom asked for again before the entries are dropped. A key asked for twice is
+   * the one likely to be asked for again; it is kept from then on as before.
+   */
+  constructor(
+    readVersion: (() => Promise<number>) | undefined,
+    maxEntries = 1000,
+    { keepOnSecondLoad = false }: { keepOnSecondLoad?: boolean } = {},
+  ) {
     this.#readVersion = readVersion
     this.#maxEntries = maxEntries
+    this.#loadedOnce = keepOnSecondLoad ? new Set() : undefined
   }
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
@@ -27,6 +41,7 @@ export class VersionedCache<V> {
     const version = await this.#readVersion()
     if (version !== this.#version) {
       this.#entries.clear()
+      this.#loadedOnce?.clear()
       this.#version = version
     }
     const cached = this.#entries.get(key)
@@ -59,6 +74,7 @@ export class VersionedCache<V> {
       const version = await this.#readVersion()
       if (version < this.#version) {
         this.#entries.clear()
+        this.#loadedOnce?.clear()
         this.#version = version
       } else this.#advanceTo(version)
       const cached = this.#entries.get(key)
@@ -74,11 +90,18 @@ export class VersionedCache<V> {
     if (version === this.#version) return true
     if (version < this.#version) return false
     this.#entries.clear()
+    this.#loadedOnce?.clear()
     this.#version = version
     return true
   }
 
   #keep(key: string, value: V): void {
+    const loadedOnce = this.#loadedOnce
+    if (loadedOnce && !loadedOnce.delete(key)) {
+      if (loadedOnce.size >= this.#maxEntries) loadedOnce.clear()
+      loadedOnce.add(key)
+      return
+    }
     if (this.#entries.size >= this.#maxEntries) this.#entries.clear()
     this.#entries.set(key, value)
   }

@@ -1,0 +1,70 @@
+// VersionedCache keeps loaded values while the data version stays the same. With keepOnSecondLoad it keeps a value
+// only from its key's second load under one version: what a key read once costs is a load, never a kept value.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { VersionedCache } from '../../src/db/versioned-cache.js'
+
+/** A cache over a version the test sets, and a loader that counts its calls per key. */
+function cacheFor(options?: { keepOnSecondLoad?: boolean }, maxEntries?: number) {
+  let version = 1
+  const loads: string[] = []
+  const cache = new VersionedCache<string>(async () => version, maxEntries, options)
+  const get = (key: string) =>
+    cache.get(key, async () => {
+      loads.push(key)
+      return `${key}@${version}`
+    })
+  return { get, loads, commit: () => (version += 1) }
+}
+
+describe('VersionedCache', () => {
+  it('keeps a value from its first load by default', async () => {
+    const { get, loads } = cacheFor()
+    assert.deepEqual([await get('a'), await get('a'), await get('a')], ['a@1', 'a@1', 'a@1'])
+    assert.deepEqual(loads, ['a'])
+  })
+
+  it('with keepOnSecondLoad, loads a key twice and answers the third read from the cache', async () => {
+    const { get, loads } = cacheFor({ keepOnSecondLoad: true })
+    assert.deepEqual(
+      [await get('a'), await get('b'), await get('a'), await get('a'), await get('b')],
+      ['a@1', 'b@1', 'a@1', 'a@1', 'b@1'],
+    )
+    assert.deepEqual(loads, ['a', 'b', 'a', 'b'])
+    assert.equal(await get('b'), 'b@1')
+    assert.deepEqual(loads, ['a', 'b', 'a', 'b'])
+  })
+
+  it('with keepOnSecondLoad, forgets the keys loaded once when the version changes', async () => {
+    const { get, loads, commit } = cacheFor({ keepOnSecondLoad: true })
+    await get('a')
+    commit()
+    // The load under version 1 does not count: this is the first load under version 2, so it is not kept.
+    assert.equal(await get('a'), 'a@2')
+    assert.equal(await get('a'), 'a@2')
+    assert.equal(await get('a'), 'a@2')
+    assert.deepEqual(loads, ['a', 'a', 'a'])
+  })
+
+  it('with keepOnSecondLoad, drops the kept values and the keys loaded once at a commit', async () => {
+    const { get, loads, commit } = cacheFor({ keepOnSecondLoad: true })
+    await get('a')
+    await get('a')
+    assert.equal(await get('a'), 'a@1')
+    commit()
+    assert.equal(await get('a'), 'a@2')
+    assert.deepEqual(loads, ['a', 'a', 'a'])
+  })
+
+  it('with keepOnSecondLoad, remembers at most maxEntries keys loaded once', async () => {
+    const { get, loads } = cacheFor({ keepOnSecondLoad: true }, 2)
+    await get('a')
+    await get('b')
+    // The third key loaded once makes room by forgetting the first two.
+    await get('c')
+    await get('a')
+    await get('c')
+    assert.equal(await get('c'), 'c@1')
+    assert.deepEqual(loads, ['a', 'b', 'c', 'a', 'c'])
+  })
+})
