@@ -39,11 +39,7 @@ export class VersionedCache<V> {
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.#readVersion) return load()
     const version = await this.#readVersion()
-    if (version !== this.#version) {
-      this.#entries.clear()
-      this.#loadedOnce?.clear()
-      this.#version = version
-    }
+    if (version !== this.#version) this.#startVersion(version)
     const cached = this.#entries.get(key)
     if (cached !== undefined) return cached
     const value = await load()
@@ -72,11 +68,8 @@ export class VersionedCache<V> {
     if (!this.#readVersion) return (await load()).value
     if (this.#entries.has(key)) {
       const version = await this.#readVersion()
-      if (version < this.#version) {
-        this.#entries.clear()
-        this.#loadedOnce?.clear()
-        this.#version = version
-      } else this.#advanceTo(version)
+      if (version < this.#version) this.#startVersion(version)
+      else this.#advanceTo(version)
       const cached = this.#entries.get(key)
       if (cached !== undefined) return cached
     }
@@ -89,10 +82,15 @@ export class VersionedCache<V> {
   #advanceTo(version: number): boolean {
     if (version === this.#version) return true
     if (version < this.#version) return false
+    this.#startVersion(version)
+    return true
+  }
+
+  /** Forgets everything kept or loaded under the version before. */
+  #startVersion(version: number): void {
     this.#entries.clear()
     this.#loadedOnce?.clear()
     this.#version = version
-    return true
   }
 
   #keep(key: string, value: V): void {

@@ -17,7 +17,7 @@ const pageKey = (query: PetPageQuery) =>
 export function cachedPetReads(reads: PetReads, readVersion: () => Promise<number>): PetReads {
   const pages = new VersionedCache<Page<Pet>>(readVersion)
   // A pet is kept from its second load on: a lookup in the turn's read snapshot is cheap, and keeping every pet that
-  // random gets read once fed the full collector (100,000 pets: 3 % more gets a second, p99 a quarter lower).
+  // random gets read once fed the full collector (random gets of 100,000 pets: 2 – 4 % less CPU, p99 15 – 30 % lower).
   const pets = new VersionedCache<VersionedPet | null>(readVersion, undefined, { keepOnSecondLoad: true })
   return {
     async pet(id) {

@@ -60,11 +60,13 @@ describe('VersionedCache', () => {
     const { get, loads } = cacheFor({ keepOnSecondLoad: true }, 2)
     await get('a')
     await get('b')
-    // The third key loaded once makes room by forgetting the first two.
+    // The third key loaded once makes room by forgetting the first two: `a` counts as loaded once again.
     await get('c')
     await get('a')
-    await get('c')
-    assert.equal(await get('c'), 'c@1')
-    assert.deepEqual(loads, ['a', 'b', 'c', 'a', 'c'])
+    assert.deepEqual(loads, ['a', 'b', 'c', 'a'])
+    assert.equal(await get('a'), 'a@1')
+    assert.deepEqual(loads, ['a', 'b', 'c', 'a', 'a'])
+    assert.equal(await get('a'), 'a@1')
+    assert.deepEqual(loads, ['a', 'b', 'c', 'a', 'a'])
   })
 })
