@@ -7,6 +7,7 @@ import { ReadPipeline } from './postgres-pipeline.js'
 import { isStalePreparedStatement, nameStatements, StatementNames } from './postgres-statements.js'
 import { pipelinedPostgresDialect } from './postgres-pipelined-dialect.js'
 import { WorkingSchemaPostgresDialect } from './postgres-schema-introspector.js'
+import { connectionUrl } from './postgres-tls-preference.js'
 import { StatementGroups } from './postgres/combined-statements.js'
 import { pipelineAsPool } from './postgres/pipeline-as-pool.js'
 import type { Store } from './store.js'
@@ -84,15 +85,16 @@ interface Connections {
 async function openConnections(options: PostgresOptions): Promise<Connections> {
   const { default: pg } = await import('pg')
   const Client = clientClass(pg.Client, options.onIdleError, new StatementNames())
+  const connection = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true }
+  const url = await connectionUrl(options.url, (url) => new pg.Client({ ...connection, connectionString: url }))
   const settings: pg.ClientConfig = {
-    connectionString: options.url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...connection,
+    connectionString: url,
     // The server cancels a statement that runs too long; the client gives up a little later in case the
     // network itself is gone and no cancellation can arrive.
     statement_timeout: options.statementTimeoutMs,
     query_timeout: options.statementTimeoutMs + 250,
     idle_in_transaction_session_timeout: TRANSACTION_IDLE_LIMIT_MS,
-    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

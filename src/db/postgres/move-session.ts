@@ -5,6 +5,7 @@ import { migrateInsideTransaction } from '../migrate.js'
 import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
 import { parseInt8 } from '../postgres.js'
 import { WorkingSchemaPostgresDialect } from '../postgres-schema-introspector.js'
+import { connectionUrl } from '../postgres-tls-preference.js'
 
 /** The first key of the advisory lock imports take ('PSIM'); the second is the schema's. */
 const IMPORT_LOCK = 1347635533
@@ -35,7 +36,7 @@ class InsideLoadDialect extends WorkingSchemaPostgresDialect {
 export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({
-    connectionString: url,
+    connectionString: await connectionUrl(url, (url) => new pg.Client({ connectionString: url })),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === pg.types.builtins.INT8

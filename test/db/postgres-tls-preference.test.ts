@@ -1,0 +1,143 @@
+// sslmode=prefer, libpq's default: TLS where the server offers it, a plain connection where it does not. The driver
+// alone refuses a server without TLS; the service asks the server once and connects without TLS where it refuses.
+import assert from 'node:assert/strict'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { connectionUrl, prefersTls, withoutTls } from '../../src/db/postgres-tls-preference.js'
+import { runCli } from '../helpers/process.js'
+import { startTestServer, type TestServer } from '../helpers/server.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
+import { makeTempDir } from '../helpers/temp.js'
+
+const newClient = (url: string) => new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
+
+describe('sslmode in DATABASE_URL', () => {
+  it('prefer is read from the query, in both of the driver’s URL forms', () => {
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=prefer'), true)
+    assert.equal(prefersTls('postgres://petstore@/shop?host=/var/run/postgresql&sslmode=prefer'), true)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=require'), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=verify-full'), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop'), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?application_name=prefer'), false)
+  })
+
+  it('the URL without TLS asks the driver for none and keeps the others', () => {
+    const url =
+      'postgres://petstore:secret@db.internal:6432/shop?sslmode=prefer&application_name=shop&options=-c%20x%3D1'
+    assert.equal(withoutTls(url), `${url}&sslmode=disable`)
+    // As the driver reads it (a client is not connected by its constructor).
+    const read = new pg.Client({ connectionString: withoutTls(url) })
+    assert.deepEqual(
+      {
+        ssl: read.ssl,
+        host: read.host,
+        port: read.port,
+        user: read.user,
+        password: read.password,
+        database: read.database,
+      },
+      { ssl: false, host: 'db.internal', port: 6432, user: 'petstore', password: 'secret', database: 'shop' },
+    )
+  })
+})
+
+/** A loopback server that counts its connections and answers each as `answer` says. */
+async function fakeServer(
+  answer: (socket: Socket) => void,
+): Promise<{ server: Server; url: (query: string) => string; connections: () => number }> {
+  let connections = 0
+  const server = createServer((socket) => {
+    connections += 1
+    socket.on('error', () => undefined)
+    answer(socket)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    server,
+    url: (query) => `postgres://petstore@127.0.0.1:${port}/petstore${query}`,
+    connections: () => connections,
+  }
+}
+
+describe('asking the server whether it offers TLS', () => {
+  it('a server that refuses TLS: the URL without TLS, after one connection', async () => {
+    // Answers PostgreSQL's SSLRequest with 'N', as a server without TLS does.
+    const fake = await fakeServer((socket) => socket.once('data', () => socket.end('N')))
+    try {
+      const url = fake.url('?sslmode=prefer')
+      assert.equal(await connectionUrl(url, newClient), `${url}&sslmode=disable`)
+      assert.equal(fake.connections(), 1)
+    } finally {
+      fake.server.close()
+    }
+  })
+
+  it('a server that cannot be asked (it closes at once): the URL as it is, for the connection to report', async () => {
+    const fake = await fakeServer((socket) => socket.destroy())
+    try {
+      const url = fake.url('?sslmode=prefer')
+      assert.equal(await connectionUrl(url, newClient), url)
+      assert.equal(fake.connections(), 1)
+    } finally {
+      fake.server.close()
+    }
+  })
+
+  it('any other sslmode, or none: the URL as it is, and the server is not asked', async () => {
+    const fake = await fakeServer((socket) => socket.once('data', () => socket.end('N')))
+    try {
+      for (const query of ['', '?sslmode=require', '?sslmode=verify-full', '?sslmode=disable']) {
+        assert.equal(await connectionUrl(fake.url(query), newClient), fake.url(query))
+      }
+      assert.equal(fake.connections(), 0)
+    } finally {
+      fake.server.close()
+    }
+  })
+})
+
+const serverUrl = process.env.TEST_DATABASE_URL
+describe('sslmode=prefer on a PostgreSQL server without TLS', { skip: !serverUrl && 'needs TEST_DATABASE_URL' }, () => {
+  let serverOffersTls = true
+  let database: TestDatabase
+  let server: TestServer | undefined
+  const preferring = () => `${database.url}&sslmode=prefer`
+
+  before(async () => {
+    const admin = new pg.Client({ connectionString: serverUrl })
+    await admin.connect()
+    serverOffersTls = (await admin.query<{ ssl: string }>('show ssl')).rows[0]?.ssl === 'on'
+    await admin.end()
+    database = await createTestDatabase('postgres')
+  })
+  after(async () => {
+    await server?.close()
+    await database.drop()
+  })
+
+  it('the service serves, its connections plain', async (t) => {
+    if (serverOffersTls) return t.skip('the test server offers TLS')
+    server = await startTestServer({ database: { url: preferring(), drop: async () => {} } })
+    const created = await server.request('/v1/pets', { json: { name: 'Rex', categoryId: 1 } })
+    assert.equal(created.status, 201)
+    const pet = (await created.json()) as { id: number; name: string }
+    const read = await server.request(`/v1/pets/${pet.id}`)
+    assert.equal(read.status, 200)
+    assert.deepEqual(await read.json(), pet)
+    const ready = await server.request('/readyz', { auth: false })
+    assert.deepEqual({ status: ready.status, body: await ready.json() }, { status: 200, body: { status: 'ready' } })
+  })
+
+  it('petstore export reads the shop over a plain connection too', async (t) => {
+    if (serverOffersTls) return t.skip('the test server offers TLS')
+    const file = join(makeTempDir(), 'shop.jsonl')
+    const result = await runCli(['export', file], { DATABASE_URL: preferring() })
+    assert.equal(result.code, 0, result.stderr)
+    assert.equal(existsSync(file), true)
+    assert.match(readFileSync(file, 'utf8'), /"Rex"/)
+  })
+})
