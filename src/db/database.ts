@@ -208,11 +208,11 @@ export interface Database {
 }
 
 /**
- * Reads, outside a transaction or inside one. Only `selectFrom`: a write needs a transaction (`Writer`), so
- * that no write can resolve before it is durable (on SQLite a plain write would join whatever group-commit
- * batch is open and be acknowledged before that batch commits).
+ * Reads, outside a transaction or inside one. Only selects (`selectFrom`, `selectNoFrom`): a write needs a
+ * transaction (`Writer`), so that no write can resolve before it is durable (on SQLite a plain write would join
+ * whatever group-commit batch is open and be acknowledged before that batch commits).
  */
-export type Reader = Pick<Kysely<Database>, 'selectFrom'>
+export type Reader = Pick<Kysely<Database>, 'selectFrom' | 'selectNoFrom'>
 
 /** A write transaction, the only handle that writes: repositories' write functions take it. */
 export type Writer = Transaction<Database>

@@ -72,7 +72,7 @@ export interface Store extends DataAccess {
   groupCommitStats: GroupCommitStats | undefined
   /** PostgreSQL only: changes of many transactions sent as one statement, counted since start. */
   combinedStatementStats: CombinedStatementStats | undefined
-  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  /** Resolves when the database answers a trivial read; rejects otherwise. */
   ping(): Promise<void>
   /** Closes every connection. Closing twice is harmless. */
   close(): Promise<void>
@@ -105,8 +105,11 @@ export function openStore(
     ...store,
     dialect: database.kind,
     eventsReadVersion: database.kind === 'sqlite' ? store.readVersion : undefined,
+    // Asked as a read, on the connections reads use: an instance whose writes wait (every pool connection in a
+    // lock queue behind a long transaction, which holds every instance's writes alike) still serves its reads, and
+    // taking it out of a balancer would turn slow writes into refused reads.
     ping: async () => {
-      await sql`select 1`.execute(store.admin)
+      await store.read.selectNoFrom(sql<number>`1`.as('one')).execute()
     },
     close: () => (closed ??= store.close()),
   }

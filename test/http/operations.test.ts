@@ -1,5 +1,7 @@
 // What an operator relies on: liveness, readiness (and its failure), Prometheus metrics, explicit time-outs.
 import { staticKeyId } from '../../src/keys/static-key-id.js'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.js'
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
@@ -169,7 +171,9 @@ describe('readiness when the database is unreachable', () => {
       })
       server.store.ping = ping
 
+      // Every connection closed, the readers' too (readiness asks for a read): a database gone.
       await server.store.admin.destroy()
+      await (server.store.read as Kysely<Database>).destroy()
       const gone = await server.request('/readyz', { auth: false })
       const goneId = await assertError(gone, {
         status: 503,
