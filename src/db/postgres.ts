@@ -21,7 +21,7 @@ export interface PostgresOptions {
 }
 
 /** Waiting longer than this for a connection (database down, pool exhausted) fails the request with 503. */
-const CONNECT_TIMEOUT_MS = 1500
+export const CONNECT_TIMEOUT_MS = 1500
 const INT8_OID = 20
 
 /**

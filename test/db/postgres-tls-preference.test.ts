@@ -1,7 +1,7 @@
 // sslmode=prefer, libpq's default: TLS where the server offers it, a plain connection where it does not. The driver
 // alone refuses a server without TLS; the service asks the server once and connects without TLS where it refuses.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -15,13 +15,35 @@ import { makeTempDir } from '../helpers/temp.js'
 const newClient = (url: string) => new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
 
 describe('sslmode in DATABASE_URL', () => {
-  it('prefer is read from the query, in both of the driver’s URL forms', () => {
-    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=prefer'), true)
-    assert.equal(prefersTls('postgres://petstore@/shop?host=/var/run/postgresql&sslmode=prefer'), true)
-    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=require'), false)
-    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=verify-full'), false)
-    assert.equal(prefersTls('postgres://petstore@db.internal/shop'), false)
-    assert.equal(prefersTls('postgres://petstore@db.internal/shop?application_name=prefer'), false)
+  it('prefer is read from the query, in both of the driver’s URL forms, the last sslmode as the driver does', () => {
+    const none = {}
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=prefer', none), true)
+    assert.equal(prefersTls('postgres://petstore@/shop?host=/var/run/postgresql&sslmode=prefer', none), true)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=require', none), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=verify-full', none), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop', none), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?application_name=prefer', none), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=prefer&sslmode=require', none), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=require&sslmode=prefer', none), true)
+  })
+
+  it('PGSSLMODE=prefer counts where the URL names no sslmode, as the driver reads it', () => {
+    const preferring = { PGSSLMODE: 'prefer' }
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop', preferring), true)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop?sslmode=require', preferring), false)
+    assert.equal(prefersTls('postgres://petstore@db.internal/shop', { PGSSLMODE: 'require' }), false)
+  })
+
+  it('the URL without TLS: sslmode=disable at the end of the query, before any fragment', () => {
+    assert.equal(withoutTls('postgres://petstore@h/shop'), 'postgres://petstore@h/shop?sslmode=disable')
+    assert.equal(
+      withoutTls('postgres://petstore@h/shop?sslmode=prefer#note'),
+      'postgres://petstore@h/shop?sslmode=prefer&sslmode=disable#note',
+    )
+    assert.equal(
+      new pg.Client({ connectionString: withoutTls('postgres://petstore@h/shop?sslmode=prefer#n') }).ssl,
+      false,
+    )
   })
 
   it('the URL without TLS asks the driver for none and keeps the others', () => {
@@ -64,12 +86,38 @@ async function fakeServer(
 }
 
 describe('asking the server whether it offers TLS', () => {
-  it('a server that refuses TLS: the URL without TLS, after one connection', async () => {
+  it('a server that refuses TLS: the URL without TLS, after one connection, and a warning', async () => {
     // Answers PostgreSQL's SSLRequest with 'N', as a server without TLS does.
     const fake = await fakeServer((socket) => socket.once('data', () => socket.end('N')))
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
     try {
       const url = fake.url('?sslmode=prefer')
       assert.equal(await connectionUrl(url, newClient), `${url}&sslmode=disable`)
+      assert.equal(fake.connections(), 1)
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.deepEqual(
+        warnings
+          .filter((warning) => (warning as Error & { code?: string }).code === 'PETSTORE_POSTGRES_WITHOUT_TLS')
+          .map((warning) => warning.message),
+        [
+          'The PostgreSQL server offers no TLS: connecting without it, as sslmode=prefer allows. Set ' +
+            'sslmode=verify-full in DATABASE_URL to refuse a connection that is not encrypted.',
+        ],
+      )
+    } finally {
+      process.off('warning', onWarning)
+      fake.server.close()
+    }
+  })
+
+  it('a server that offers TLS: the URL as it is, whatever the handshake then meets', async () => {
+    // Says yes to TLS, then ends the connection: the failure is not a refusal of TLS.
+    const fake = await fakeServer((socket) => socket.once('data', () => socket.end('S')))
+    try {
+      const url = fake.url('?sslmode=prefer')
+      assert.equal(await connectionUrl(url, newClient), url)
       assert.equal(fake.connections(), 1)
     } finally {
       fake.server.close()
@@ -132,12 +180,21 @@ describe('sslmode=prefer on a PostgreSQL server without TLS', { skip: !serverUrl
     assert.deepEqual({ status: ready.status, body: await ready.json() }, { status: 200, body: { status: 'ready' } })
   })
 
-  it('petstore export reads the shop over a plain connection too', async (t) => {
+  it('petstore migrate and petstore export connect without TLS too', async (t) => {
     if (serverOffersTls) return t.skip('the test server offers TLS')
-    const file = join(makeTempDir(), 'shop.jsonl')
-    const result = await runCli(['export', file], { DATABASE_URL: preferring() })
-    assert.equal(result.code, 0, result.stderr)
-    assert.equal(existsSync(file), true)
-    assert.match(readFileSync(file, 'utf8'), /"Rex"/)
+    const own = await createTestDatabase('postgres')
+    try {
+      const url = `${own.url}&sslmode=prefer`
+      const migrated = await runCli(['migrate'], { DATABASE_URL: url })
+      assert.equal(migrated.code, 0, migrated.stderr)
+      const file = join(makeTempDir(), 'shop.jsonl')
+      const exported = await runCli(['export', file], { DATABASE_URL: url })
+      assert.equal(exported.code, 0, exported.stderr)
+      const last = JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>
+      assert.equal(last.end, true)
+      assert.match(exported.stderr, /The PostgreSQL server offers no TLS: connecting without it/)
+    } finally {
+      await own.drop()
+    }
   })
 })

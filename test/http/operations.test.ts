@@ -1,11 +1,11 @@
 // What an operator relies on: liveness, readiness (and its failure), Prometheus metrics, explicit time-outs.
 import { staticKeyId } from '../../src/keys/static-key-id.js'
-import type { Kysely } from 'kysely'
-import type { Database } from '../../src/db/database.js'
 import assert from 'node:assert/strict'
 import type { Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.js'
 import { TIMEOUTS } from '../../src/http/create-fastify.js'
 import { assertError, assertRawError, CORS, JSON_CONTENT_TYPE } from '../helpers/error-assert.js'
 import { openRawConnection } from '../helpers/raw-http.js'

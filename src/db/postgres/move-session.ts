@@ -3,7 +3,7 @@ import { Kysely, PostgresAdapter, sql, type DialectAdapter } from 'kysely'
 import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
 import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
-import { parseInt8 } from '../postgres.js'
+import { CONNECT_TIMEOUT_MS, parseInt8 } from '../postgres.js'
 import { WorkingSchemaPostgresDialect } from '../postgres-schema-introspector.js'
 import { connectionUrl } from '../postgres-tls-preference.js'
 
@@ -35,8 +35,11 @@ class InsideLoadDialect extends WorkingSchemaPostgresDialect {
 
 export async function openPostgresMoveSession(url: string): Promise<MoveSession> {
   const { default: pg } = await import('pg')
+  // A server that takes the connection and never answers fails the command instead of holding it.
+  const connection = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
   const client = new pg.Client({
-    connectionString: await connectionUrl(url, (url) => new pg.Client({ connectionString: url })),
+    ...connection,
+    connectionString: await connectionUrl(url, (url) => new pg.Client({ ...connection, connectionString: url })),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === pg.types.builtins.INT8
