@@ -6,7 +6,7 @@ import { rejectOtherMethods } from '../errors/method-not-allowed.js'
 const READINESS_TIMEOUT_MS = 2000
 const READINESS_RETRY_AFTER_SECONDS = 5
 
-/** /healthz: the process answers. /readyz: the database answers too, within two seconds. */
+/** /healthz: the process answers. /readyz: the database answers a read too (Store.ping), within two seconds. */
 export function registerHealthRoutes(app: FastifyInstance, store: Pick<Store, 'ping'>): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   rejectOtherMethods(app, '/healthz', ['GET'])
