@@ -86,7 +86,7 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
   const { default: pg } = await import('pg')
   const Client = clientClass(pg.Client, options.onIdleError, new StatementNames())
   const connection = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true }
-  const url = await connectionUrl(options.url, (url) => new pg.Client({ ...connection, connectionString: url }))
+  const url = await connectionUrl(options.url, (asked) => new pg.Client({ ...connection, connectionString: asked }))
   const settings: pg.ClientConfig = {
     ...connection,
     connectionString: url,

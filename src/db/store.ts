@@ -105,9 +105,10 @@ export function openStore(
     ...store,
     dialect: database.kind,
     eventsReadVersion: database.kind === 'sqlite' ? store.readVersion : undefined,
-    // Asked as a read, on the connections reads use: an instance whose writes wait (every pool connection in a
-    // lock queue behind a long transaction, which holds every instance's writes alike) still serves its reads, and
-    // taking it out of a balancer would turn slow writes into refused reads.
+    // Asked as a read, on the connections reads use: an instance whose writes wait for a lock held elsewhere (on
+    // PostgreSQL every pool connection queued behind a long transaction, which holds every instance's writes
+    // alike; on SQLite the writer behind another process) still serves its reads, and taking it out of a balancer
+    // would turn slow writes into refused reads.
     ping: async () => {
       await store.read.selectNoFrom(sql<number>`1`.as('one')).execute()
     },

@@ -39,7 +39,7 @@ export async function openPostgresMoveSession(url: string): Promise<MoveSession>
   const connection = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS }
   const client = new pg.Client({
     ...connection,
-    connectionString: await connectionUrl(url, (url) => new pg.Client({ ...connection, connectionString: url })),
+    connectionString: await connectionUrl(url, (asked) => new pg.Client({ ...connection, connectionString: asked })),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === pg.types.builtins.INT8
