@@ -19,6 +19,7 @@ import * as webhookPendingEvents from './migrations/0015_webhook_pending_events.
 import * as categoryNameKeySharpS from './migrations/0016_category_name_key_sharp_s.js'
 import * as categoryNameKeyComposed from './migrations/0017_category_name_key_composed.js'
 import * as categoryNameKeyDecomposed from './migrations/0018_category_name_key_decomposed.js'
+import { refuseSchemaWithoutCreate } from './schema-without-create.js'
 import { isDatabaseUnavailable } from './unavailable.js'
 import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
 
@@ -206,6 +207,7 @@ async function migrateOnce(db: Kysely<Database>, { disableTransactions = false }
   const newer = await unknownMigrations(db, schema)
   if (newer.length > 0) return runningOnNewer(migrator, newer)
   if (!schema) await refuseForeignSqliteFile(db)
+  else await refuseSchemaWithoutCreate(db, migrator, schema)
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')
