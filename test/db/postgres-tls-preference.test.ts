@@ -112,28 +112,28 @@ describe('asking the server whether it offers TLS', () => {
     }
   })
 
-  it('a server that offers TLS: the URL as it is, whatever the handshake then meets', async () => {
-    // Says yes to TLS, then ends the connection: the failure is not a refusal of TLS.
-    const fake = await fakeServer((socket) => socket.once('data', () => socket.end('S')))
-    try {
-      const url = fake.url('?sslmode=prefer')
-      assert.equal(await connectionUrl(url, newClient), url)
-      assert.equal(fake.connections(), 1)
-    } finally {
-      fake.server.close()
-    }
-  })
-
-  it('a server that cannot be asked (it closes at once): the URL as it is, for the connection to report', async () => {
-    const fake = await fakeServer((socket) => socket.destroy())
-    try {
-      const url = fake.url('?sslmode=prefer')
-      assert.equal(await connectionUrl(url, newClient), url)
-      assert.equal(fake.connections(), 1)
-    } finally {
-      fake.server.close()
-    }
-  })
+  // Neither is a refusal of TLS: one says yes to TLS and then ends the connection, the other closes at once.
+  for (const [title, answer] of [
+    [
+      'a server that offers TLS: the URL as it is, whatever the handshake then meets',
+      (socket: Socket) => socket.once('data', () => socket.end('S')),
+    ],
+    [
+      'a server that cannot be asked (it closes at once): the URL as it is, for the connection to report',
+      (socket: Socket) => socket.destroy(),
+    ],
+  ] as const) {
+    it(title, async () => {
+      const fake = await fakeServer(answer)
+      try {
+        const url = fake.url('?sslmode=prefer')
+        assert.equal(await connectionUrl(url, newClient), url)
+        assert.equal(fake.connections(), 1)
+      } finally {
+        fake.server.close()
+      }
+    })
+  }
 
   it('any other sslmode, or none: the URL as it is, and the server is not asked', async () => {
     const fake = await fakeServer((socket) => socket.once('data', () => socket.end('N')))
