@@ -2,8 +2,8 @@
 // (openapi/petstore-v1.json, `npm run openapi:write`), its check (`npm run openapi:check`: regenerate and fail on
 // any difference) and the lint (`npm run lint:openapi`). It builds the real app (buildApp, the production
 // options) on a throw-away SQLite file, so the document is exactly the one a running instance generates; nothing
-// listens on a port. The output is deterministic: the published servers are fixed here, and the instance that
-// "served" it is the fixed placeholder http://localhost:8080.
+// listens on a port. The output is deterministic: no production or staging server is configured (each operator
+// names their own), and the instance that "served" it is the address `npm start` listens on with no configuration.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -13,14 +13,8 @@ import { openStore } from '../src/db/store.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { isMain } from './is-main.js'
 
-/** The base addresses the published contract names (the specification's {base_url} and {staging_base_url}). */
-export const PUBLISHED_SERVERS = {
-  PRODUCTION_BASE_URL: 'https://petstore.example.com/v1',
-  STAGING_BASE_URL: 'https://staging.petstore.example.com/v1',
-}
-
-/** The placeholder origin of the instance in the committed document. */
-export const PLACEHOLDER_HOST = 'localhost:8080'
+/** The instance's origin in the committed document: where `npm start` serves with no configuration. */
+export const DEFAULT_HOST = '127.0.0.1:8080'
 
 export const COMMITTED_DOCUMENT = 'openapi/petstore-v1.json'
 
@@ -33,14 +27,13 @@ export async function generateDocument(): Promise<string> {
       // A static key keeps the first-run key issuing out of the way; it is never used or printed.
       PETSTORE_API_KEYS: 'openapi-writer-key-0123456789',
       LOG_LEVEL: 'warn',
-      ...PUBLISHED_SERVERS,
     })
     const store = openStore(config)
     await migrateToLatest(store.admin)
     const app = await buildApp(config, { store })
     try {
       await app.ready()
-      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: PLACEHOLDER_HOST } })
+      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: DEFAULT_HOST } })
       if (response.statusCode !== 200)
         throw new Error(`GET /v1/openapi.json answered ${response.statusCode}: ${response.body}`)
       return `${JSON.stringify(response.json(), null, 2)}\n`

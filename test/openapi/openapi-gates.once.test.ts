@@ -27,6 +27,27 @@ describe('the committed OpenAPI document and its gates', () => {
     assert.equal(readFileSync(COMMITTED_DOCUMENT, 'utf8'), await generateDocument(), 'run npm run openapi:write')
   })
 
+  it('names no host of its own as a server: only the address the service listens on with no configuration', () => {
+    assert.deepEqual(current.servers, [
+      {
+        url: 'http://127.0.0.1:8080/v1',
+        description:
+          'This instance, a local or development one (no production or staging server is configured): the ' +
+          'address this document was fetched from.',
+        'x-internal': true,
+      },
+    ])
+  })
+
+  it('fails when the only server is an instance whose base path moves', () => {
+    const moved = copy(current)
+    moved.servers[0].url = 'http://127.0.0.1:8080/v2'
+    assert.deepEqual(
+      breakingChanges(current, moved, []).map((change) => `${change.action} ${change.path}`),
+      ['remove servers//v1'],
+    )
+  })
+
   it('breaks nothing in the 1.0.0 baseline but what openapi/accepted-breaking-changes.json records', () => {
     assert.deepEqual(breakingChanges(baseline, current, accepted), [])
     for (const acceptance of accepted) assert.ok(acceptance.reason.length > 40, `${acceptance.path} says why`)

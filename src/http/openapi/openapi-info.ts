@@ -113,8 +113,9 @@ nothing changes, so two clerks editing the same animal cannot overwrite each oth
 **Servers.** \`servers\` lists the production and staging base addresses the operator configured \
 (\`PRODUCTION_BASE_URL\`,
 \`STAGING_BASE_URL\`), then the instance that served this document, last and marked as such, so that a client
-generated from it talks to production unless told otherwise. The committed copy of this document names the instance
-as \`http://localhost:8080/v1\`.
+generated from it talks to production unless told otherwise. The committed copy of this document names no production
+or staging server (each operator configures their own) and names the instance as \`http://127.0.0.1:8080/v1\`, where
+the service listens with no configuration.
 
 **Compatibility.** Requests are closed: a property or query parameter not documented is refused (400). Responses are
 open to additive change: a later 1.x version may add properties to response bodies (and new headers, codes and
