@@ -1,4 +1,4 @@
-// What each step of a request costs, from a .cpuprofile of the unbundled service (node --cpu-prof dist/cli.js
+// What each step of a request costs, from a .cpuprofile of the unbundled service (node --cpu-prof dist/cli/main.js
 // serve: the bundle puts every file into one, so files no longer tell steps apart). Each sample of the last
 // SECONDS before the profile ends is given to one step: logging when the log is anywhere on its stack (its
 // write is Node's fs code called by the log), otherwise the step of the innermost frame that belongs to one;

@@ -1,4 +1,4 @@
-// The production build of the service: the compiled dist/cli.js and everything it imports, in one minified
+// The production build of the service: the compiled dist/cli/main.js and everything it imports, in one minified
 // ES module (plus a chunk per lazily loaded part: PostgreSQL, Redis). A process then keeps far less
 // JavaScript source and bytecode in memory than with 1,300 separate files from node_modules (about 13 MiB
 // less RSS; see docs/benchmarks.md). npm start and the Docker image run it; tests run the sources.
@@ -8,8 +8,10 @@ import { build } from 'esbuild'
 // Chunk names change with their contents: the chunks of an earlier build must not linger beside the new ones.
 rmSync('dist/bundle', { recursive: true, force: true })
 await build({
-  // The webhook sender runs as a thread of its own, from a file of its own next to the chunks (webhooks/sender.ts).
-  entryPoints: ['dist/cli.js', 'dist/webhooks/sender-thread.js'],
+  // The webhook sender runs as a thread of its own, from a file of its own next to the chunks
+  // (webhooks/delivery/sender.ts).
+  // The command keeps its name, dist/bundle/cli.js (package.json's bin, npm start, the Docker image).
+  entryPoints: { cli: 'dist/cli/main.js', 'sender-thread': 'dist/webhooks/delivery/sender-thread.js' },
   entryNames: '[name]',
   outdir: 'dist/bundle',
   bundle: true,

@@ -15,8 +15,8 @@ import { orderRoutes } from './orders/order.routes.js'
 import { petMaintenanceRoutes } from './pets/pet-maintenance.routes.js'
 import { petRoutes } from './pets/pet.routes.js'
 import type { Services } from './services.js'
-import { webhookDeliveryRoutes } from './webhooks/webhook-delivery.routes.js'
-import { webhookRoutes } from './webhooks/webhook.routes.js'
+import { webhookDeliveryRoutes } from './webhooks/endpoints/webhook-delivery.routes.js'
+import { webhookRoutes } from './webhooks/endpoints/webhook.routes.js'
 
 export interface ApiRoutesOptions {
   config: Config

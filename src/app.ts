@@ -20,8 +20,8 @@ import { closeUnusedConnectionsOnClose } from './http/request/unused-connections
 import { countRequestsInFlight } from './http/request/requests-in-flight.js'
 import { createValidatorCompiler } from './http/validation/validation.js'
 import { createServices } from './services.js'
-import { DELIVERY_WEBHOOKS } from './webhooks/webhook-delivery.openapi.js'
-import type { WebhookNetwork } from './webhooks/outbound-http.js'
+import { DELIVERY_WEBHOOKS } from './webhooks/endpoints/webhook-delivery.openapi.js'
+import type { WebhookNetwork } from './webhooks/delivery/outbound-http.js'
 
 export interface AppDependencies {
   /** The open, migrated store. buildApp takes it over: `app.close()` closes it, after everything that uses it. */

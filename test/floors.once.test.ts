@@ -19,10 +19,6 @@ const TOP = [
     'api-routes',
     'server',
     'cli',
-    'cli-arguments',
-    'cli-commands',
-    'cli-output',
-    'cli-usage',
     'end-by-signal',
     'services',
     'event-document',
@@ -154,9 +150,9 @@ describe('the folders of src/ as floors', () => {
 
   it('reads the imports of every kind, each to a file that exists', () => {
     const files = new Set(sources.map(({ file }) => file))
-    const cli = imports.filter(({ from }) => from === 'cli.ts').map(({ to }) => to)
+    const cli = imports.filter(({ from }) => from === 'cli/main.ts').map(({ to }) => to)
     assert.ok(cli.includes('move/move-command.ts'), 'the CLI imports the move command dynamically')
-    assert.ok(cli.includes('cli-usage.ts'))
+    assert.ok(cli.includes('cli/usage.ts'))
     assert.deepEqual(
       imports.filter(({ to }) => !files.has(to)),
       [],
@@ -178,6 +174,18 @@ describe('the folders of src/ as floors', () => {
 
   it('checks the SQL dialect only in db/', () => {
     assert.deepEqual(dialectChecks(sources), [])
+  })
+
+  it("keeps the webhook deliverer (webhooks/delivery/) apart from the endpoints' API (webhooks/endpoints/)", () => {
+    const delivery = imports.filter(({ from }) => from.startsWith('webhooks/delivery/'))
+    assert.ok(
+      delivery.some(({ to }) => to === 'webhooks/secret-box.ts'),
+      'the deliverer reads the shared secrets',
+    )
+    assert.deepEqual(
+      delivery.filter(({ to }) => to.startsWith('webhooks/endpoints/')),
+      [],
+    )
   })
 })
 

@@ -140,7 +140,7 @@ export interface WebhookEndpointTable {
   receives_after: ColumnType<number, number, number>
 }
 
-/** One row: the last event whose deliveries have been created (webhooks/fan-out.repository.ts). */
+/** One row: the last event whose deliveries have been created (webhooks/delivery/fan-out.repository.ts). */
 export interface WebhookFanOutTable {
   position: number
 }
@@ -148,7 +148,8 @@ export interface WebhookFanOutTable {
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
 
 /**
- * One event to one endpoint: created by the deliverer's fan-out from the event feed (webhooks/fan-out.repository.ts).
+ * One event to one endpoint: created by the deliverer's fan-out from the event feed
+ * (webhooks/delivery/fan-out.repository.ts).
  */
 export interface WebhookDeliveryTable {
   id: Generated<number>

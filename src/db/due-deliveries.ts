@@ -1,4 +1,4 @@
-// The due deliveries a claim takes (webhooks/delivery-claim.repository.ts): per enabled endpoint its oldest
+// The due deliveries a claim takes (webhooks/delivery/delivery-claim.repository.ts): per enabled endpoint its oldest
 // due ones, as many as it has free places. Each store has its own statement (db/sqlite/, db/postgres/).
 import type { Writer } from './database.js'
 import { onPostgres } from './dialect.js'

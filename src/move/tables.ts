@@ -3,7 +3,7 @@
 import type { Row } from '../db/move-session.js'
 import { nameKeyOfSchema } from './category-name-keys.js'
 import type { ColumnKind } from './columns.js'
-import { withoutNul } from '../webhooks/receiver-answer.js'
+import { withoutNul } from '../webhooks/delivery/receiver-answer.js'
 
 export interface TableEntry {
   name: string

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
  */
 export const CLI = process.env.PETSTORE_TEST_CLI
   ? resolve(process.env.PETSTORE_TEST_CLI)
-  : fileURLToPath(new URL('../../src/cli.ts', import.meta.url))
+  : fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 
 // Resolved from here, so that the command also starts in a working directory without node_modules.
 const TSX = import.meta.resolve('tsx')

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js'
 import type { Tuning } from '../../src/config/tuning.js'
 import { openStore, type Store } from '../../src/db/store.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
-import type { WebhookNetwork } from '../../src/webhooks/outbound-http.js'
+import type { WebhookNetwork } from '../../src/webhooks/delivery/outbound-http.js'
 import { createTestDatabase, PATIENT_DATABASE, type TestDatabase } from './store.js'
 import { NO_NETWORK } from './webhooks.js'
 

@@ -11,12 +11,12 @@ import { ErrorSchema } from '../../src/http/errors/error.schema.js'
 import { EventSchema } from '../../src/event-document.js'
 import { OrderSchema } from '../../src/orders/order.schema.js'
 import { PetSchema } from '../../src/pets/pet.schema.js'
-import { WebhookSchema, WebhookWithSecretSchema } from '../../src/webhooks/webhook.schema.js'
+import { WebhookSchema, WebhookWithSecretSchema } from '../../src/webhooks/endpoints/webhook.schema.js'
 import { dereference, type JsonSchema, type OpenApiDocument } from '../helpers/fuzz-document.js'
 import { addOracleFormats } from '../helpers/fuzz-oracle.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { SAMPLE_ATTEMPT, SAMPLE_DELIVERY, SAMPLE_SECRET, SAMPLE_WEBHOOK } from '../helpers/webhooks.js'
-import { DeliverySchema } from '../../src/webhooks/webhook-delivery.schema.js'
+import { DeliverySchema } from '../../src/webhooks/endpoints/webhook-delivery.schema.js'
 
 type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)

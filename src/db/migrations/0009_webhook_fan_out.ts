@@ -3,7 +3,7 @@ import { isPostgres } from './dialect-helpers.js'
 
 // The fan-out leaves the writers' transactions: instead of a trigger that inserted a delivery with every event,
 // the deliverer reads the event feed from a stored position and creates the deliveries itself, in batches
-// (webhooks/fan-out.repository.ts). A create then costs the same with subscribed endpoints as without; the
+// (webhooks/delivery/fan-out.repository.ts). A create then costs the same with subscribed endpoints as without; the
 // trigger made every create's transaction insert a row per endpoint, which cost PostgreSQL 13 – 20 % of its
 // create throughput. Written out here, not imported, because a migration must keep meaning what it meant.
 //  - webhook_fan_out: one row, the id of the last event the deliveries were created for.
