@@ -271,6 +271,16 @@ marked [beta]', async () => {
     assert.deepEqual(elsewhere, [])
   })
 
+  it('links to no other site: every link stays on the service (the licence is named, not linked)', async () => {
+    const links = await page.$$eval('a[href]', (anchors) => anchors.map((anchor) => anchor.href))
+    assert.ok(links.length > 0, 'the page has links (its operations)')
+    assert.deepEqual(
+      links.filter((href) => new URL(href).origin !== server.baseUrl),
+      [],
+    )
+    assert.equal(await page.locator('.info__license').textContent(), 'MIT')
+  })
+
   it('renders under its Content-Security-Policy, which no part of the page violated', () => {
     // Chromium reports every blocked script, style, image or connection as a console error (checked below).
     assert.match(
