@@ -90,23 +90,25 @@ describe('@petstore/client packed', () => {
   })
   after(() => server.close())
 
-  it('packs the built code, its types and the README, and nothing of the sources', () => {
+  it('packs the built code, its types, the README and the licence, and nothing of the sources', () => {
     const paths = packed.files.map((file) => file.path).sort()
     assert.equal(packed.name, '@petstore/client')
     for (const path of [
       'package.json',
       'README.md',
+      'LICENSE',
       'dist/index.js',
       'dist/index.d.ts',
       'dist/generated/petstore-v1.d.ts',
     ])
       assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`)
     assert.deepEqual(
-      paths.filter((path) => !path.startsWith('dist/') && path !== 'package.json' && path !== 'README.md'),
+      paths.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path)),
       [],
     )
     const installed = readdirSync(join(project, 'node_modules', '@petstore', 'client'))
-    for (const name of ['package.json', 'README.md', 'dist']) assert.ok(installed.includes(name), `${name} installed`)
+    for (const name of ['package.json', 'README.md', 'LICENSE', 'dist'])
+      assert.ok(installed.includes(name), `${name} installed`)
   })
 
   it('imports in a fresh ESM project and calls the service', async () => {
