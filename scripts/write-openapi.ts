@@ -13,9 +13,6 @@ import { openStore } from '../src/db/store.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { isMain } from './is-main.js'
 
-/** The instance's origin in the committed document: where `npm start` serves with no configuration. */
-export const DEFAULT_HOST = '127.0.0.1:8080'
-
 export const COMMITTED_DOCUMENT = 'openapi/petstore-v1.json'
 
 /** The document as text, exactly as committed (two-space JSON and a final newline). */
@@ -33,7 +30,10 @@ export async function generateDocument(): Promise<string> {
     const app = await buildApp(config, { store })
     try {
       await app.ready()
-      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host: DEFAULT_HOST } })
+      // The instance's origin in the committed document: HOST and PORT left at their defaults, where `npm start`
+      // serves with no configuration.
+      const host = `${config.host}:${config.port}`
+      const response = await app.inject({ method: 'GET', url: '/v1/openapi.json', headers: { host } })
       if (response.statusCode !== 200)
         throw new Error(`GET /v1/openapi.json answered ${response.statusCode}: ${response.body}`)
       return `${JSON.stringify(response.json(), null, 2)}\n`
