@@ -7,20 +7,22 @@ import { requestAddress } from '../auth/client-network.js'
 export const REDACTED = '[redacted]'
 
 // The service's own keys, wherever they appear, also with any character of the prefix percent-encoded (a URL may
-// encode any character, and the log quotes URLs as sent: `%70st_…` is the key `pst_…`). The tail takes every
-// character a key (base64url) or its percent-encoding can hold.
-const SERVICE_KEY_PREFIX = '(?:p|%70)(?:s|%73)(?:t|%74)(?:_|%5f)'
+// encode any character, and the log quotes URLs as sent: `%70st_…` is the key `pst_…`), once or more (`%2570st_…`
+// decodes to `%70st_…`, which a second decoding makes a key). The tail takes every character a key (base64url) or
+// its percent-encoding can hold.
+const encodedOrNot = (char: string) => `(?:${char}|%(?:25)*${char.charCodeAt(0).toString(16)})`
+const SERVICE_KEY_PREFIX = [...'pst_'].map(encodedOrNot).join('')
 const SERVICE_KEY = new RegExp(`${SERVICE_KEY_PREFIX}[\\w%-]*`, 'gi')
-const STARTS_AS_SERVICE_KEY = new RegExp(`^${SERVICE_KEY_PREFIX}`, 'i')
+const HOLDS_SERVICE_KEY = new RegExp(SERVICE_KEY_PREFIX, 'i')
 
 // Query parameter names that usually carry a secret, matched within the name once lower-cased and stripped of
 // separators: access_token, id_token, api_key, apiKey, X-Api-Key, client_secret, password, passwd, pwd, auth,
 // authorization, signature, X-Amz-Signature, sig, session, credentials, jwt, an OAuth code…
 const CREDENTIAL_NAME = /auth|code|credential|jwt|key|pass|pwd|secret|session|sig|token/
 
-/** True when `text` starts as the service's own keys do (`pst_`, any of its characters perhaps percent-encoded). */
-export function startsAsServiceKey(text: string): boolean {
-  return STARTS_AS_SERVICE_KEY.test(text)
+/** True when `text` holds what starts the service's own keys (`pst_`, any of its characters perhaps encoded). */
+export function holdsServiceKey(text: string): boolean {
+  return HOLDS_SERVICE_KEY.test(text)
 }
 
 /** Text with every service key in it replaced. */

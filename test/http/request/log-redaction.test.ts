@@ -48,6 +48,9 @@ describe('URLs in the logs', () => {
     [`/v1/pets/%70st_${KEY.slice(4)}?q=1`, '/v1/pets/[redacted]?q=1'],
     [`/v1/pets?note=p%73t_${KEY.slice(4)}`, '/v1/pets?note=[redacted]'],
     [`/v1/pets?note=%70%73%74%5f${KEY.slice(4)}&limit=1`, '/v1/pets?note=[redacted]&limit=1'],
+    // Encoded twice or more: one decoding of the logged URL gives an encoded key, a second the key.
+    [`/v1/pets/%2570st_${KEY.slice(4)}`, '/v1/pets/[redacted]'],
+    [`/v1/pets?note=p%25252573t%255F${KEY.slice(4)}`, '/v1/pets?note=[redacted]'],
   ]
 
   for (const [path, expected] of cases) {

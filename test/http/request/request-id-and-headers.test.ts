@@ -138,9 +138,9 @@ describe('X-Request-Id, security headers and CORS', () => {
     )
   })
 
-  it('replaces an X-Request-Id that is a key with a generated UUID, so that no key reaches the logs', async () => {
+  it('replaces an X-Request-Id that holds a key with a generated UUID, so that no key reaches the logs', async () => {
     const storedForm = `pst_${'A'.repeat(43)}`
-    for (const id of [TEST_API_KEY, storedForm]) {
+    for (const id of [TEST_API_KEY, storedForm, `a.${storedForm}`, `zz-${storedForm}`, `x.${TEST_API_KEY}.y`]) {
       const response = await server.request('/v1/pets', { headers: { 'x-request-id': id } })
       assert.equal(response.status, 200)
       const given = response.headers.get('x-request-id') ?? ''
@@ -160,12 +160,18 @@ describe('X-Request-Id, security headers and CORS', () => {
       .map((char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
       .join('')
     const oneCharacterEncoded = `%${TEST_API_KEY.charCodeAt(0).toString(16)}${TEST_API_KEY.slice(1)}`
+    // Encoded twice (`%2572` is `%72` encoded again), the first character or the last.
+    const encodedTwice = `%25${TEST_API_KEY.charCodeAt(0).toString(16)}${TEST_API_KEY.slice(1)}`
+    const last = TEST_API_KEY.length - 1
+    const lastEncodedTwice = `${TEST_API_KEY.slice(0, last)}%25${TEST_API_KEY.charCodeAt(last).toString(16)}`
     const paths = [
       `/v1/${TEST_API_KEY}`,
       `/v1/pets?note=${TEST_API_KEY}`,
       `/v1/pets?limit=${TEST_API_KEY}`,
       `/v1/pets?note=${everyCharacterEncoded}`,
       `/v1/${oneCharacterEncoded}`,
+      `/v1/${encodedTwice}`,
+      `/v1/pets?note=${lastEncodedTwice}`,
     ]
     for (const [index, path] of paths.entries()) {
       const requestId = `static-key-in-url-${index}`
@@ -176,7 +182,9 @@ describe('X-Request-Id, security headers and CORS', () => {
       assert.ok(lines.some((entry) => entry.msg === 'request completed'))
       for (const entry of lines) {
         assert.equal(JSON.stringify(entry).includes(TEST_API_KEY), false)
-        assert.equal(decodeURIComponent(JSON.stringify(entry)).includes(TEST_API_KEY), false)
+        const decodedOnce = decodeURIComponent(JSON.stringify(entry))
+        assert.equal(decodedOnce.includes(TEST_API_KEY), false)
+        assert.equal(decodeURIComponent(decodedOnce).includes(TEST_API_KEY), false)
       }
       assert.ok(lines.some((entry) => JSON.stringify(entry).includes('[redacted]')))
     }
