@@ -15,16 +15,14 @@ export function markDeprecated(options: {
   metrics: Metrics
 }) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    // A throw (a Host header unfit for the link) is caught by Fastify's hook runner and answered as an error.
-    reply.headers({
-      deprecation: DEPRECATION,
-      sunset: SUNSET,
-      link: `<${options.successor(request)}>; rel="successor-version"`,
-    })
+    reply.headers({ deprecation: DEPRECATION, sunset: SUNSET })
     const operation = options.operation
     const keyId = request.principal?.keyId ?? 'unknown'
     // Operation ids and key ids hold no space, so the key names one label set only.
     options.metrics.deprecatedCalls.inc(`${operation} ${keyId}`, () => ({ operation, key_id: keyId }))
+    // Last: a throw (a Host header unfit for the link) is caught by Fastify's hook runner and answered as an error,
+    // which still says the operation is deprecated.
+    reply.header('link', `<${options.successor(request)}>; rel="successor-version"`)
     done()
   }
 }

@@ -293,6 +293,11 @@ describe('error responses', () => {
           },
           { 'cache-control': 'no-store' },
         )
+        // getPet's refusal is still deprecated; only the successor link, which needs the host, is left out.
+        const deprecated = request.startsWith('GET')
+        assert.equal(response.headers.deprecation, deprecated ? '@1767225600' : undefined)
+        assert.equal(response.headers.sunset, deprecated ? 'Thu, 05 Dec 2030 00:00:00 GMT' : undefined)
+        assert.equal(response.headers.link, undefined)
       }
       const highestPort = await rawExchange(
         server.baseUrl,
