@@ -34,6 +34,8 @@ interface Acceptance {
   action: 'add' | 'remove' | 'replace' | 'rename'
   path: string
   to?: unknown[]
+  /** The reference documents (repository paths) the decision was made against; without it, every one. */
+  against?: string[]
   reason: string
 }
 
@@ -142,9 +144,19 @@ export function readAcceptances(path = ACCEPTED): Acceptance[] {
   return (readJson(path) as { accepted: Acceptance[] }).accepted
 }
 
+/**
+ * The decisions that hold against `reference`: one made for a false report against one document (a pairing the diff
+ * tool makes there only) must not hide a real change of the same place against another.
+ */
+export function acceptancesFor(reference: string, accepted = readAcceptances()): Acceptance[] {
+  return accepted.filter(
+    (acceptance) => acceptance.against?.some((path) => resolve(path) === resolve(reference)) ?? true,
+  )
+}
+
 /** Throws, listing the breaking changes, when `current` breaks `reference`. */
 export function judge(reference: string, current: string, document: Json, accepted = readAcceptances()): string {
-  const changes = breakingChanges(readJson(reference), document, accepted)
+  const changes = breakingChanges(readJson(reference), document, acceptancesFor(reference, accepted))
   if (changes.length > 0) {
     const listed = changes
       .slice(0, 50)

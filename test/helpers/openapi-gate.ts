@@ -1,7 +1,14 @@
 // What the tests of the breaking-change gate share: the committed document, the references clients hold (the 1.0.0
 // baseline and the last release's snapshot), the recorded decisions, and the gate's verdict on an edited copy.
 import { readFileSync } from 'node:fs'
-import { BASELINE, CURRENT, breakingChanges, lastRelease, readAcceptances } from '../../scripts/openapi-breaking.js'
+import {
+  acceptancesFor,
+  BASELINE,
+  CURRENT,
+  breakingChanges,
+  lastRelease,
+  readAcceptances,
+} from '../../scripts/openapi-breaking.js'
 
 export type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -14,9 +21,11 @@ export const accepted = readAcceptances()
 export function judged(edit: (document: Json) => void): { baseline: string[]; release: string[] } {
   const document = structuredClone(current)
   edit(document)
-  const list = (reference: Json) =>
-    breakingChanges(reference, document, accepted).map((change) => `${change.action} ${change.path}`)
-  return { baseline: list(references.baseline), release: list(references.release) }
+  const list = (reference: Json, path: string) =>
+    breakingChanges(reference, document, acceptancesFor(path, accepted)).map(
+      (change) => `${change.action} ${change.path}`,
+    )
+  return { baseline: list(references.baseline, BASELINE), release: list(references.release, lastRelease()) }
 }
 
 export const ORDER_200 = 'paths//store/orders/{orderId}/get/responses/200/content/application/json/schema'

@@ -141,7 +141,7 @@ describe('GET /', () => {
     assert.equal(response.headers.get('content-type'), JSON_CONTENT_TYPE)
     assert.deepEqual(await response.json(), {
       name: 'Petstore API',
-      version: '1.0.0',
+      version: '1.1.0',
       links: { docs: '/docs', openapi: '/v1/openapi.json', health: '/healthz', ready: '/readyz' },
     })
     for (const path of ['/docs', '/v1/openapi.json', '/healthz', '/readyz']) {

@@ -317,9 +317,9 @@ describe('GET /v1/openapi.json', () => {
     )
   }
 
-  it('is OpenAPI 3.1.0 for version 1.0.0 of the interface', () => {
+  it('is OpenAPI 3.1.0 for version 1.1.0 of the interface', () => {
     assert.equal(document.openapi, '3.1.0')
-    assert.equal(document.info.version, '1.0.0')
+    assert.equal(document.info.version, '1.1.0')
     assert.equal(document.info.title, 'Petstore API')
   })
 

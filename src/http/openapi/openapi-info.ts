@@ -167,7 +167,7 @@ export function configuredServers({
   ]
 }
 
-export const API_INFO = { title: 'Petstore API', version: '1.0.0' }
+export const API_INFO = { title: 'Petstore API', version: '1.1.0' }
 
 /**
  * The OpenAPI 3.1 `webhooks` section: what the service sends that is not an answer to a route (the webhook

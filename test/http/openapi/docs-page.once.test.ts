@@ -60,7 +60,7 @@ describe('GET /docs in a browser', { skip: missing ?? false }, () => {
 
   it('shows the API title, version and every operation with its operationId, tag by tag, the beta ones \
 marked [beta]', async () => {
-    assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.0.0 OAS 3.1')
+    assert.equal((await page.textContent('.info .title'))?.replace(/\s+/g, ' ').trim(), 'Petstore API 1.1.0 OAS 3.1')
     const operations = await page.$$eval('.opblock', (blocks) =>
       blocks.map((block) => ({
         method: block.querySelector('.opblock-summary-method')?.textContent ?? '',
