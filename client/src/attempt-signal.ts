@@ -1,7 +1,8 @@
 // The signal one attempt is sent with: the caller's signal, and a timer for what is left of the call's time
-// budget, so that a service which accepts the connection and never answers cannot hang a call.
+// budget, so that a service which accepts the connection and never answers, or stops half-way through its answer,
+// cannot hang a call.
 
-/** The call's time budget (retry.maxTotalMs, plus a long poll's wait) ran out before a response came. */
+/** The call's time budget (retry.maxTotalMs, plus a long poll's wait) ran out before a whole response came. */
 export class PetstoreTimeoutError extends Error {
   // The name DOMException gives a timeout (AbortSignal.timeout), so that code checking `name` treats it alike.
   override readonly name = 'TimeoutError'
@@ -12,7 +13,7 @@ export class PetstoreTimeoutError extends Error {
 
   constructor(operationId: string, maxTotalMs: number, budgetMs: number) {
     super(
-      `${operationId} got no response within its time budget of ${budgetMs} ms ` +
+      `${operationId} got no whole response within its time budget of ${budgetMs} ms ` +
         `(retry.maxTotalMs ${maxTotalMs}${budgetMs === maxTotalMs ? '' : ' plus the long poll wait'}).`,
     )
     this.operationId = operationId

@@ -141,7 +141,7 @@ async function* streamEvents(
           headers: { Accept: 'text/event-stream' },
           parseAs: 'stream',
           signal: connection.signal,
-          fetch: transport.fetchFor({ operationId: 'streamEvents' }),
+          fetch: transport.fetchFor({ operationId: 'streamEvents', streams: true }),
         })
         body = dataOf(answer)
       } catch (error) {

@@ -13,6 +13,8 @@ export interface Call {
   operationId: string
   /** How long one attempt may take by design (a long poll's wait): added to the retry budget, maxTotalMs. */
   expectedDurationMs?: number
+  /** The body is an event stream, which never ends: the budget bounds the wait for the response, not the body. */
+  streams?: boolean
   /** Set by the transport: how many attempts were sent. */
   attempts?: number
 }
@@ -52,12 +54,14 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       call.attempts = attempt
       let response: Response
-      // What is left of the budget bounds the wait for this attempt's response (not the reading of its body:
-      // an event stream's body never ends).
+      // What is left of the budget bounds this attempt: the wait for its response and the reading of its body (a
+      // body that stalls half-way would hang the call as surely as no answer), but an event stream's body, which
+      // never ends, only until the response comes.
       const bound = attemptSignal(request.signal, Math.max(0, budgetMs - (now() - started)))
       try {
         // The original stays unread, so that every attempt sends the same body.
         response = await fetch(request.clone(), { ...init, signal: bound.signal })
+        if (!call.streams) response = await readWhole(response)
       } catch (error) {
         bound.clear()
         // The budget is spent: no further attempt could start, and the caller learns why.
@@ -80,6 +84,16 @@ export class Transport {
       await sleep(delay, request.signal)
     }
   }
+}
+
+// Statuses whose responses have no body (the Fetch standard's null body statuses).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
+
+/** The response with its body read while the attempt's bound still runs, as a response that holds it. */
+async function readWhole(response: Response): Promise<Response> {
+  const body = await response.arrayBuffer()
+  const { status, statusText, headers } = response
+  return new Response(NULL_BODY_STATUSES.has(status) ? null : body, { status, statusText, headers })
 }
 
 /** A retryable status, or 409 `idempotency_key_in_flight` (the first request with this key is still running). */

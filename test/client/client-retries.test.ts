@@ -261,18 +261,32 @@ describe('@petstore/client: the time budget bounds an attempt that gets no respo
   const sockets = new Set<Socket>()
   let silentUrl: string
   let connections = 0
+  // One that answers each request with its head and the first byte of a body it promised whole, then nothing more.
+  let stalling: ReturnType<typeof createServer>
+  let stallingUrl: string
+  const listen = async (server: ReturnType<typeof createServer>) => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`
+  }
   before(async () => {
     silent = createServer((socket) => {
       connections++
       sockets.add(socket)
       socket.on('error', () => undefined).on('close', () => sockets.delete(socket))
     })
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/v1`
+    silentUrl = await listen(silent)
+    stalling = createServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => undefined).on('close', () => sockets.delete(socket))
+      socket.once('data', () =>
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n['),
+      )
+    })
+    stallingUrl = await listen(stalling)
   })
   after(async () => {
     for (const socket of sockets) socket.destroy()
-    await new Promise((resolve) => silent.close(resolve))
+    await Promise.all([silent, stalling].map((server) => new Promise((resolve) => server.close(resolve))))
   })
 
   /** Settles the promise, or fails the test when it is still pending after a generous guard. */
@@ -304,8 +318,23 @@ describe('@petstore/client: the time budget bounds an attempt that gets no respo
     assert.equal(error.name, 'TimeoutError')
     assert.equal(error.operationId, 'listPets')
     assert.equal(error.maxTotalMs, 300)
-    assert.equal(error.message, 'listPets got no response within its time budget of 300 ms (retry.maxTotalMs 300).')
+    assert.equal(
+      error.message,
+      'listPets got no whole response within its time budget of 300 ms (retry.maxTotalMs 300).',
+    )
     assert.ok(connections > before, 'the request reached the silent server')
+  })
+
+  it('a response whose body stops half-way times out the same way', async () => {
+    const client = createPetstoreClient({ baseUrl: stallingUrl, apiKey: TEST_API_KEY, retry: { maxTotalMs: 300 } })
+    const result = await settled(client.pets.list())
+    assert.equal(result.status, 'rejected')
+    const error = (result as PromiseRejectedResult).reason as unknown
+    assert.ok(error instanceof PetstoreTimeoutError, `a PetstoreTimeoutError, not ${String(error)}`)
+    assert.equal(
+      error.message,
+      'listPets got no whole response within its time budget of 300 ms (retry.maxTotalMs 300).',
+    )
   })
 
   it('an unsafe call with its key times out the same way', async () => {
@@ -333,7 +362,8 @@ describe('@petstore/client: the time budget bounds an attempt that gets no respo
     const error = (result as PromiseRejectedResult).reason as PetstoreTimeoutError
     assert.equal(
       error.message,
-      'listEvents got no response within its time budget of 1100 ms (retry.maxTotalMs 100 plus the long poll wait).',
+      'listEvents got no whole response within its time budget of 1100 ms ' +
+        '(retry.maxTotalMs 100 plus the long poll wait).',
     )
   })
 })
