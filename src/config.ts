@@ -184,8 +184,6 @@ const variables = {
 } as const
 
 type Variables = typeof variables
-/** The name of a variable the service reads. */
-export type ConfigVariable = keyof Variables
 export type Config = {
   [Name in keyof Variables as Variables[Name]['field']]: ReturnType<Variables[Name]['kind']['unset']>
 }

@@ -8,23 +8,20 @@ import { backoffMs, RETRYABLE_STATUSES, sleep, type RetryPolicy } from './retry.
 
 export type FetchFunction = (input: Request, init?: RequestInit) => Promise<Response>
 
-/** What the transport needs to know about one logical call, and what it reports back. */
+/** What the transport needs to know about one logical call. */
 export interface Call {
   operationId: string
   /** How long one attempt may take by design (a long poll's wait): added to the retry budget, maxTotalMs. */
   expectedDurationMs?: number
   /** The body is an event stream, which never ends: the budget bounds the wait for the response, not the body. */
   streams?: boolean
-  /** Set by the transport: how many attempts were sent. */
-  attempts?: number
 }
 
 export interface TransportOptions {
   fetch: FetchFunction
   retry: RetryPolicy
   deprecations: DeprecationNotices
-  /** For tests of the timing: the clock and the source of jitter. */
-  now?: () => number
+  /** For tests of the timing: the source of jitter. */
   random?: () => number
 }
 
@@ -47,12 +44,12 @@ export class Transport {
   }
 
   async #send(request: Request, init: RequestInit | undefined, call: Call): Promise<Response> {
-    const { fetch, retry, deprecations, now = Date.now, random = Math.random } = this.#options
+    const { fetch, retry, deprecations, random = Math.random } = this.#options
+    const now = Date.now
     const repeatable = mayRepeat(request)
     const started = now()
     const budgetMs = retry.maxTotalMs + (call.expectedDurationMs ?? 0)
     for (let attempt = 1; ; attempt++) {
-      call.attempts = attempt
       let response: Response
       // What is left of the budget bounds this attempt: the wait for its response and the reading of its body (a
       // body that stalls half-way would hang the call as surely as no answer), but an event stream's body, which

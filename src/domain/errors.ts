@@ -3,7 +3,7 @@
 
 /**
  * The messages services give their errors, as functions of what varies: the OpenAPI document's examples are made
- * with them too (http/error-examples.ts), so an example always says what the service says.
+ * with them too (http/errors/error-examples.ts), so an example always says what the service says.
  */
 export const DOMAIN_MESSAGES = {
   petNotAvailable: (petId: number, status: string) =>
@@ -106,5 +106,3 @@ export class InvalidInput extends Error {
     this.name = 'InvalidInput'
   }
 }
-
-export type DomainError = NotFound | Conflict | PreconditionFailed | Gone | TooManyOpenReads | InvalidInput

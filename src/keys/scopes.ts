@@ -1,4 +1,4 @@
-// How a key's scopes are stored. The scopes themselves are the API's (http/scopes.ts): re-exported here for
+// How a key's scopes are stored. The scopes themselves are the API's (http/auth/scopes.ts): re-exported here for
 // the key commands.
 import { SCOPES, type Scope } from '../http/auth/scopes.js'
 

@@ -7,7 +7,7 @@ import type SqliteDatabase from 'better-sqlite3'
 import type { PetTable } from '../database.js'
 
 // The API's Pet: the same keys in the same order as toPet (pets/pet.mapper.ts) and the response schema, so the
-// text is what the route's serialiser would make of the parsed value (test/pet-json.test.ts compares them).
+// text is what the route's serialiser would make of the parsed value (test/pets/pet-json.once.test.ts compares them).
 const PET_JSON = `json_object('id', id, 'name', name, 'categoryId', category_id, 'status', status)`
 
 export interface PetJsonFilters {

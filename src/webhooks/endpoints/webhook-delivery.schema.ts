@@ -189,4 +189,3 @@ export const DeliveryParams = Type.Object(
 )
 
 export type Delivery = Static<typeof DeliverySchema>
-export type Attempt = Static<typeof AttemptSchema>
