@@ -6,12 +6,24 @@ import { requestAddress } from '../auth/client-network.js'
 
 export const REDACTED = '[redacted]'
 
-// The service's own keys, wherever they appear, also with any character of the prefix percent-encoded (a URL may
-// encode any character, and the log quotes URLs as sent: `%70st_…` is the key `pst_…`), once or more (`%2570st_…`
-// decodes to `%70st_…`, which a second decoding makes a key). The tail takes every character a key (base64url) or
-// its percent-encoding can hold.
-const encodedOrNot = (char: string) => `(?:${char}|%(?:25)*${char.charCodeAt(0).toString(16)})`
-const SERVICE_KEY_PREFIX = [...'pst_'].map(encodedOrNot).join('')
+const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+
+/**
+ * A regular expression source for `text` with each character as it is or percent-encoded, once or more: a URL may
+ * encode any character, and the log quotes URLs as sent (`%70` is `p`; `%2570` decodes to `%70`, then to `p`).
+ * Compiled case-insensitive, it takes hex digits in either case.
+ */
+export function anyEncodingOf(text: string): string {
+  const character = (char: string) => {
+    const encoded = [...Buffer.from(char)].map((byte) => `%(?:25)*${byte.toString(16).padStart(2, '0')}`).join('')
+    return `(?:${escapeRegExp(char)}|${encoded})`
+  }
+  return [...text].map(character).join('')
+}
+
+// The service's own keys, wherever they appear, their prefix in any encoding (`%70st_…` is the key `pst_…`). The
+// tail takes every character a key (base64url) or its percent-encoding can hold.
+const SERVICE_KEY_PREFIX = anyEncodingOf('pst_')
 const SERVICE_KEY = new RegExp(`${SERVICE_KEY_PREFIX}[\\w%-]*`, 'gi')
 const HOLDS_SERVICE_KEY = new RegExp(SERVICE_KEY_PREFIX, 'i')
 
