@@ -73,7 +73,13 @@ describe(
         )
       ).flat()
       const afterwards = await commits()
-      assert.equal(afterwards.transactions - before.transactions, 400)
+      // One transaction a create. The three purges (idempotency keys, events, deliveries) each make a first run at a
+      // random moment of their first five minutes, so up to three of theirs may fall in this window too.
+      const transactions = afterwards.transactions - before.transactions
+      assert.ok(
+        transactions >= 400 && transactions <= 403,
+        `expected 400 transactions (and ≤ 3 purges'), got ${transactions}`,
+      )
       assert.ok(
         afterwards.commits - before.commits < 400,
         `expected fewer COMMITs than transactions, got ${afterwards.commits - before.commits}`,
