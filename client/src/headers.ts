@@ -5,7 +5,11 @@ export function retryAfterSeconds(headers: Headers, now: number = Date.now()): n
   const value = headers.get('retry-after')?.trim()
   if (!value) return undefined
   if (/^\d+$/.test(value)) return Number(value)
-  const date = Date.parse(value)
+  // All three forms of an HTTP-date start with the day's name. Date.parse alone reads far more than dates:
+  // `-5` or `5.5` would be a year or a day long past, and so no wait at all.
+  if (!/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(value)) return undefined
+  // asctime's form names no zone, and HTTP-dates are always GMT: without it, it would be read as local time.
+  const date = Date.parse(/ GMT$/i.test(value) ? value : `${value} GMT`)
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000))
 }
 

@@ -108,9 +108,9 @@ const HELP: Record<Command, CommandHelp> = {
   },
 }
 
-function columns(rows: [string, string][], indent = '  '): string {
+function columns(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([left]) => left.length)) + 2
-  return rows.map(([left, right]) => `${indent}${left.padEnd(width)}${right}`).join('\n')
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`).join('\n')
 }
 
 function variableRows(names: readonly string[]): string {

@@ -53,10 +53,10 @@ class Registry {
   constructor(private readonly kind: string) {}
 
   /** Lists `value` as `name`, or checks it equals what is already listed under that name. */
-  add(name: string, value: Json, same: (a: Json, b: Json) => boolean = isDeepStrictEqual): string {
+  add(name: string, value: Json): string {
     const listed = this.entries.get(name)
     if (listed === undefined) this.entries.set(name, value)
-    else if (!same(listed, value))
+    else if (!isDeepStrictEqual(listed, value))
       throw new Error(
         `OpenAPI ${this.kind} "${name}" is used with two different ` +
           `definitions:\n${JSON.stringify(listed)}\n${JSON.stringify(value)}`,

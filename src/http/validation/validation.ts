@@ -12,7 +12,7 @@ interface ObjectSchema {
   properties?: Record<string, { type?: string }>
 }
 
-export function createAjv(): Ajv {
+function createAjv(): Ajv {
   // `verbose` gives each problem its schema, where a pattern's rule in words is kept (validation-details.ts).
   const ajv = new Ajv({
     coerceTypes: false,
@@ -95,7 +95,8 @@ function withLowerCaseHeaderNames(schema: ObjectSchema & { required?: string[] }
   }
 }
 
-export function createValidatorCompiler(ajv: Ajv = createAjv()): FastifySchemaCompiler<unknown> {
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const ajv = createAjv()
   return ({ schema, httpPart }) => {
     if (httpPart === 'querystring' || httpPart === 'params') {
       return compileTextParameters(ajv, schema as ObjectSchema)
