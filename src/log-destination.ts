@@ -14,7 +14,7 @@ const RETRY_MS = 100
 
 type State = 'idle' | 'scheduled' | 'writing' | 'waiting' | 'broken'
 
-export class LogDestination implements DestinationStream {
+class LogDestination implements DestinationStream {
   private readonly fd: number
   private queue: string[] = []
   private queuedCharacters = 0

@@ -4,7 +4,7 @@ import type { EventDataContribution } from '../events/event.schema.js'
 import { named } from '../http/openapi/openapi-names.js'
 import { CategorySchema } from './category.schema.js'
 
-export const CategoryEventDataSchema = named(
+const CategoryEventDataSchema = named(
   'CategoryEventData',
   Type.Object(
     { category: CategorySchema },

@@ -6,7 +6,7 @@ import { Int64Id, VISIBLE_NAME_PATTERN, VISIBLE_NAME_RULE } from '../http/openap
 import { withPatternRule } from '../http/validation/validation-details.js'
 import { IdempotencyHeaders } from '../idempotency/idempotency.schema.js'
 
-export const MAX_CATEGORY_NAME_LENGTH = 100
+const MAX_CATEGORY_NAME_LENGTH = 100
 
 // The same text rule as an animal's name (VISIBLE_NAME_PATTERN: schema-primitives.ts says why),
 // shorter: a category name is a menu entry.

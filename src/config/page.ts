@@ -3,8 +3,8 @@
 import { CONFIG_TABLE } from '../config.js'
 import { RETIRED_VARIABLES } from './retired.js'
 
-export const VARIABLES_MARKER = '<!-- variables -->'
-export const RETIRED_MARKER = '<!-- retired -->'
+const VARIABLES_MARKER = '<!-- variables -->'
+const RETIRED_MARKER = '<!-- retired -->'
 
 /**
  * A table cell: a pipe would end the cell, a line break the row, and `<token>` would be read as HTML. An example

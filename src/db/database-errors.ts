@@ -104,7 +104,7 @@ const TLS_CERTIFICATE_CODES = new RegExp(
  * A failure to open or reach the database, restated with its path or address and what to do; undefined when
  * the error is something else (a failing migration, a bug), which is then reported as it is.
  */
-export function explainDatabaseError(error: unknown, database: DatabaseConfig): Error | undefined {
+function explainDatabaseError(error: unknown, database: DatabaseConfig): Error | undefined {
   const cause = rootCause(error)
   const code = typeof cause.code === 'string' ? cause.code : ''
   if (database.kind === 'sqlite') {

@@ -15,7 +15,7 @@ export interface Bursts {
 }
 
 /** Defaults: 500 rows a batch, 20 batches a burst, a second between bursts. */
-export const PURGE_BURSTS = { batchSize: 500, batchesPerBurst: 20, pauseMs: 1000 } as const
+const PURGE_BURSTS = { batchSize: 500, batchesPerBurst: 20, pauseMs: 1000 } as const
 
 const PURGE_INTERVAL_MS = 5 * 60_000
 

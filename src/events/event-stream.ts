@@ -27,7 +27,7 @@ export interface EventStreamOptions {
 }
 
 /** One event: its id (what an EventSource sends back as Last-Event-ID), its type, and its JSON on one line. */
-export function serverSentEvent(event: FeedEvent): string {
+function serverSentEvent(event: FeedEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`
 }
 
@@ -39,7 +39,7 @@ export const HEARTBEAT = ': heartbeat\n\n'
  * nothing. Without it, a filtered stream's client would reconnect after its last matching event, however old: it
  * would read every event since again, and be refused (410) once that event is purged though it missed nothing.
  */
-export function heartbeatAt(position: number): string {
+function heartbeatAt(position: number): string {
   return `: heartbeat\nid: ${position}\n\n`
 }
 /** The last line of a stream whose key no longer holds; a client that reconnects is then answered 401 or 403. */

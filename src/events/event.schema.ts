@@ -22,8 +22,8 @@ export const EVENT_TYPES = [
 ] as const satisfies readonly EventType[]
 
 export const DEFAULT_EVENT_PAGE_SIZE = 100
-export const MAX_EVENT_PAGE_SIZE = 1000
-export const MAX_WAIT_SECONDS = 30
+const MAX_EVENT_PAGE_SIZE = 1000
+const MAX_WAIT_SECONDS = 30
 
 export function isEventType(text: string): text is EventType {
   return (EVENT_TYPES as readonly string[]).includes(text)

@@ -7,7 +7,7 @@ export const DEFAULT_PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 100
 
 /** What a cursor looks like (for the document's examples): the signed position after id 20, without a filter. */
-export const CURSOR_EXAMPLE = 'MjAu.Yq3v8c0nXb2tq1Jp4k5mWg'
+const CURSOR_EXAMPLE = 'MjAu.Yq3v8c0nXb2tq1Jp4k5mWg'
 
 /**
  * The `cursor` query parameter. The service checks a cursor by its signature (cursor.ts), which also refuses

@@ -4,7 +4,7 @@ import type { EventDataContribution } from '../events/event.schema.js'
 import { named } from '../http/openapi/openapi-names.js'
 import { OrderSchema } from './order.schema.js'
 
-export const OrderEventDataSchema = named(
+const OrderEventDataSchema = named(
   'OrderEventData',
   Type.Object(
     { order: OrderSchema },

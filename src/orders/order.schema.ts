@@ -3,8 +3,8 @@ import { documentedAs, named } from '../http/openapi/openapi-names.js'
 import { CursorParameter, MAX_PAGE_SIZE, pageLimit } from '../http/pagination.js'
 import { Int64Id } from '../http/openapi/schema-primitives.js'
 
-export const ORDER_STATUSES = ['placed', 'completed', 'cancelled'] as const
-export const MAX_ORDER_QUANTITY = 100
+const ORDER_STATUSES = ['placed', 'completed', 'cancelled'] as const
+const MAX_ORDER_QUANTITY = 100
 export const DEFAULT_ORDER_QUANTITY = 1
 
 /** The lifecycle, stated once for every description that needs it. */
@@ -13,7 +13,7 @@ export const STATE_MACHINE =
   'completed (order `completed`, animal `sold`) or cancelled (order `cancelled`, animal `available` again); both ' +
   'are final. Any other transition answers 409 `conflict` and changes nothing.'
 
-export const OrderStatusSchema = named(
+const OrderStatusSchema = named(
   'OrderStatus',
   Type.Unsafe<(typeof ORDER_STATUSES)[number]>({
     type: 'string',

@@ -5,7 +5,7 @@ import { named } from '../http/openapi/openapi-names.js'
 import { PetSchema } from './pet.schema.js'
 
 /** Responses, so open to additive change; the serialiser still sends exactly these properties. */
-export const PetEventDataSchema = named(
+const PetEventDataSchema = named(
   'PetEventData',
   Type.Object(
     { pet: PetSchema },

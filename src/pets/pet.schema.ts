@@ -7,7 +7,7 @@ import { withPatternRule } from '../http/validation/validation-details.js'
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const
 export const DEFAULT_PET_STATUS = 'available'
 
-export const PetStatusSchema = named(
+const PetStatusSchema = named(
   'PetStatus',
   Type.Unsafe<(typeof PET_STATUSES)[number]>({
     type: 'string',
@@ -21,7 +21,7 @@ export const PetStatusSchema = named(
 )
 
 /** The text rule of a name (schema-primitives.ts says why). */
-export const PET_NAME_PATTERN = VISIBLE_NAME_PATTERN
+const PET_NAME_PATTERN = VISIBLE_NAME_PATTERN
 
 const NAME_RULE =
   "The animal's name: 1 to 200 Unicode characters, at least one of them visible (not only white space or " +

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
 
 /** Tuned for loopback or a LAN: a healthy Redis answers in well under a millisecond. */
-export const REDIS_TIMEOUTS = {
+const REDIS_TIMEOUTS = {
   connectMs: 1_000,
   commandMs: 250,
   /** Reconnection attempts back off to at most this interval, so recovery is noticed within about a second. */

@@ -7,7 +7,7 @@ import type { Reader } from '../db/database.js'
 import { UnknownKeyError, type SecretBox } from './secret-box.js'
 
 /** The refusal: one line for the operator, naming the variable and the fix. */
-export class WebhookSecretKeyError extends Error {
+class WebhookSecretKeyError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options)
     this.name = 'WebhookSecretKeyError'

@@ -46,7 +46,7 @@ export interface RateLimiter {
 }
 
 /** After the shared store fails, requests are admitted without asking it for this long, then it is tried again. */
-export const FAIL_OPEN_MS = 1_000
+const FAIL_OPEN_MS = 1_000
 
 const POLICY = '"default"'
 

@@ -74,7 +74,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   return new ApiError('internal_error', MESSAGES.internalError())
 }
 
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply
     .code(error.statusCode)
     .headers(error.headers)

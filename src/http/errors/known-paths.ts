@@ -26,7 +26,7 @@ export interface KnownPath {
   limit: onRequestAsyncHookHandler | undefined
 }
 
-export class KnownPaths {
+class KnownPaths {
   readonly #router = FindMyWay({ maxParamLength: MAX_PATH_PARAMETER_LENGTH })
 
   add(path: string, known: KnownPath): void {

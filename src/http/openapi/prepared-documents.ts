@@ -21,11 +21,11 @@ export interface DocumentSource {
   yaml(): string
 }
 
-export const INSTANCE_DESCRIPTION =
+const INSTANCE_DESCRIPTION =
   'This instance: the address this document was fetched from, for trying the API out. Clients should use the ' +
   'Production or Staging server.'
 /** An instance without configured servers (a local one) points nowhere else: there is no other server to use. */
-export const ONLY_INSTANCE_DESCRIPTION =
+const ONLY_INSTANCE_DESCRIPTION =
   'This instance, a local or development one (no production or staging server is configured): the address this ' +
   'document was fetched from.'
 

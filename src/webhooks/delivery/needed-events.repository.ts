@@ -10,7 +10,7 @@ import { fanOutPosition } from './fan-out.repository.js'
 const PENDING = sql.lit<DeliveryStatus>('pending')
 
 /** The smallest event id a pending delivery refers to; undefined when none is pending. One probe of its index. */
-export async function oldestPendingEventId(db: Reader): Promise<number | undefined> {
+async function oldestPendingEventId(db: Reader): Promise<number | undefined> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min('event_id').as('oldest'))

@@ -10,7 +10,7 @@ export const RESPONSE_BODY_LIMIT_BYTES = 4096
  * request): what a receiver sends with its answer arrives well within it; one that drips its body holds its
  * delivery place no longer.
  */
-export const RESPONSE_BODY_WAIT_MS = 1000
+const RESPONSE_BODY_WAIT_MS = 1000
 
 export interface ReceiverAnswer {
   status: number

@@ -7,8 +7,8 @@ import { Int64Id } from '../../http/openapi/schema-primitives.js'
 import { RESPONSE_BODY_LIMIT_BYTES } from '../delivery/receiver-answer.js'
 import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schema-parts.js'
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[]
-export const ATTEMPT_OUTCOMES = [
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const satisfies readonly DeliveryStatus[]
+const ATTEMPT_OUTCOMES = [
   'succeeded',
   'unexpected_status',
   'timed_out',
@@ -19,7 +19,7 @@ export const ATTEMPT_OUTCOMES = [
   'internal_error',
 ] as const satisfies readonly AttemptOutcome[]
 
-export const AttemptOutcomeSchema = named(
+const AttemptOutcomeSchema = named(
   'AttemptOutcome',
   Type.Unsafe<(typeof ATTEMPT_OUTCOMES)[number]>({
     type: 'string',
@@ -60,7 +60,7 @@ const SUCCEEDED_ATTEMPT_EXAMPLE = {
 const MAX_ERROR_LENGTH = 1024
 const MAX_INT32 = 2_147_483_647
 
-export const AttemptSchema = named(
+const AttemptSchema = named(
   'DeliveryAttempt',
   Type.Object(
     {
@@ -98,7 +98,7 @@ export const AttemptSchema = named(
   ),
 )
 
-export const DeliveryStatusSchema = named(
+const DeliveryStatusSchema = named(
   'DeliveryStatus',
   Type.Unsafe<(typeof DELIVERY_STATUSES)[number]>({
     type: 'string',

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { Int64Id } from '../../http/openapi/schema-primitives.js'
 
 // The longest date-time the service writes: RFC 3339, UTC, milliseconds (`2026-05-01T08:00:00.000Z`).
-export const DATE_TIME_LENGTH = 24
+const DATE_TIME_LENGTH = 24
 export const DateTime = (description: string, example: string) =>
   Type.String({ format: 'date-time', maxLength: DATE_TIME_LENGTH, description, examples: [example] })
 export const Nullable = <T>(schema: Record<string, unknown> & { type: string }, description: string) =>

@@ -9,8 +9,8 @@ import { withPatternRule } from '../../http/validation/validation-details.js'
 import { MAX_URL_LENGTH } from '../destination.js'
 import { DateTime, Nullable, NullableDateTime, WebhookId } from './webhook-schema-parts.js'
 
-export const MAX_DESCRIPTION_LENGTH = 500
-export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const satisfies readonly WebhookStatus[]
+const MAX_DESCRIPTION_LENGTH = 500
+const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const satisfies readonly WebhookStatus[]
 
 // Under the reserved .example top-level domain (RFC 2606), which never resolves: the docs page's "Try it out"
 // registers an endpoint with this example, and the shop's events must not go to a host that exists.
@@ -61,7 +61,7 @@ const NewDescription = withPatternRule(
 )
 const DESCRIPTION_EXAMPLE = 'Stock sync (warehouse team)'
 
-export const WebhookStatusSchema = named(
+const WebhookStatusSchema = named(
   'WebhookStatus',
   Type.Unsafe<(typeof WEBHOOK_STATUSES)[number]>({
     type: 'string',
