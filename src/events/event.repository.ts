@@ -8,9 +8,10 @@
 // 9 may commit after a reader went past 10. So a writer inserts its event into a table of waiting events,
 // event_inbox, without an id (seq, from a sequence, keeps the insertion order; xact, the writing transaction),
 // and numbering (numberCommittedEvents in db/postgres/number-events.ts, run by event-numbering.ts) moves the
-// committed ones into `events` with the next ids, a transaction's events one after another in the order it
-// wrote them, one numbering at a time per database (a transaction-scoped advisory lock), each starting after
-// the largest id so far. `events` holds numbered events only, each written once, in id order, and readers read
+// committed ones into `events` with the next ids, transactions in the order they committed (as near as their last
+// event's insertion tells), a transaction's events one after another in the order it wrote them, one numbering
+// at a time per database (a transaction-scoped advisory lock), each starting after the largest id so far.
+// `events` holds numbered events only, each written once, in id order, and readers read
 // it alone: a transaction elsewhere on the server (another database, another table, idle in psql) delays
 // nothing, and an event waits only for its own transaction and the next numbering. Ids are data: a dump
 // restored into another cluster keeps them, and new events continue after them.

@@ -4,6 +4,7 @@ import type { Row } from '../db/move-session.js'
 import { nameKeyOfSchema } from './category-name-keys.js'
 import type { ColumnKind } from './columns.js'
 import { withoutNul } from '../webhooks/delivery/receiver-answer.js'
+import { NUMBERING_ORDER } from '../db/postgres/number-events.js'
 
 export interface TableEntry {
   name: string
@@ -109,7 +110,7 @@ export const TABLES: readonly TableEntry[] = [
     name: 'events',
     columns: { id: integer, type: text, occurred_at: text, data: text },
     key: ['id'],
-    waiting: { table: 'event_inbox', order: 'xact, seq' },
+    waiting: { table: 'event_inbox', order: NUMBERING_ORDER },
   },
   { name: 'event_retention', columns: { purged_through: integer }, key: [], replaced: true },
   {

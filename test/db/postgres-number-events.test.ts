@@ -40,32 +40,90 @@ describe('numbering the waiting events on postgres', () => {
     ).rows.map((row) => [Number(row.id), JSON.parse(row.data).name])
   const newest = async () =>
     Number((await sql<{ id: string }>`select coalesce(max(id), 0) as id from events`.execute(store.admin)).rows[0]?.id)
+  /**
+   * A transaction that runs `first`, then waits, until `finish()`, to run `then` and commit. Resolves once `first`
+   * has run.
+   */
+  const pausedTransaction = async (first: (trx: Writer) => Promise<void>, then: (trx: Writer) => Promise<void>) => {
+    let paused!: () => void
+    const hasPaused = new Promise<void>((resolve) => (paused = resolve))
+    let resume!: () => void
+    const mayResume = new Promise<void>((resolve) => (resume = resolve))
+    const committed = store.admin.transaction().execute(async (trx) => {
+      await first(trx)
+      paused()
+      await mayResume
+      await then(trx)
+    })
+    await hasPaused
+    return {
+      finish: () => {
+        resume()
+        return committed
+      },
+    }
+  }
 
   it('numbers a transaction with more events than the limit whole, before an older one that commits \
 later', async () => {
     const start = await newest()
-    let olderInserted!: () => void
-    const olderHasInserted = new Promise<void>((resolve) => (olderInserted = resolve))
-    let releaseOlder!: () => void
-    const olderMayCommit = new Promise<void>((resolve) => (releaseOlder = resolve))
     // The older transaction takes its id first, and commits only after the younger one has been numbered.
-    const older = store.admin.transaction().execute(async (trx) => {
-      await append(trx, 'older')
-      olderInserted()
-      await olderMayCommit
-    })
-    await olderHasInserted
+    const older = await pausedTransaction(
+      (trx) => append(trx, 'older'),
+      async () => undefined,
+    )
     await commitEvents('order', 'its pet', 'third')
 
     assert.deepEqual(await number(2), { count: 3, more: false })
-    releaseOlder()
-    await older
+    await older.finish()
     assert.deepEqual(await number(2), { count: 1, more: false })
     assert.deepEqual(await numbered(start), [
       [start + 1, 'order'],
       [start + 2, 'its pet'],
       [start + 3, 'third'],
       [start + 4, 'older'],
+    ])
+  })
+
+  it('numbers the transactions committed before it in commit order, not the order they began writing', async () => {
+    const start = await newest()
+    // As a category create does: its first write (the counter row) comes early, then it waits for pet writes in
+    // progress, and appends its event after they have committed.
+    const early = await pausedTransaction(
+      async (trx) => void (await sql`select pg_current_xact_id()`.execute(trx)),
+      (trx) => append(trx, 'category, after the pets'),
+    )
+    await commitEvents('first pet')
+    await commitEvents('second pet')
+    await early.finish()
+
+    assert.deepEqual(await number(10), { count: 3, more: false })
+    assert.deepEqual(await numbered(start), [
+      [start + 1, 'first pet'],
+      [start + 2, 'second pet'],
+      [start + 3, 'category, after the pets'],
+    ])
+  })
+
+  it('keeps a transaction that committed later with its events together after one that committed earlier', async () => {
+    const start = await newest()
+    const later = await pausedTransaction(
+      async (trx) => {
+        await append(trx, 'later order')
+        // Sent now, not with the COMMIT: its insertion comes before the other transaction's.
+        await sql`select 1`.execute(trx)
+      },
+      (trx) => append(trx, 'later pet'),
+    )
+    await commitEvents('earlier order', 'earlier pet')
+    await later.finish()
+
+    assert.deepEqual(await number(10), { count: 4, more: false })
+    assert.deepEqual(await numbered(start), [
+      [start + 1, 'earlier order'],
+      [start + 2, 'earlier pet'],
+      [start + 3, 'later order'],
+      [start + 4, 'later pet'],
     ])
   })
 

@@ -10,21 +10,34 @@ export const EVENTS_NUMBERED_CHANNEL = 'petstore_events_numbered'
 // The numberings of one schema wait for each other (the pair of keys: a constant, and the schema's name).
 const NUMBERING_LOCK = sql`select pg_advisory_xact_lock(1163284052, hashtext(current_schema()))`
 
+/**
+ * The order committed events are numbered in: transactions by their last event's insertion, each transaction's
+ * events together, in the order they were inserted. Events are inserted at the end of their transaction's work,
+ * most with its COMMIT (db/append-event.ts), so a transaction's last `seq` is close to its commit, and a
+ * transaction that saw another's writes inserted its last event after that one committed. `xact` (the transaction
+ * id, given at its first write) would put first a transaction that began writing early and committed late: a
+ * category created after waiting for pet writes in progress would be listed before the pets it had waited for.
+ */
+export const NUMBERING_ORDER = 'max(seq) over (partition by xact), seq'
+
 // A separate statement after the lock, so that its snapshot is taken once the lock is held: it sees the ids of
 // the numbering before it. The retention purge may have deleted every event: its bound counts as taken. The
 // waiting rows leave event_inbox and enter `events` with their ids in one statement, so every snapshot sees
-// each event once, in one table or the other; `events` receives them in id order, each row written once.
+// each event once, in one table or the other; `events` receives them in id order, each row written once. `cut` is
+// the first transaction beyond the limit: it and those after it wait for the next numbering.
 const NUMBER_WAITING = `with head as (
     select greatest(
       (select coalesce(max(id), 0) from events),
       (select max(purged_through) from event_retention)
     ) as last
+  ), inbox as (
+    select seq, type, occurred_at, data, max(seq) over (partition by xact) as last_seq from event_inbox
   ), cut as (
-    select xact from event_inbox order by xact, seq offset $1 limit 1
+    select last_seq from inbox order by last_seq, seq offset $1 limit 1
   ), waiting as (
-    select seq, type, occurred_at, data, row_number() over (order by xact, seq) as position from event_inbox
-      where not exists (select 1 from cut) or xact < (select xact from cut)
-        or xact = (select min(xact) from event_inbox)
+    select seq, type, occurred_at, data, row_number() over (order by last_seq, seq) as position from inbox
+      where not exists (select 1 from cut) or last_seq < (select last_seq from cut)
+        or last_seq = (select min(last_seq) from inbox)
   ), taken as (
     delete from event_inbox where seq in (select seq from waiting)
   ), numbered as (
@@ -36,13 +49,13 @@ const NUMBER_WAITING = `with head as (
     (select count(*) from event_inbox) > (select count(*) from waiting) as more`
 
 /**
- * PostgreSQL: moves the committed waiting events into the log with the next ids, in insertion order, and tells
+ * PostgreSQL: moves the committed waiting events into the log with the next ids, in NUMBERING_ORDER, and tells
  * every instance at commit; returns how many, and whether more wait. At most `limit`, but never part of a
- * transaction's events: the rest would wait for the next numbering, and a transaction that committed in between
- * with an older id would be numbered among them, parting events the feed promises consecutive ids (an order's
- * event and its pet's). One transaction with more than `limit` events is numbered whole. `trx` must be a durable
- * transaction: a numbering is seen only once it is durable, and one that is lost (a crash, a lost connection) is
- * rolled back whole, leaving neither a gap nor a duplicate.
+ * transaction's events: the rest would wait for the next numbering, and a transaction that committed in between,
+ * its events inserted earlier, would be numbered among them, parting events the feed promises consecutive ids (an
+ * order's event and its pet's). One transaction with more than `limit` events is numbered whole. `trx` must be a
+ * durable transaction: a numbering is seen only once it is durable, and one that is lost (a crash, a lost
+ * connection) is rolled back whole, leaving neither a gap nor a duplicate.
  */
 export async function numberCommittedEvents(trx: Writer, limit: number): Promise<{ count: number; more: boolean }> {
   await NUMBERING_LOCK.execute(trx)
