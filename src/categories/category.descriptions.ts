@@ -14,8 +14,8 @@ export const DESCRIPTIONS = {
   createCategory:
     `${BETA_NOTE}\n\nAdds a category; the service assigns its id, above every category id and every ` +
     '`categoryId` an animal carries, so a new category never names an existing group by accident ' +
-    '(use PUT to name one). Once an id of 9007199254740991 has been used (by a category or an animal), no id is ' +
-    `left above it: 409 \`conflict\`, and PUT names the category instead. ${NAMES} ${RETRY}`,
+    '(use PUT to name one). Once a category has had the id 9007199254740991, or while an animal carries it, no ' +
+    `id is left above it: 409 \`conflict\`, and PUT names the category instead. ${NAMES} ${RETRY}`,
   getCategory:
     `${BETA_NOTE}\n\nThe category, with its \`ETag\`; with \`If-None-Match\` naming it, ` +
     '304 without a body while it is unchanged.',

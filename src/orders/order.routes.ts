@@ -23,6 +23,7 @@ import {
   NewOrderSchema,
   OrderIdParams,
   OrderSchema,
+  FINISHED_ORDER_EXAMPLES,
   OrdersSchema,
   STATE_MACHINE,
 } from './order.schema.js'
@@ -162,7 +163,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         headers: IdempotencyHeaders,
         params: OrderIdParams,
         response: {
-          200: { ...OrderSchema, description: 'The order, now `cancelled`.', headers: ReplayedHeaderSchema },
+          200: {
+            ...OrderSchema,
+            description: 'The order, now `cancelled`.',
+            examples: [FINISHED_ORDER_EXAMPLES.cancelled],
+            headers: ReplayedHeaderSchema,
+          },
           ...errorResponses(...BODILESS_ACTION_ERRORS),
         },
       },
@@ -193,7 +199,12 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         headers: IdempotencyHeaders,
         params: OrderIdParams,
         response: {
-          200: { ...OrderSchema, description: 'The order, now `completed`.', headers: ReplayedHeaderSchema },
+          200: {
+            ...OrderSchema,
+            description: 'The order, now `completed`.',
+            examples: [FINISHED_ORDER_EXAMPLES.completed],
+            headers: ReplayedHeaderSchema,
+          },
           ...errorResponses(...BODILESS_ACTION_ERRORS),
         },
       },

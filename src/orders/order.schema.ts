@@ -87,6 +87,12 @@ const ORDER_EXAMPLE = {
   status: 'placed',
 }
 
+/** The example order after each way out of `placed`: the answers of cancelOrder and completeOrder show these. */
+export const FINISHED_ORDER_EXAMPLES = {
+  cancelled: { ...ORDER_EXAMPLE, status: 'cancelled' },
+  completed: { ...ORDER_EXAMPLE, complete: true, status: 'completed' },
+}
+
 /**
  * A response: open to additive change (no additionalProperties: false); the serialiser still sends exactly these
  * properties.

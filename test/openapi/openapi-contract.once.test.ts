@@ -258,6 +258,26 @@ describe('the OpenAPI document for generators and contract tools', () => {
       assert.deepEqual(problems, [])
     })
 
+    it("shows each order operation's answer in the state it ends in, complete exactly when completed", () => {
+      const example = (path: string, method: string, status: string) =>
+        (((resolved.paths[path] as Json)[method] as Json).responses as Record<string, Json>)[status]?.content as
+          Record<string, Json> | undefined
+      const orders = {
+        placeOrder: example('/store/orders', 'post', '201')?.['application/json']?.example,
+        cancelOrder: example('/store/orders/{orderId}', 'delete', '200')?.['application/json']?.example,
+        completeOrder: example('/store/orders/{orderId}/complete', 'post', '200')?.['application/json']?.example,
+      }
+      assert.deepEqual(
+        Object.fromEntries(
+          Object.entries(orders).map(([operation, order]) => [
+            operation,
+            [(order as Json).status, (order as Json).complete],
+          ]),
+        ),
+        { placeOrder: ['placed', false], cancelOrder: ['cancelled', false], completeOrder: ['completed', true] },
+      )
+    })
+
     it('can fail: an example that breaks its schema is reported', () => {
       const before = problems.length
       validate('probe', { type: 'integer', minimum: 1 }, 0)

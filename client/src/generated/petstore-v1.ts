@@ -175,7 +175,7 @@ export interface paths {
          * [beta] Add a category
          * @description **Beta:** this operation may still change in a backwards-incompatible way.
          *
-         *     Adds a category; the service assigns its id, above every category id and every `categoryId` an animal carries, so a new category never names an existing group by accident (use PUT to name one). Once an id of 9007199254740991 has been used (by a category or an animal), no id is left above it: 409 `conflict`, and PUT names the category instead. Names are unique ignoring case: a name another category has is 409 `conflict`. Safe to retry with an `Idempotency-Key`.
+         *     Adds a category; the service assigns its id, above every category id and every `categoryId` an animal carries, so a new category never names an existing group by accident (use PUT to name one). Once a category has had the id 9007199254740991, or while an animal carries it, no id is left above it: 409 `conflict`, and PUT names the category instead. Names are unique ignoring case: a name another category has is 409 `conflict`. Safe to retry with an `Idempotency-Key`.
          *
          *     **Required scope:** `pets:write` (otherwise 403 `forbidden`).
          */
@@ -2642,7 +2642,7 @@ export interface operations {
                      *       "quantity": 1,
                      *       "shipDate": "2026-05-01T08:00:00.000Z",
                      *       "complete": false,
-                     *       "status": "placed"
+                     *       "status": "cancelled"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -2702,8 +2702,8 @@ export interface operations {
                      *       "petId": 12,
                      *       "quantity": 1,
                      *       "shipDate": "2026-05-01T08:00:00.000Z",
-                     *       "complete": false,
-                     *       "status": "placed"
+                     *       "complete": true,
+                     *       "status": "completed"
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
