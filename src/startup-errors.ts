@@ -14,7 +14,7 @@ export function explainListenError(error: unknown, config: Pick<Config, 'host' |
   if (code === 'EADDRINUSE') {
     return new Error(
       `port ${port} on ${host} is already in use (listen EADDRINUSE), by another petstore or another program; ` +
-        `stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1})`,
+        `stop it, or set PORT to a free port (e.g. PORT=${port === 65535 ? 8080 : port + 1}, if nothing uses it)`,
       { cause: error },
     )
   }

@@ -149,8 +149,11 @@ async function pendingMigrations(db: Kysely<Database>, schema: string | undefine
 export async function refuseUnmigrated(db: Kysely<Database>, database: string): Promise<MigrationReport> {
   const schema = await currentSchema(db)
   const pending = await pendingMigrations(db, schema)
-  if (pending.length > 0 && pending.length === Object.keys(migrations).length)
+  if (pending.length > 0 && pending.length === Object.keys(migrations).length) {
+    // Another program's file would be refused by petstore migrate as well: said now, not after running it.
+    if (!schema) await refuseForeignSqliteFile(db)
     throw new Error(`the ${database} holds no petstore schema yet: run petstore migrate first`)
+  }
   const newer = await unknownMigrations(db, schema)
   // petstore migrate would refuse it too: it is named as migrate names it.
   if (pending.length > 0 && newer.length > 0) throw migratedByAnotherBuild(newer, pending)

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
@@ -6,6 +6,7 @@ import type { DataAccess, Database } from './database.js'
 import { GroupCommit, GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js'
 import type { Store } from './store.js'
 import { isAnotherProgramsFile, TABLES_SQL } from './sqlite/foreign-file.js'
+import { makeDirectories } from './sqlite/make-directories.js'
 import { readSnapshotPerTurn } from './sqlite/read-snapshot-per-turn.js'
 import { withStatementCache } from './statement-cache.js'
 
@@ -86,7 +87,7 @@ export function openSqlite(path: string, { mustExist = false }: { mustExist?: bo
   // A command run from the wrong directory would otherwise work on a new, empty database without a word.
   if (mustExist && !inMemory && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
   if (!inMemory && !mustExist) {
-    mkdirSync(dirname(path), { recursive: true })
+    makeDirectories(dirname(path))
     createOwnerOnlyFile(path)
   }
   const writerHandle = openHandle(path, mustExist && !inMemory, WRITER_CACHE_KIB)

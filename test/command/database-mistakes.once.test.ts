@@ -2,7 +2,7 @@
 // database petstore never migrated, a PostgreSQL search_path naming a schema that does not exist. Each command
 // says what is wrong with that database and what to do, in one line, and exits 1.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
+import { cliArguments } from '../helpers/cli-path.js'
 import { runCli } from '../helpers/process.js'
 import { urlForSchema } from '../helpers/store.js'
 import { makeTempDir } from '../helpers/temp.js'
@@ -19,6 +20,15 @@ const directory = makeTempDir()
 
 /** stderr after the line naming the database. */
 const refusal = (stderr: string) => stderr.split('\n').slice(1).join('\n')
+
+/** A SQLite file of another program, holding the tables `schema` makes; its path. */
+function foreignFile(name: string, schema: string): string {
+  const path = join(directory, name)
+  const handle = new SqliteDatabase(path)
+  handle.exec(schema)
+  handle.close()
+  return path
+}
 
 describe('a directory as the SQLite database', () => {
   const folder = join(directory, 'data')
@@ -36,12 +46,33 @@ describe('a directory as the SQLite database', () => {
   }
 })
 
+describe('a SQLite path in a directory that cannot be made', () => {
+  // procfs answers a new directory with ENOENT although its parent exists, which sent Node's recursive mkdir into
+  // an endless loop. Run with a time limit: a hang is a failure, not a test that never ends.
+  for (const args of [['migrate'], ['serve']]) {
+    it(`petstore ${args[0]} refuses /proc/…/petstore.db at once, naming the directory`, () => {
+      const result = spawnSync(process.execPath, cliArguments(args), {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'file:/proc/petstore-test/petstore.db', PORT: '0' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      assert.equal(result.signal, null, 'ended by itself, not by the time limit')
+      assert.equal(result.status, 1)
+      const database = '/proc/petstore-test/petstore.db'
+      assert.ok(
+        result.stderr.includes(
+          `petstore: cannot open the SQLite database ${database} (ENOENT: no such file or directory, mkdir ` +
+            "'/proc/petstore-test'): the directory /proc/petstore-test must exist and be writable by this user",
+        ),
+        result.stderr,
+      )
+    })
+  }
+})
+
 describe('petstore export of a database petstore never migrated', () => {
   it('SQLite (a file of another program): run petstore migrate first, no file written', async () => {
-    const foreign = join(directory, 'other.db')
-    const handle = new SqliteDatabase(foreign)
-    handle.exec('create table notes (body text)')
-    handle.close()
+    const foreign = foreignFile('other.db', 'create table notes (body text)')
     const file = join(directory, 'other.jsonl')
     const result = await runCli(['export', file], { DATABASE_URL: `file:${foreign}` })
     assert.equal(result.code, 1)
@@ -54,12 +85,25 @@ describe('petstore export of a database petstore never migrated', () => {
   })
 })
 
+describe('petstore keys list of a SQLite file of another program', () => {
+  it("says it is another program's file, as petstore migrate would, rather than to run petstore migrate", async () => {
+    const foreign = foreignFile('ledger.db', 'create table entries (amount integer)')
+    const result = await runCli(['keys', 'list'], { DATABASE_URL: `file:${foreign}` })
+    assert.equal(result.code, 1)
+    assert.equal(
+      refusal(result.stderr),
+      "petstore: the database holds tables of another program (entries) and none of petstore's: set " +
+        "DATABASE_URL to the service's database file, or to a new one\n",
+    )
+  })
+})
+
 describe('petstore migrate of a SQLite file of another program', () => {
   it('refuses it and leaves its tables and its journal mode as they were', async () => {
-    const foreign = join(directory, 'inventory.db')
-    const handle = new SqliteDatabase(foreign)
-    handle.exec('create table items (id integer primary key, label text); create table notes (body text)')
-    handle.close()
+    const foreign = foreignFile(
+      'inventory.db',
+      'create table items (id integer primary key, label text); create table notes (body text)',
+    )
     const result = await runCli(['migrate'], { DATABASE_URL: `file:${foreign}` })
     assert.equal(result.code, 1)
     assert.equal(

@@ -166,7 +166,7 @@ describe('petstore serve: first run', () => {
       assert.equal(
         failed.stderr(),
         `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or ` +
-          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
+          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1}, if nothing uses it)\n`,
       )
       assert.deepEqual(storedKeys(file), [])
     } finally {

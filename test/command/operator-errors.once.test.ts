@@ -73,7 +73,7 @@ describe('the address to listen on', { concurrency: 2 }, () => {
         stdout: '',
         stderr:
           `petstore: port ${port} on 127.0.0.1 is already in use (listen EADDRINUSE), by another petstore or ` +
-          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1})\n`,
+          `another program; stop it, or set PORT to a free port (e.g. PORT=${port + 1}, if nothing uses it)\n`,
       })
     } finally {
       await new Promise((resolve) => blocker.close(resolve))

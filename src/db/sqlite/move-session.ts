@@ -1,5 +1,5 @@
 // SQLite's side of a move session (db/move-session.ts): one better-sqlite3 handle, prepared statements.
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
@@ -7,11 +7,12 @@ import type { Database } from '../database.js'
 import { migrateInsideTransaction } from '../migrate.js'
 import { CATEGORY_VERSION_BOUNDS, quoted, type MoveSession, type Row } from '../move-session.js'
 import { BUSY_TIMEOUT_MS, createOwnerOnlyFile, SqliteDatabaseMissingError } from '../sqlite.js'
+import { makeDirectories } from './make-directories.js'
 
 export function openSqliteMoveSession(path: string, { create = false } = {}): MoveSession {
   if (!create && !existsSync(path)) throw new SqliteDatabaseMissingError(path)
   const creating = create && !existsSync(path)
-  if (create) mkdirSync(dirname(path), { recursive: true })
+  if (create) makeDirectories(dirname(path))
   if (creating) createOwnerOnlyFile(path)
   const handle = new SqliteDatabase(path, { fileMustExist: !create })
   // What the service sets on a file it creates; outside any transaction, where SQLite accepts it. Not on a file
