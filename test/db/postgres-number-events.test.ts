@@ -9,6 +9,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { numberCommittedEvents } from '../../src/db/postgres/number-events.js'
 import type { Store } from '../../src/db/store.js'
 import { appendEvent } from '../../src/events/event.repository.js'
+import { seededRandom } from '../helpers/model/seeded-random.js'
 import { openTestStore } from '../helpers/opened-store.js'
 
 describe('numbering the waiting events on postgres', () => {
@@ -125,6 +126,60 @@ later', async () => {
       [start + 3, 'later order'],
       [start + 4, 'later pet'],
     ])
+  })
+
+  it('numbers random interleavings whole, once each, in commit order, within the limit', async () => {
+    const random = seededRandom(20261129)
+    for (let round = 0; round < 40; round++) {
+      const start = await newest()
+      // Transactions of one to four events, their inserts interleaved, each under a transaction id that has
+      // nothing to do with the order (as when a transaction begins writing long before it commits).
+      const sizes = Array.from({ length: 1 + random.below(7) }, () => 1 + random.below(4))
+      const pending = sizes.flatMap((size, transaction) => Array.from({ length: size }, () => transaction))
+      const inserted: string[] = []
+      const written = new Map<number, number>()
+      const xacts = sizes.map(() => 1 + random.below(1_000_000))
+      await store.admin.transaction().execute(async (trx) => {
+        while (pending.length > 0) {
+          const [transaction] = pending.splice(random.below(pending.length), 1) as [number]
+          const name = `t${transaction}e${written.get(transaction) ?? 0}`
+          written.set(transaction, (written.get(transaction) ?? 0) + 1)
+          inserted.push(name)
+          const data = JSON.stringify({ name })
+          await sql`insert into event_inbox (xact, type, occurred_at, data)
+            values (${xacts[transaction]}, 'pet.created', '2026-11-01T00:00:00.000Z', ${data})`.execute(trx)
+        }
+      })
+      const transactionOf = (name: string) => Number(/^t(\d+)/.exec(name)?.[1])
+      const lastInsert = (name: string) =>
+        inserted.findLastIndex((other) => transactionOf(other) === transactionOf(name))
+      const expected = [...inserted].sort(
+        (a, b) => lastInsert(a) - lastInsert(b) || inserted.indexOf(a) - inserted.indexOf(b),
+      )
+
+      let numberedSoFar = 0
+      for (;;) {
+        const limit = 1 + random.below(6)
+        const { count, more } = await number(limit)
+        const batch = expected.slice(numberedSoFar, numberedSoFar + count)
+        const transactions = new Set(batch.map(transactionOf))
+        assert.ok(count <= limit || transactions.size === 1, `round ${round}: ${count} events over a limit of ${limit}`)
+        for (const transaction of transactions)
+          assert.equal(
+            batch.filter((name) => transactionOf(name) === transaction).length,
+            sizes[transaction],
+            `round ${round}: transaction ${transaction} numbered whole`,
+          )
+        numberedSoFar += count
+        assert.equal(more, numberedSoFar < inserted.length, `round ${round}: more`)
+        if (!more) break
+      }
+      assert.deepEqual(
+        await numbered(start),
+        expected.map((name, index) => [start + index + 1, name]),
+        `round ${round}`,
+      )
+    }
   })
 
   it('stops at the last whole transaction within the limit, and says more wait', async () => {
