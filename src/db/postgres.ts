@@ -81,6 +81,19 @@ interface Connections {
   migrations: pg.Pool
 }
 
+/**
+ * A numbering's statement works through every event waiting for its number, and when numbering was held up (the
+ * database away, every instance stopped while a tool wrote) that can be hundreds of thousands: about a second
+ * for each million. Cut off at the requests' time-out, it would fail every time while the backlog grew, and the
+ * feed and webhooks would stall for good; it gets at least a minute.
+ */
+const NUMBERING_STATEMENT_TIMEOUT_MS = 60_000
+
+function numberingTimeouts(statementTimeoutMs: number): Pick<pg.ClientConfig, 'statement_timeout' | 'query_timeout'> {
+  const timeout = Math.max(statementTimeoutMs, NUMBERING_STATEMENT_TIMEOUT_MS)
+  return { statement_timeout: timeout, query_timeout: timeout + 250 }
+}
+
 /** The connections, with pg loaded only now: a service on SQLite never loads it (about 2.5 MiB of memory). */
 async function openConnections(options: PostgresOptions): Promise<Connections> {
   const { default: pg } = await import('pg')
@@ -125,6 +138,7 @@ async function openConnections(options: PostgresOptions): Promise<Connections> {
   })
   const sequencing = new pg.Pool({
     ...settings,
+    ...numberingTimeouts(options.statementTimeoutMs),
     pipeline: true,
     Client,
     max: 1,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
+import pg from 'pg'
 import type { Writer } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { numberCommittedEvents } from '../../src/db/postgres/number-events.js'
@@ -195,5 +196,35 @@ later', async () => {
       [start + 3, 'second order'],
       [start + 4, 'second pet'],
     ])
+  })
+})
+
+describe('numbering a backlog on postgres', () => {
+  let opened: Awaited<ReturnType<typeof openTestStore>>
+  before(async () => {
+    // The shortest time-out a request may have: numbering a backlog takes longer than that.
+    opened = await openTestStore({ DATABASE_STATEMENT_TIMEOUT_MS: '100' })
+    const client = new pg.Client({ connectionString: opened.url })
+    await client.connect()
+    try {
+      await migrateToLatest(opened.store.migrations)
+      // Written as by instances whose numbering was held up: 300,000 events in 150,001 transactions, two events
+      // each but the first (so ten thousand would part one: 9,999 are numbered).
+      await client.query(`insert into event_inbox (xact, type, occurred_at, data)
+        select i / 2, 'pet.created', '2026-11-01T00:00:00.000Z', '{"name":"pet ' || i || '"}'
+          from generate_series(1, 300000) as i`)
+    } finally {
+      await client.end()
+    }
+  })
+  after(() => opened.close())
+
+  it('is not cut off at the requests’ statement time-out: it numbers up to ten thousand at a time', async () => {
+    const sequencing = opened.store.sequencing
+    assert.ok(sequencing)
+    assert.deepEqual(await sequencing.transaction((trx) => numberCommittedEvents(trx, 10_000)), {
+      count: 9_999,
+      more: true,
+    })
   })
 })

@@ -6,15 +6,19 @@ import { createTestDatabase } from './store.js'
 
 export interface OpenedStore {
   store: Store
+  /** The database's URL, for a connection of the test's own. */
+  url: string
   /** Closes the store and drops its database. */
   close(): Promise<void>
 }
 
-export async function openTestStore(): Promise<OpenedStore> {
+/** `settings`: variables the store is opened with beside DATABASE_URL (DATABASE_STATEMENT_TIMEOUT_MS). */
+export async function openTestStore(settings: Record<string, string> = {}): Promise<OpenedStore> {
   const database = await createTestDatabase()
-  const store = openStore(loadConfig({ DATABASE_URL: database.url }))
+  const store = openStore(loadConfig({ ...settings, DATABASE_URL: database.url }))
   return {
     store,
+    url: database.url,
     async close() {
       await store.close()
       await database.drop()
