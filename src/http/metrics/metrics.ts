@@ -1,5 +1,5 @@
 // Prometheus metrics. Each app has its own registry, so several apps in one process (tests) never mix counts.
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import type { GroupCommitStats } from '../../db/group-commit.js'
 import type { CombinedStatementStats } from '../../db/postgres/combined-statements.js'
@@ -155,6 +155,9 @@ export function createMetrics({ groupCommit, combined, events, others = [] }: Me
   return { registry, processRegistry, deprecatedCalls, petUpdates, petDeletes, preconditionFailures }
 }
 
+/** The status of a request its client gave up before any answer: nginx's "client closed request". */
+const CLIENT_CLOSED = '499'
+
 declare module 'fastify' {
   interface FastifyInstance {
     /**
@@ -163,6 +166,12 @@ declare module 'fastify' {
      * "unmatched", and method "unparsed" when the request line could not be read.
      */
     countAnsweredBeforeRouting(method: string | undefined, status: number, milliseconds: number): void
+    /**
+     * Counts a request whose client closed the connection, which Fastify never completes (access-log.ts): an
+     * event stream, with the status it was answered with and how long it lasted; or a request given up before
+     * any answer (a long poll), with status 499, as proxies log it, and no duration, since nothing was sent.
+     */
+    countClosedByClient(request: FastifyRequest, answered: { status: number; milliseconds: number } | undefined): void
   }
 }
 
@@ -206,21 +215,36 @@ export function registerMetrics(
   app.decorate('countAnsweredBeforeRouting', (method: string | undefined, status: number, milliseconds: number) =>
     count(method ?? 'unparsed', 'unmatched', status, milliseconds),
   )
+  app.decorate(
+    'countClosedByClient',
+    (request: FastifyRequest, answered: { status: number; milliseconds: number } | undefined) => {
+      const { method } = request
+      const route = request.routeOptions.url ?? 'unmatched'
+      if (answered) count(method, route, answered.status, answered.milliseconds)
+      else requests.inc(`${method} ${route} ${CLIENT_CLOSED}`, () => ({ method, route, status_code: CLIENT_CLOSED }))
+    },
+  )
 
   let processText = ''
   let processTextAt = Number.NEGATIVE_INFINITY
   const onRequest = token === undefined ? [limitPublicRoute] : [limitPublicRoute, requireMetricsToken(token)]
-  rejectOtherMethods(app, '/metrics', ['GET'], limitPublicRoute)
-  app.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
-    if (performance.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
-      processText = await metrics.processRegistry.metrics()
-      processTextAt = performance.now()
-    }
-    reply.type(metrics.registry.contentType)
-    // Not for scripts of other origins: the API's `Access-Control-Allow-Origin: *` is safe because a page needs a
-    // key to use it, but without METRICS_TOKEN any page a reader opens could read the metrics of a service on
-    // the reader's machine or network.
-    reply.removeHeader('access-control-allow-origin').removeHeader('access-control-expose-headers')
-    return processText + (await metrics.registry.metrics())
+  // In a scope of their own, for the hook below to see only their answers.
+  app.register(async (scope) => {
+    // Not for scripts of other origins, whatever the answer (the metrics, 401, 405, 429): the API's
+    // `Access-Control-Allow-Origin: *` is safe because a page needs a key to use it, but without METRICS_TOKEN any
+    // page a reader opens could read the metrics of a service on the reader's machine or network.
+    scope.addHook('onSend', async (_request, reply, payload) => {
+      reply.removeHeader('access-control-allow-origin').removeHeader('access-control-expose-headers')
+      return payload
+    })
+    rejectOtherMethods(scope, '/metrics', ['GET'], limitPublicRoute)
+    scope.get('/metrics', { schema: { hide: true }, onRequest }, async (_request, reply) => {
+      if (performance.now() - processTextAt >= PROCESS_METRICS_MAX_AGE_MS) {
+        processText = await metrics.processRegistry.metrics()
+        processTextAt = performance.now()
+      }
+      reply.type(metrics.registry.contentType)
+      return processText + (await metrics.registry.metrics())
+    })
   })
 }

@@ -41,6 +41,7 @@ export class AccessLog extends LogController {
   requestAborted(request: FastifyRequest): void {
     if (this.#logged.has(request)) return
     this.#logged.add(request)
+    request.server.countClosedByClient(request, undefined)
     request.log.info(
       {
         method: request.method,
@@ -79,7 +80,11 @@ export class AccessLog extends LogController {
     responseTime = reply.elapsedTime,
   ): void {
     if (this.#logged.has(request)) return
-    if (clientClosed) this.#logged.add(request)
+    if (clientClosed) {
+      this.#logged.add(request)
+      // Fastify's onResponse, where the metrics count the others, never runs for it.
+      request.server.countClosedByClient(request, { status: reply.statusCode, milliseconds: responseTime })
+    }
     const refusal = refusalOf(request)
     const line = {
       method: request.method,

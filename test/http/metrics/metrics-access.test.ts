@@ -18,6 +18,26 @@ describe('/metrics with METRICS_TOKEN set', () => {
   })
   after(() => server.close())
 
+  it('keeps scripts of other origins out whatever the answer: 401 without the token, 405 for a POST', async () => {
+    const origin = { origin: 'https://page.example' }
+    const refusals = [
+      await server.request('/metrics', { auth: false, headers: origin }),
+      await server.request('/metrics', { method: 'POST', auth: false, headers: origin }),
+    ]
+    assert.deepEqual(
+      refusals.map((response) => [
+        response.status,
+        response.headers.get('access-control-allow-origin'),
+        response.headers.get('access-control-expose-headers'),
+      ]),
+      [
+        [401, null, null],
+        [405, null, null],
+      ],
+    )
+    for (const response of refusals) await response.arrayBuffer()
+  })
+
   it('answers 401 with the Error body and WWW-Authenticate without the token, or with another scheme', async () => {
     // RFC 6750 section 3.1: another authentication method gets the challenge without an error code.
     const withoutToken: Record<string, string>[] = [

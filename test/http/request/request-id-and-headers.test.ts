@@ -190,10 +190,20 @@ describe('X-Request-Id, security headers and CORS', () => {
     }
   })
 
-  it('writes the line of a request whose client left before its answer (a long poll given up) at once', async () => {
+  /** http_requests_total of one route and status: 0 while it has no series. */
+  const requestsCounted = async (route: string, status: number): Promise<number> => {
+    const line = (await (await server.request('/metrics')).text())
+      .split('\n')
+      .find((text) => text.startsWith(`http_requests_total{method="GET",route="${route}",status_code="${status}"}`))
+    return line === undefined ? 0 : Number(line.split(' ').at(-1))
+  }
+
+  it('writes the line of a request whose client left before its answer (a long poll given up) at once, and counts \
+it as 499', async () => {
     const { hostname, port } = new URL(server.baseUrl)
     // At the newest event, where a long poll waits for the next.
     const newest = (await readWholeFeed((path, init) => server.request(path, init))).at(-1)?.id ?? 0
+    const givenUpBefore = await requestsCounted('/v1/events', 499)
     const socket = connect(Number(port), hostname)
     socket.on('error', () => undefined)
     socket.write(
@@ -230,10 +240,12 @@ describe('X-Request-Id, security headers and CORS', () => {
       },
     )
     assert.equal(lines.length, 1)
+    assert.equal(await requestsCounted('/v1/events', 499), givenUpBefore + 1)
   })
 
-  it('writes one line for an event stream whose client closes it', async () => {
+  it('writes one line for an event stream whose client closes it, and counts it once with its status', async () => {
     const { hostname, port } = new URL(server.baseUrl)
+    const streamsBefore = await requestsCounted('/v1/events/stream', 200)
     const socket = connect(Number(port), hostname)
     socket.on('error', () => undefined)
     const opened = new Promise<void>((resolve) => socket.once('data', () => resolve()))
@@ -254,6 +266,7 @@ describe('X-Request-Id, security headers and CORS', () => {
       logEntriesFor('closed-stream').map(({ msg, statusCode, clientClosed }) => ({ msg, statusCode, clientClosed })),
       [{ msg: 'request completed', statusCode: 200, clientClosed: true }],
     )
+    assert.equal(await requestsCounted('/v1/events/stream', 200), streamsBefore + 1)
   })
 
   it('replaces an insane X-Request-Id with a generated UUID', async () => {
