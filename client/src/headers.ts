@@ -1,15 +1,26 @@
 // Reading the response headers the client acts on: Retry-After (RFC 9110 §10.2.3) and Link (RFC 8288).
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)'
+const WHOLE_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)'
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)'
+const TIME = '\\d{2}:\\d{2}:\\d{2}'
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's, and asctime's, which names no zone. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`)
+const RFC_850_DATE = new RegExp(`^${WHOLE_DAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`)
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`)
+
 /** Retry-After as whole seconds from now (delay-seconds or an HTTP-date), or undefined when absent or unreadable. */
 export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number | undefined {
   const value = headers.get('retry-after')?.trim()
   if (!value) return undefined
   if (/^\d+$/.test(value)) return Number(value)
-  // All three forms of an HTTP-date start with the day's name. Date.parse alone reads far more than dates:
-  // `-5` or `5.5` would be a year or a day long past, and so no wait at all.
-  if (!/^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(value)) return undefined
-  // asctime's form names no zone, and HTTP-dates are always GMT: without it, it would be read as local time.
-  const date = Date.parse(/ GMT$/i.test(value) ? value : `${value} GMT`)
+  // Only an HTTP-date, in full: Date.parse alone reads far more (`-5` or `Mon 5` as a day long past, so no wait at
+  // all; a numeric offset the HTTP-date has no room for). asctime's form is GMT too, not the local time.
+  const date = ASCTIME_DATE.test(value)
+    ? Date.parse(`${value} GMT`)
+    : IMF_FIXDATE.test(value) || RFC_850_DATE.test(value)
+      ? Date.parse(value)
+      : Number.NaN
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000))
 }
 

@@ -1,13 +1,23 @@
 // @petstore/client reading Retry-After in both of its forms: the service sends seconds, but a proxy or gateway in
 // front of it may answer 429 or 503 with an HTTP-date, which is read against the client's clock.
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { retryAfterSeconds } from '../../client/src/headers.js'
 
 const NOW = Date.parse('2026-11-29T10:00:00.000Z')
 const retryAfter = (value: string) => retryAfterSeconds(new Headers({ 'retry-after': value }), NOW)
 
 describe('@petstore/client: Retry-After', () => {
+  // Away from GMT, so that a date read as local time is caught.
+  const zone = process.env.TZ
+  before(() => {
+    process.env.TZ = 'Asia/Tokyo'
+  })
+  after(() => {
+    if (zone === undefined) delete process.env.TZ
+    else process.env.TZ = zone
+  })
+
   it('delay-seconds are taken as they are', () => {
     assert.equal(retryAfter('7'), 7)
     assert.equal(retryAfter(' 0 '), 0)
@@ -30,6 +40,10 @@ describe('@petstore/client: Retry-After', () => {
     assert.equal(retryAfter(''), undefined)
     assert.equal(retryAfter('-5'), undefined)
     assert.equal(retryAfter('5.5'), undefined)
+    assert.equal(retryAfter('Mon 5'), undefined)
+    assert.equal(retryAfter('Sun, 29 Nov 2026 10:00:03 +0100'), undefined)
+    assert.equal(retryAfter('Sun, 29 Nov 2026 10:00:03'), undefined)
+    assert.equal(retryAfter('2026-11-29T10:00:03Z'), undefined)
     assert.equal(retryAfter('soon'), undefined)
   })
 })
