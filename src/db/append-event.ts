@@ -13,7 +13,12 @@ export interface NewEvent {
   data: string
 }
 
-/** Appends an event to the transaction's changes (on PostgreSQL to the waiting ones: numbering gives its id). */
+/**
+ * Appends an event to the transaction's changes (on PostgreSQL to the waiting ones: numbering gives its id). Call it
+ * once the change is made, after every wait for another transaction: PostgreSQL numbers transactions in the order
+ * of their last event's insertion (NUMBERING_ORDER in postgres/number-events.ts), which stands for their commit only
+ * while nothing the transaction does after it waits for another.
+ */
 export async function appendEvent(trx: Writer, event: NewEvent): Promise<void> {
   // Compiled by hand, not built: this runs in every write transaction, where building and compiling the query
   // each time would cost more than the insert itself.
