@@ -26,7 +26,18 @@ const CORS_LINES = Object.entries(CORS_RESPONSE_HEADERS)
 /** Sockets whose parse error waits for the response in flight on them (a second report is the same error). */
 const waiting = new WeakSet<Socket>()
 
-type InFlight = NodeJS.EventEmitter & { headersSent: boolean; req?: { complete: boolean } }
+/**
+ * Requests whose own parse error was answered here (a body cut short, or too slow), and counted. Node also reports
+ * them to Fastify as aborted by their client, which must not count them a second time (access-log.ts).
+ */
+const answeredHere = new WeakSet<IncomingMessage>()
+
+/** Whether `request` was answered here, outside Fastify, for its own parse error. */
+export function answeredForItsParseError(request: IncomingMessage): boolean {
+  return answeredHere.has(request)
+}
+
+type InFlight = NodeJS.EventEmitter & { headersSent: boolean; req?: IncomingMessage }
 
 export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: InFlight | null })._httpMessage
@@ -55,6 +66,7 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   // The answer to a HEAD request has no body (RFC 9110 section 9.3.2), also when its headers could not be parsed.
   const { rawPacket } = error as { rawPacket?: unknown }
   const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
+  if (inFlight?.req) answeredHere.add(inFlight.req)
   endWithError(this, socket, code, message, { head })
 }
 

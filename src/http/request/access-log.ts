@@ -1,6 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggedAddress, redactUrl } from './log-url.js'
 import { refusalOf } from './refusal-note.js'
+import { answeredForItsParseError } from '../errors/client-errors.js'
 
 /**
  * Fastify's request logging with one line per request instead of two: written once the response has gone
@@ -41,7 +42,8 @@ export class AccessLog extends LogController {
   requestAborted(request: FastifyRequest): void {
     if (this.#logged.has(request)) return
     this.#logged.add(request)
-    request.server.countClosedByClient(request, undefined)
+    // Counted already when the service answered it, for its body broke off or came too slowly (client-errors.ts).
+    if (!answeredForItsParseError(request.raw)) request.server.countClosedByClient(request, undefined)
     request.log.info(
       {
         method: request.method,

@@ -62,6 +62,32 @@ describe('a client that aborts mid-body', () => {
     assert.ok(!JSON.stringify(entries()).includes('unavailable'), 'the abort was taken for an outage')
   })
 
+  it('a body cut off by the end of the sending side is answered 400, and counted once, not also as 499', async () => {
+    const counted = async () =>
+      (await (await server.request('/metrics', { auth: false })).text())
+        .split('\n')
+        .filter((line) => line.startsWith('http_requests_total{') && !line.includes('route="/metrics"'))
+        .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))] as const)
+    const before = new Map(await counted())
+    const received = new Promise<void>((resolve) => readingBody.set('cut-off-1', resolve))
+    const connection = await openRawConnection(server.baseUrl)
+    await connection.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nX-Request-Id: cut-off-1\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"half',
+    )
+    await received
+    // The body ends short of its length: the parser refuses the request, and the service answers it.
+    connection.socket.end()
+    assert.equal((await connection.nextResponse()).status, 400)
+    await connection.closed
+    // A while longer, so that a second count for the request would be seen.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const grown = (await counted())
+      .map(([series, count]) => [series, count - (before.get(series) ?? 0)] as const)
+      .filter(([, more]) => more > 0)
+    assert.deepEqual(grown, [['http_requests_total{method="unparsed",route="unmatched",status_code="400"}', 1]])
+  })
+
   it("tells Node's request abort from a database connection reset", () => {
     const clientAbort = Object.assign(new Error('aborted'), { code: 'ECONNRESET' })
     assert.equal(isDatabaseUnavailable(clientAbort), false)
