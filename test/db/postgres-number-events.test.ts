@@ -40,6 +40,8 @@ describe('numbering the waiting events on postgres', () => {
         store.admin,
       )
     ).rows.map((row) => [Number(row.id), JSON.parse(row.data).name])
+  /** `names` as numbered right after `start`, with consecutive ids: what `numbered(start)` must give. */
+  const consecutiveAfter = (start: number, names: string[]) => names.map((name, index) => [start + index + 1, name])
   const newest = async () =>
     Number((await sql<{ id: string }>`select coalesce(max(id), 0) as id from events`.execute(store.admin)).rows[0]?.id)
   /**
@@ -79,12 +81,7 @@ later', async () => {
     assert.deepEqual(await number(2), { count: 3, more: false })
     await older.finish()
     assert.deepEqual(await number(2), { count: 1, more: false })
-    assert.deepEqual(await numbered(start), [
-      [start + 1, 'order'],
-      [start + 2, 'its pet'],
-      [start + 3, 'third'],
-      [start + 4, 'older'],
-    ])
+    assert.deepEqual(await numbered(start), consecutiveAfter(start, ['order', 'its pet', 'third', 'older']))
   })
 
   it('numbers the transactions committed before it in commit order, not the order they began writing', async () => {
@@ -100,11 +97,10 @@ later', async () => {
     await early.finish()
 
     assert.deepEqual(await number(10), { count: 3, more: false })
-    assert.deepEqual(await numbered(start), [
-      [start + 1, 'first pet'],
-      [start + 2, 'second pet'],
-      [start + 3, 'category, after the pets'],
-    ])
+    assert.deepEqual(
+      await numbered(start),
+      consecutiveAfter(start, ['first pet', 'second pet', 'category, after the pets']),
+    )
   })
 
   it('keeps a transaction that committed later with its events together after one that committed earlier', async () => {
@@ -121,12 +117,10 @@ later', async () => {
     await later.finish()
 
     assert.deepEqual(await number(10), { count: 4, more: false })
-    assert.deepEqual(await numbered(start), [
-      [start + 1, 'earlier order'],
-      [start + 2, 'earlier pet'],
-      [start + 3, 'later order'],
-      [start + 4, 'later pet'],
-    ])
+    assert.deepEqual(
+      await numbered(start),
+      consecutiveAfter(start, ['earlier order', 'earlier pet', 'later order', 'later pet']),
+    )
   })
 
   it('numbers random interleavings whole, once each, in commit order, within the limit', async () => {
@@ -175,11 +169,7 @@ later', async () => {
         assert.equal(more, numberedSoFar < inserted.length, `round ${round}: more`)
         if (!more) break
       }
-      assert.deepEqual(
-        await numbered(start),
-        expected.map((name, index) => [start + index + 1, name]),
-        `round ${round}`,
-      )
+      assert.deepEqual(await numbered(start), consecutiveAfter(start, expected), `round ${round}`)
     }
   })
 
@@ -190,12 +180,10 @@ later', async () => {
     assert.deepEqual(await number(3), { count: 2, more: true })
     assert.deepEqual(await number(3), { count: 2, more: false })
     assert.deepEqual(await number(3), { count: 0, more: false })
-    assert.deepEqual(await numbered(start), [
-      [start + 1, 'first order'],
-      [start + 2, 'first pet'],
-      [start + 3, 'second order'],
-      [start + 4, 'second pet'],
-    ])
+    assert.deepEqual(
+      await numbered(start),
+      consecutiveAfter(start, ['first order', 'first pet', 'second order', 'second pet']),
+    )
   })
 })
 
