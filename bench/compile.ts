@@ -10,9 +10,11 @@ import { ROOT, registerTempDirectory } from './processes.js'
 const SERVER_SOURCES = [
   'baseline-server.ts',
   'framework-server.ts',
+  'minimal-server.ts',
   'reference-server.ts',
   'reference-postgres-server.ts',
   'pets-data.ts',
+  'contract-headers.ts',
   'webhook-receiver.ts',
 ]
 

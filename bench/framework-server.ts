@@ -6,6 +6,7 @@
 // Started by bench/run.ts as its own process; prints `listening PORT` and exits when its parent goes away.
 import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
+import { contractHeaders } from './contract-headers.js'
 import { firstPageBody } from './pets-data.js'
 
 const key = process.env.BENCH_API_KEY
@@ -19,21 +20,10 @@ app.addHook('onRequest', async (request, reply) => {
   if (request.headers.authorization !== expected) return reply.code(401).send(unauthorized)
 })
 const withServiceHeaders = process.env.BENCH_SERVICE_HEADERS === '1'
-const exposed =
-  'Link, Location, X-Request-Id, Deprecation, Sunset, WWW-Authenticate, Retry-After, RateLimit, RateLimit-Policy, ' +
-  'Idempotent-Replayed, ETag, Allow, Accept-Patch, Accept-Encoding'
-let remaining = 1_000_000_000
 app.get('/v1/pets', (_request, reply) => {
   if (withServiceHeaders) {
-    remaining -= 1
     void reply.headers({
-      'x-request-id': randomUUID(),
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-store',
-      'access-control-allow-origin': '*',
-      'access-control-expose-headers': exposed,
-      'ratelimit-policy': '"default";q=1000000000;w=60',
-      ratelimit: `"default";r=${remaining};t=60`,
+      ...contractHeaders(randomUUID()),
       link: '<http://127.0.0.1/v1/pets?limit=20&cursor=MjAu.zuwNUMAkbDmTMGFb8AmI7Q>; rel="next"',
     })
   }

@@ -69,6 +69,20 @@ export function frameworkTargetsReport(
         `${listTimes} × F′${roundRange(list, withHeaders)}${cpuAgainst(list, withHeaders, 'F′')}`,
     )
   }
+  // M, the least a server must do to answer the contract's get on this framework and this store
+  // (bench/minimal-server.ts): what is left between the service's get and F that no code of ours could remove.
+  const minimal = byId.get('minimal-get')
+  const get = byId.get('get')
+  if (minimal && framework)
+    lines.push(
+      `M (the least the contract's get needs): ` +
+        `${fixed(minimal.requestsPerSecond / framework.requestsPerSecond, 2)} × F${roundRange(minimal, framework)}` +
+        cpuAgainst(minimal, framework, 'F') +
+        (get
+          ? `; the service's get ${fixed(get.requestsPerSecond / minimal.requestsPerSecond, 2)} × M` +
+            `${roundRange(get, minimal)}${cpuAgainst(get, minimal, 'M')}`
+          : ''),
+    )
   // The same reads of the earlier build (--before), measured in the same rounds on the same store.
   for (const id of ['list', 'get']) {
     const row = byId.get(id)
@@ -92,7 +106,10 @@ export function frameworkTargetsReport(
   }
   // The service's own rows: neither L, F nor the earlier build's (--before).
   const serviceRows = summaries.filter(
-    (summary) => !['baseline', 'framework'].includes(summary.id) && !summary.id.endsWith('-before'),
+    (summary) =>
+      !['baseline', 'framework', 'framework-headers'].includes(summary.id) &&
+      !summary.id.endsWith('-before') &&
+      !summary.id.startsWith('minimal-'),
   )
   const peaks = serviceRows.map((summary) => summary.peakRssMiB).filter(Number.isFinite)
   if (peaks.length > 0) {

@@ -45,13 +45,19 @@ const directory = makeTempDirectory()
 interface Target {
   id: string
   label: string
-  server: 'baseline' | 'framework' | 'service'
+  server: 'baseline' | 'framework' | 'minimal' | 'service'
   request: () => { path: string; init?: RequestInit }
 }
 
 const TARGETS: Target[] = [
   { id: 'baseline', label: 'L: bare node:http', server: 'baseline', request: () => ({ path: '/v1/pets' }) },
   { id: 'framework', label: 'F: plain Fastify', server: 'framework', request: () => ({ path: '/v1/pets' }) },
+  {
+    id: 'minimal-get',
+    label: 'M: minimal server, get one (random id)',
+    server: 'minimal',
+    request: () => ({ path: `/v1/pets/${1 + Math.floor(Math.random() * PETS)}` }),
+  },
   { id: 'list', label: 'service: list 20', server: 'service', request: () => ({ path: '/v1/pets' }) },
   {
     id: 'get',
@@ -92,6 +98,10 @@ async function stream(
   }
   await Promise.all(Array.from({ length: concurrency }, loop))
 }
+
+/** M (minimal-server.ts) reads the seeded store: SQLite's file, or PostgreSQL's database. */
+const minimalStore = (store: { sqlitePath: string | undefined; databaseUrl: string }): Record<string, string> =>
+  store.sqlitePath ? { BENCH_SQLITE_PATH: store.sqlitePath } : { BENCH_DATABASE_URL: store.databaseUrl }
 
 const vgdbPrefix = (directory: string) => join(directory, 'vgdb')
 
@@ -167,6 +177,7 @@ async function main(): Promise<void> {
   const runs: Array<{ kind: Target['server']; suffix: string; command?: ShippedCommand }> = [
     { kind: 'baseline', suffix: '' },
     { kind: 'framework', suffix: '' },
+    { kind: 'minimal', suffix: '' },
     { kind: 'service', suffix: '' },
   ]
   // The same migrations are assumed: the earlier build serves this build's store.
@@ -193,7 +204,12 @@ async function main(): Promise<void> {
               ...(options.postgres ? { env: { DATABASE_STATEMENT_TIMEOUT_MS: '600000' } } : {}),
               ...(run.command ? { command: run.command } : {}),
             })
-          : await startBenchServer(kind, join(compiled, `${kind}-server.js`), { BENCH_API_KEY: apiKey }, valgrind)
+          : await startBenchServer(
+              kind,
+              join(compiled, `${kind}-server.js`),
+              { BENCH_API_KEY: apiKey, ...minimalStore(store) },
+              valgrind,
+            )
       try {
         for (const target of targets) {
           let warmed = 0

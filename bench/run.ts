@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
     stores.push(store)
-    if (needed.has('service') || needed.has('serviceBefore') || needed.has('referenceList')) {
+    if (['service', 'serviceBefore', 'referenceList', 'minimal'].some((target) => needed.has(target as TargetName))) {
       const { milliseconds } = await store.seedTo(settings.pets)
       log(
         `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ` +
@@ -286,6 +286,15 @@ async function main(): Promise<void> {
         ...benchEnv,
         BENCH_DATABASE_URL: store.databaseUrl,
         BENCH_POOL_SIZE: String(poolSize),
+      }),
+    )
+    start('minimal', () =>
+      startBenchServer('minimal server', join(compiled, 'minimal-server.js'), {
+        ...benchEnv,
+        BENCH_LOG_PATH: logPath,
+        ...(store.sqlitePath
+          ? { BENCH_SQLITE_PATH: store.sqlitePath }
+          : { BENCH_DATABASE_URL: store.databaseUrl, BENCH_POOL_SIZE: String(poolSize) }),
       }),
     )
     if (maintenanceTarget) {

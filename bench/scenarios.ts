@@ -10,7 +10,8 @@ import { CREATE_BODY, FILTER_STATUS, petAt } from './pets-data.js'
  * `maintenanceService` a second seeded store, which the update and delete scenarios change;
  * `nginxOne` and `nginxTwo` are nginx in front of `service` alone and of `service` and a second instance;
  * `createServiceBefore` another build of the service (--before), on a fresh store of its own; `serviceBefore` that
- * build on the seeded store of `service`, for its reads.
+ * build on the seeded store of `service`, for its reads; `minimal` (M) the least a server answering the contract's get
+ * must do (bench/minimal-server.ts), on the same seeded store.
  */
 export type TargetName =
   | 'baseline'
@@ -24,6 +25,7 @@ export type TargetName =
   | 'referenceList'
   | 'referenceCreate'
   | 'referencePostgres'
+  | 'minimal'
   | 'nginxOne'
   | 'nginxTwo'
 
@@ -236,6 +238,13 @@ export const SCENARIOS: Scenario[] = [
     id: 'get-before',
     label: 'get one (random id), --before build',
     target: 'serviceBefore',
+    requests: (context) => [randomGet(context.pets)],
+    expect: { status: 200, body: samePet(petAt(1)) },
+  },
+  {
+    id: 'minimal-get',
+    label: 'M: minimal server, get one (random id)',
+    target: 'minimal',
     requests: (context) => [randomGet(context.pets)],
     expect: { status: 200, body: samePet(petAt(1)) },
   },
