@@ -9,6 +9,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, errorBody, type ErrorCode } from './errors.js'
 import { MESSAGES } from './error-messages.js'
 import { CORS_RESPONSE_HEADERS } from '../request/cors.js'
+import { redactUrl } from '../request/log-url.js'
+import { requestIdFor } from '../request/request-id.js'
 
 const RESPONSES: Record<string, { code: ErrorCode; message: string }> = {
   HPE_HEADER_OVERFLOW: {
@@ -67,25 +69,27 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   const { rawPacket } = error as { rawPacket?: unknown }
   const head = Buffer.isBuffer(rawPacket) && rawPacket.subarray(0, 5).toString('latin1') === 'HEAD '
   if (inFlight?.req) answeredHere.add(inFlight.req)
-  endWithError(this, socket, code, message, { head })
+  endWithError(this, socket, code, message, { head, request: inFlight?.req })
 }
 
 /**
  * Writes the Error body as the connection's last response, outside Fastify, closes the connection, and writes the
  * request's line in the access log, as every answered request has one, and counts it in the metrics: `method` when
  * it could be read (CONNECT), never a URL (the parser could not read one, and a tunnel's target is not a path).
+ * `request`: the request whose body broke off or came too slowly, its head read whole. Its line is this one, with
+ * its id, method and URL: the abort Node reports for it next writes none (access-log.ts).
  */
 function endWithError(
   app: FastifyInstance,
   socket: Duplex,
   code: ErrorCode,
   message: string,
-  { head = false, method }: { head?: boolean; method?: string },
+  { head = false, method, request }: { head?: boolean; method?: string; request?: IncomingMessage | undefined },
 ): void {
   const started = performance.now()
   // Read first: once the connection has ended, the socket may no longer know its peer.
   const remoteAddress = socket instanceof Socket ? socket.remoteAddress : undefined
-  const requestId = randomUUID()
+  const requestId = request ? requestIdFor(request) : randomUUID()
   const body = JSON.stringify(errorBody(code, message))
   const status = errorBody(code, message).status
   socket.end(
@@ -106,6 +110,7 @@ function endWithError(
     {
       reqId: requestId,
       ...(method === undefined ? {} : { method }),
+      ...(request === undefined ? {} : { method: request.method, url: redactUrl(request.url ?? '') }),
       statusCode: status,
       responseTime,
       remoteAddress,

@@ -40,10 +40,10 @@ export class AccessLog extends LogController {
    * once, with what is known: no status was sent.
    */
   requestAborted(request: FastifyRequest): void {
-    if (this.#logged.has(request)) return
+    // Answered, counted and logged already, for its body broke off or came too slowly (client-errors.ts).
+    if (this.#logged.has(request) || answeredForItsParseError(request.raw)) return
     this.#logged.add(request)
-    // Counted already when the service answered it, for its body broke off or came too slowly (client-errors.ts).
-    if (!answeredForItsParseError(request.raw)) request.server.countClosedByClient(request, undefined)
+    request.server.countClosedByClient(request, undefined)
     request.log.info(
       {
         method: request.method,
