@@ -104,12 +104,13 @@ export function frameworkTargetsReport(
         cpuAgainst(create, limit, 'L'),
     )
   }
-  // The service's own rows: neither L, F nor the earlier build's (--before).
+  // The service's own rows: none of L, F, F′, M, the references or the earlier build's (--before).
   const serviceRows = summaries.filter(
     (summary) =>
       !['baseline', 'framework', 'framework-headers'].includes(summary.id) &&
       !summary.id.endsWith('-before') &&
-      !summary.id.startsWith('minimal-'),
+      !summary.id.startsWith('minimal-') &&
+      !summary.id.startsWith('ref-'),
   )
   const peaks = serviceRows.map((summary) => summary.peakRssMiB).filter(Number.isFinite)
   if (peaks.length > 0) {

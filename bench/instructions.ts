@@ -28,7 +28,7 @@ const { values: options } = parseArgs({
     requests: { type: 'string', default: '2000' },
     warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '10' },
-    scenarios: { type: 'string', default: 'baseline,framework,list,get,create' },
+    scenarios: { type: 'string', default: 'baseline,framework,minimal-get,list,get,create' },
     before: { type: 'string' },
     annotate: { type: 'boolean', default: false },
   },

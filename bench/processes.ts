@@ -241,9 +241,10 @@ export async function startBenchServer(
   script: string,
   env: Record<string, string>,
   wrapper?: string[],
+  nodeFlags: string[] = [],
 ): Promise<RunningServer> {
   const output = tail()
-  const child = spawn(...nodeCommand(wrapper, [script]), {
+  const child = spawn(...nodeCommand(wrapper, [...nodeFlags, script]), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -15,6 +15,7 @@ import { nginxAvailable, startNginx } from './nginx.js'
 import {
   CLI,
   ROOT,
+  SHIPPED,
   installCleanup,
   makeTempDirectory,
   removeTempDirectory,
@@ -288,14 +289,22 @@ async function main(): Promise<void> {
         BENCH_POOL_SIZE: String(poolSize),
       }),
     )
+    // M runs with the service's node flags and environment, so that only what the two do differs.
     start('minimal', () =>
-      startBenchServer('minimal server', join(compiled, 'minimal-server.js'), {
-        ...benchEnv,
-        BENCH_LOG_PATH: logPath,
-        ...(store.sqlitePath
-          ? { BENCH_SQLITE_PATH: store.sqlitePath }
-          : { BENCH_DATABASE_URL: store.databaseUrl, BENCH_POOL_SIZE: String(poolSize) }),
-      }),
+      startBenchServer(
+        'minimal server',
+        join(compiled, 'minimal-server.js'),
+        {
+          ...benchEnv,
+          ...SHIPPED.env,
+          BENCH_LOG_PATH: logPath,
+          ...(store.sqlitePath
+            ? { BENCH_SQLITE_PATH: store.sqlitePath }
+            : { BENCH_DATABASE_URL: serviceUrl, BENCH_POOL_SIZE: String(poolSize) }),
+        },
+        undefined,
+        SHIPPED.nodeFlags,
+      ),
     )
     if (maintenanceTarget) {
       start('maintenanceService', () =>
