@@ -75,9 +75,10 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
 /**
  * Writes the Error body as the connection's last response, outside Fastify, closes the connection, and writes the
  * request's line in the access log, as every answered request has one, and counts it in the metrics: `method` when
- * it could be read (CONNECT), never a URL (the parser could not read one, and a tunnel's target is not a path).
- * `request`: the request whose body broke off or came too slowly, its head read whole. Its line is this one, with
- * its id, method and URL: the abort Node reports for it next writes none (access-log.ts).
+ * it could be read (CONNECT), and no URL (the parser could not read one, and a tunnel's target is not a path).
+ * Except with `request`, the request whose body broke off or came too slowly after its head was read whole: the
+ * line is that request's, with its id, method and URL, and the abort Node reports for it next writes none
+ * (access-log.ts). Its count keeps the unparsed labels, as the router never saw it.
  */
 function endWithError(
   app: FastifyInstance,
