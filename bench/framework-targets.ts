@@ -70,7 +70,7 @@ export function frameworkTargetsReport(
     )
   }
   // M, the least a server must do to answer the contract's get on this framework and this store
-  // (bench/minimal-server.ts): what is left between the service's get and F that no code of ours could remove.
+  // (bench/minimal-server.ts): the service's get against M is the part of its distance to F that is its own.
   const minimal = byId.get('minimal-get')
   const get = byId.get('get')
   if (minimal && framework)

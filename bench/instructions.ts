@@ -207,7 +207,7 @@ async function main(): Promise<void> {
           : await startBenchServer(
               kind,
               join(compiled, `${kind}-server.js`),
-              { BENCH_API_KEY: apiKey, ...minimalStore(store) },
+              { BENCH_API_KEY: apiKey, ...(kind === 'minimal' ? minimalStore(store) : {}) },
               valgrind,
             )
       try {

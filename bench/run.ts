@@ -139,6 +139,9 @@ function checkBuild(): void {
     )
 }
 
+/** The servers that read the seeded pets: the store is filled only when one of them runs. */
+const READING_SEEDED_PETS: TargetName[] = ['service', 'serviceBefore', 'referenceList', 'minimal']
+
 async function main(): Promise<void> {
   if (options.help) {
     console.log(HELP)
@@ -203,7 +206,7 @@ async function main(): Promise<void> {
   try {
     const store = await createStore({ directory, name: 'pets', postgresUrl: options.postgres })
     stores.push(store)
-    if (['service', 'serviceBefore', 'referenceList', 'minimal'].some((target) => needed.has(target as TargetName))) {
+    if (READING_SEEDED_PETS.some((target) => needed.has(target))) {
       const { milliseconds } = await store.seedTo(settings.pets)
       log(
         `bench: seeded ${settings.pets.toLocaleString('en-US')} pets into ${store.kind} in ` +
