@@ -242,6 +242,13 @@ export const SCENARIOS: Scenario[] = [
     expect: { status: 200, body: samePet(petAt(1)) },
   },
   {
+    id: 'get-same-before',
+    label: 'get one (the same id), --before build',
+    target: 'serviceBefore',
+    requests: () => [{ method: 'GET', path: '/v1/pets/1' }],
+    expect: { status: 200, body: samePet(petAt(1)) },
+  },
+  {
     id: 'minimal-get',
     label: 'M: minimal server, get one (random id)',
     target: 'minimal',

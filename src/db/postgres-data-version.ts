@@ -31,8 +31,14 @@ export function readPostgresDataVersion(reads: () => Promise<ReadPipeline>): () 
   )
 }
 
-/** Rows of a query and the data version read just before it (VersionedCache.getFresh). */
-export type ReadWithVersion = <Row>(query: CompiledQuery<Row>) => Promise<{ rows: Row[]; version: number }>
+/**
+ * Rows of a query and, when asked for, the data version read just before it (VersionedCache.getFresh); without
+ * it, only the query is sent, and the version is undefined.
+ */
+export type ReadWithVersion = <Row>(
+  query: CompiledQuery<Row>,
+  withVersion: boolean,
+) => Promise<{ rows: Row[]; version: number | undefined }>
 
 /**
  * Runs a read with the data version read before it, in one round trip: both statements go on the same
@@ -41,12 +47,12 @@ export type ReadWithVersion = <Row>(query: CompiledQuery<Row>) => Promise<{ rows
  * version's: its rows are those of that version or of a newer one, never of an older one.
  */
 export function readWithPostgresDataVersion(reads: () => Promise<ReadPipeline>): ReadWithVersion {
-  return async <Row>(query: CompiledQuery<Row>) =>
+  return async <Row>(query: CompiledQuery<Row>, withVersion: boolean) =>
     (await reads()).run(async (client) => {
-      const version = client.query<[number]>(DATA_VERSION)
+      const version = withVersion ? client.query<[number]>(DATA_VERSION) : undefined
       const result = client.query<Row & pg.QueryResultRow>(query.sql, [...query.parameters])
       // Both awaited together: a failure of either is handled, and the answer waits for both.
       const [versionResult, { rows }] = await Promise.all([version, result])
-      return { rows, version: versionOf(versionResult) }
+      return { rows, version: versionResult && versionOf(versionResult) }
     })
 }

@@ -1,7 +1,10 @@
-/** A loaded value and the data version read before the query that loaded it (see VersionedCache.getFresh). */
+/**
+ * A loaded value and the data version read before the query that loaded it (see VersionedCache.getFresh);
+ * undefined when the load was sent without one, and the value is then not kept.
+ */
 export interface VersionedValue<V> {
   value: V
-  version: number
+  version: number | undefined
 }
 
 /**
@@ -55,6 +58,10 @@ export class VersionedCache<V> {
    * after the caller asked is always fresh: it is loaded at once, one round trip instead of a version read and
    * then the query. Only a cached key waits for the version, to learn whether its value still holds.
    *
+   * `load` is told whether the value would be kept. When it would not (with `keepOnSecondLoad`, a key's first
+   * load), the load may skip the version read and answer an undefined version: the key is only remembered as
+   * loaded once, and its next load asks for the version and is kept.
+   *
    * Why a value may be kept under the version its load returned: that version was read before the query ran,
    * so the rows are at least as new as it says. A later request that reads the same version knows nobody
    * committed in between (every commit to the cached tables raises it), so the rows are what it would read; a
@@ -64,8 +71,8 @@ export class VersionedCache<V> {
    * the same numbers with other rows. The two cannot be told apart, and keeping the values would serve, for as
    * long as the version stays below theirs and then once it reaches theirs, rows that no longer exist.
    */
-  async getFresh(key: string, load: () => Promise<VersionedValue<V>>): Promise<V> {
-    if (!this.#readVersion) return (await load()).value
+  async getFresh(key: string, load: (wouldKeep: boolean) => Promise<VersionedValue<V>>): Promise<V> {
+    if (!this.#readVersion) return (await load(false)).value
     if (this.#entries.has(key)) {
       const version = await this.#readVersion()
       if (version < this.#version) this.#startVersion(version)
@@ -73,8 +80,12 @@ export class VersionedCache<V> {
       const cached = this.#entries.get(key)
       if (cached !== undefined) return cached
     }
-    const { value, version } = await load()
-    if (value !== undefined && this.#advanceTo(version)) this.#keep(key, value)
+    const wouldKeep = this.#loadedOnce?.has(key) ?? true
+    const { value, version } = await load(wouldKeep)
+    if (value === undefined) return value
+    // Kept as promised, even when the version moved on since the key was remembered (which forgets it).
+    if (!wouldKeep || version === undefined) this.#rememberLoad(key)
+    else if (this.#advanceTo(version)) this.#set(key, value)
     return value
   }
 
@@ -94,13 +105,21 @@ export class VersionedCache<V> {
   }
 
   #keep(key: string, value: V): void {
-    const loadedOnce = this.#loadedOnce
-    if (loadedOnce && !loadedOnce.delete(key)) {
-      if (loadedOnce.size >= this.#maxEntries) loadedOnce.clear()
-      loadedOnce.add(key)
-      return
-    }
+    if (this.#loadedOnce && !this.#loadedOnce.delete(key)) this.#rememberLoad(key)
+    else this.#set(key, value)
+  }
+
+  #set(key: string, value: V): void {
+    this.#loadedOnce?.delete(key)
     if (this.#entries.size >= this.#maxEntries) this.#entries.clear()
     this.#entries.set(key, value)
+  }
+
+  /** Notes a key's first load (`keepOnSecondLoad`), so that its next load under this version is kept. */
+  #rememberLoad(key: string): void {
+    const loadedOnce = this.#loadedOnce
+    if (!loadedOnce) return
+    if (loadedOnce.size >= this.#maxEntries) loadedOnce.clear()
+    loadedOnce.add(key)
   }
 }

@@ -7,16 +7,20 @@ import { toPet, toVersionedPet, type VersionedPet } from './pet.mapper.js'
 import { petPageQuery, petsByIdsQuery, type PetPageQuery } from './pet.repository.js'
 import type { Pet } from './pet.schema.js'
 
-/** Pet reads that also tell the data version read just before their query (VersionedCache.getFresh). */
+/**
+ * Pet reads that also tell, when asked to, the data version read just before their query
+ * (VersionedCache.getFresh).
+ */
 export interface PetReadsWithVersion {
-  pet(id: number): Promise<VersionedValue<VersionedPet | undefined>>
+  pet(id: number, withVersion: boolean): Promise<VersionedValue<VersionedPet | undefined>>
   page(query: PetPageQuery): Promise<VersionedValue<Page<Pet>>>
 }
 
 /**
  * PostgreSQL's pet reads: the gets by id of one event-loop turn as one query (batch-per-turn.ts), pages
  * through the query builder, each query sent with the data version in one round trip
- * (postgres-data-version.ts), so that a cache needs no separate version read before a miss.
+ * (postgres-data-version.ts), so that a cache needs no separate version read before a miss. A batch of gets
+ * carries the version only when one of its callers asked for it: a pet a cache would not keep needs none.
  *
  * The batch selects exactly the pets findPetById would, for many ids at once (petsByIdsQuery, next to it in
  * pet.repository.ts; test/db/postgres-data-version.test.ts compares them).
@@ -24,15 +28,21 @@ export interface PetReadsWithVersion {
 export function postgresPetReads(db: Reader, readWithVersion: ReadWithVersion): PetReadsWithVersion {
   // Built and compiled once: the ids are its one parameter (an array), so only that changes per batch.
   const byIds = petsByIdsQuery(db, []).compile()
+  // Whether a caller of the batch being gathered asked for the version. Read and reset as the batch is sent,
+  // which batchPerTurn does in the same callback that closes the batch: a later caller sets it for the next one.
+  let versionAsked = false
   const pet = batchPerTurn(async (ids: number[]) => {
+    const withVersion = versionAsked
+    versionAsked = false
     const query: typeof byIds = { ...byIds, parameters: [ids] }
-    const { rows, version } = await readWithVersion(query)
+    const { rows, version } = await readWithVersion(query, withVersion)
     const found = new Map(rows.map((row) => [Number(row.id), toVersionedPet(row)]))
     // Every id asked for gets the version, a missing one too: that it is missing is worth keeping as well.
     return new Map(ids.map((id) => [id, { value: found.get(id), version }]))
   })
   return {
-    async pet(id) {
+    async pet(id, withVersion) {
+      if (withVersion) versionAsked = true
       const loaded = await pet(id)
       if (!loaded) throw new Error(`the batch of pets answered nothing for id ${id}`)
       return loaded
@@ -40,6 +50,7 @@ export function postgresPetReads(db: Reader, readWithVersion: ReadWithVersion): 
     async page(query) {
       const { rows, version } = await readWithVersion(
         petPageQuery(db, { ...query, limit: rowsToFetch(query.limit) }).compile(),
+        true,
       )
       return { value: pageOf(rows, query.limit, toPet), version }
     },

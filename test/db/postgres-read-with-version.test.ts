@@ -1,12 +1,14 @@
-// On PostgreSQL a read that misses the cache is sent with the data version in one round trip
-// (src/db/postgres-data-version.ts, VersionedCache.getFresh): no version read waits before the query, and the
-// answer is kept under the version read just before it. What must still hold: the version is read before the
-// query, so nothing is kept under a version older than its rows claim; and a write by another instance between
-// two reads is seen by the second read, whether the first one missed the cache or was answered from it.
+// On PostgreSQL a read that misses the cache, and that the cache would keep, is sent with the data version in one
+// round trip (src/db/postgres-data-version.ts, VersionedCache.getFresh): no version read waits before the query,
+// and the answer is kept under the version read just before it. A pet's first load is not kept, and goes without
+// the version. What must still hold: the version is read before the query, so nothing is kept under a version
+// older than its rows claim; and a write by another instance between two reads is seen by the second read,
+// whether the first one missed the cache or was answered from it.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
+import { postgresPetReads } from '../../src/pets/pet-reads.postgres.js'
 import { startTestServer, type TestServer } from '../helpers/server.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/store.js'
 
@@ -61,18 +63,46 @@ describe('PostgreSQL reads sent with the data version', () => {
     const touch = sql<{ id: number }>`update pets set name = name where id = -1 returning id`.compile(
       reader.store.admin,
     )
-    const { rows, version } = await readWithVersion(touch)
+    const { rows, version } = await readWithVersion(touch, true)
     assert.deepEqual(rows, [])
     assert.equal(version, initial)
     assert.equal(await dataVersion(), initial + 1)
-    const second = await readWithVersion(touch)
+    const second = await readWithVersion(touch, true)
     assert.equal(second.version, initial + 1)
+  })
+
+  it('sends a batch of gets with the version only when one of its callers asks for it', async () => {
+    const readWithVersion = reader.store.readWithVersion
+    assert.ok(readWithVersion, 'a PostgreSQL store reads with the version')
+    const sent: boolean[] = []
+    const reads = postgresPetReads(reader.store.read, (query, withVersion) => {
+      sent.push(withVersion)
+      return readWithVersion(query, withVersion)
+    })
+    const [first, second] = [await create('batched-first'), await create('batched-second')]
+    const summary = (loaded: Awaited<ReturnType<typeof reads.pet>>) => [loaded.value?.pet.name, loaded.version]
+
+    const unversioned = await Promise.all([reads.pet(first.id, false), reads.pet(second.id, false)])
+    assert.deepEqual(sent, [false])
+    assert.deepEqual(unversioned.map(summary), [
+      ['batched-first', undefined],
+      ['batched-second', undefined],
+    ])
+
+    // One caller asking is enough: the whole batch is one query, sent with the version read before it.
+    const version = await dataVersion()
+    const versioned = await Promise.all([reads.pet(first.id, false), reads.pet(second.id + 1, true)])
+    assert.deepEqual(sent, [false, true])
+    assert.deepEqual(versioned.map(summary), [
+      ['batched-first', version],
+      [undefined, version],
+    ])
   })
 
   it("sees another instance's write on the next read, after a miss and after a cached read", async () => {
     for (let round = 0; round < 10; round++) {
       const pet = await create(`round-${round}`)
-      // The first read misses the cache: answered and kept without a version read of its own.
+      // The first read misses the cache, and is not kept: a pet is kept from its second load on.
       assert.deepEqual(await read(`/v1/pets/${pet.id}`), { status: 200, body: pet })
       await rename(pet.id, `renamed-once-${round}`)
       assert.deepEqual(await read(`/v1/pets/${pet.id}`), {

@@ -69,4 +69,64 @@ describe('VersionedCache', () => {
     assert.equal(await get('a'), 'a@1')
     assert.deepEqual(loads, ['a', 'b', 'c', 'a', 'a'])
   })
+
+  describe('getFresh, whose loads learn the version themselves', () => {
+    /** A loader that tells the version only when the cache would keep what it loads, as PostgreSQL's does. */
+    function freshCacheFor(options?: { keepOnSecondLoad?: boolean }) {
+      let version = 1
+      const loads: Array<[string, boolean]> = []
+      const cache = new VersionedCache<string>(async () => version, undefined, options)
+      const get = (key: string) =>
+        cache.getFresh(key, async (wouldKeep) => {
+          loads.push([key, wouldKeep])
+          return { value: `${key}@${version}`, version: wouldKeep ? version : undefined }
+        })
+      return { get, loads, commit: () => (version += 1) }
+    }
+
+    it('asks every load for the version, and keeps the first, by default', async () => {
+      const { get, loads } = freshCacheFor()
+      assert.deepEqual([await get('a'), await get('a')], ['a@1', 'a@1'])
+      assert.deepEqual(loads, [['a', true]])
+    })
+
+    it('with keepOnSecondLoad, loads a key first without the version, then with it, and then keeps it', async () => {
+      const { get, loads } = freshCacheFor({ keepOnSecondLoad: true })
+      assert.deepEqual([await get('a'), await get('b'), await get('a'), await get('a')], ['a@1', 'b@1', 'a@1', 'a@1'])
+      assert.deepEqual(loads, [
+        ['a', false],
+        ['b', false],
+        ['a', true],
+      ])
+    })
+
+    it('with keepOnSecondLoad, drops the kept value at a commit, keeps the new one from its second load', async () => {
+      const { get, loads, commit } = freshCacheFor({ keepOnSecondLoad: true })
+      await get('a')
+      await get('a')
+      commit()
+      assert.deepEqual([await get('a'), await get('a'), await get('a'), await get('a')], ['a@2', 'a@2', 'a@2', 'a@2'])
+      assert.deepEqual(loads, [
+        ['a', false],
+        ['a', true],
+        ['a', false],
+        ['a', true],
+      ])
+    })
+
+    it('keeps nothing a load answered without a version, even when asked for one', async () => {
+      let version = 1
+      const loads: string[] = []
+      const cache = new VersionedCache<string>(async () => version)
+      const get = (key: string) =>
+        cache.getFresh(key, async () => {
+          loads.push(key)
+          return { value: `${key}@${version}`, version: undefined }
+        })
+      assert.deepEqual([await get('a'), await get('a')], ['a@1', 'a@1'])
+      version += 1
+      assert.equal(await get('a'), 'a@2')
+      assert.deepEqual(loads, ['a', 'a', 'a'])
+    })
+  })
 })
