@@ -52,9 +52,9 @@ const HELP = `Usage: npm run bench -- [options]
   --pool-size N      DATABASE_POOL_SIZE of the services, and the PostgreSQL reference's pool (the service's default)
   --pg-options TEXT  more settings for the services' PostgreSQL sessions, e.g. '-c commit_delay=100'
   --before DIR       a built checkout of an earlier revision, started as its own npm start starts it (its
-                     dist/bundle/cli.js with its node flags): adds create-before, its
-                     durable create on a fresh store, and list-before, get-before and get-same-before, its
-                     reads of the seeded store (if it knows the store's migrations), in the same rounds (e.g. git archive REV |
+                     dist/bundle/cli.js with its node flags): adds create-before, its durable create on a
+                     fresh store, and list-before, get-before and get-same-before, its reads of the seeded
+                     store (if it knows the store's migrations), in the same rounds (e.g. git archive REV |
                      tar -x -C DIR, link node_modules, npm run build there)
   --log-file PATH    append the service's logs to PATH instead of /dev/null (logging is on either way)
   --cpu-prof DIR     profile the service (node --cpu-prof) and print its top self-time functions

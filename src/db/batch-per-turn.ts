@@ -4,25 +4,33 @@
  * twenty gets by id become one query of twenty ids, one round trip instead of twenty, which on a loaded
  * machine costs a fifth of the CPU on both sides. A key asked for twice in a turn is loaded once.
  *
+ * A caller may mark its ask; `loadMany` learns whether any ask of its batch was marked, and loads the whole
+ * batch accordingly (PostgreSQL's gets by id: whether one of them needs the data version read with it).
+ *
  * The load starts after its callers asked, so it sees every commit acknowledged before they did.
  */
 export function batchPerTurn<Key, Value>(
-  loadMany: (keys: Key[]) => Promise<Map<Key, Value>>,
-): (key: Key) => Promise<Value | undefined> {
-  let next: { keys: Set<Key>; loaded: Promise<Map<Key, Value>> } | undefined
-  return async (key) => {
-    if (!next) {
-      const keys = new Set<Key>()
-      const loaded = new Promise<Map<Key, Value>>((resolve, reject) => {
+  loadMany: (keys: Key[], anyMarked: boolean) => Promise<Map<Key, Value>>,
+): (key: Key, marked?: boolean) => Promise<Value | undefined> {
+  let next: { keys: Set<Key>; marked: boolean; loaded: Promise<Map<Key, Value>> } | undefined
+  const startBatch = () => {
+    const batch = {
+      keys: new Set<Key>(),
+      marked: false,
+      loaded: new Promise<Map<Key, Value>>((resolve, reject) => {
         setImmediate(() => {
           // Cleared first: a key asked for after this point waits for a load of its own.
           next = undefined
-          loadMany([...keys]).then(resolve, reject)
+          loadMany([...batch.keys], batch.marked).then(resolve, reject)
         })
-      })
-      next = { keys, loaded }
+      }),
     }
-    next.keys.add(key)
-    return (await next.loaded).get(key)
+    return batch
+  }
+  return async (key, marked = false) => {
+    const batch = (next ??= startBatch())
+    batch.keys.add(key)
+    if (marked) batch.marked = true
+    return (await batch.loaded).get(key)
   }
 }

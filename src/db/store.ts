@@ -41,8 +41,8 @@ export interface Store extends DataAccess {
    */
   eventsReadVersion: (() => Promise<number>) | undefined
   /**
-   * PostgreSQL only: a read together with the data version read just before it, in one round trip, so that a
-   * cache can keep its answer without first waiting for the version (VersionedCache.getFresh).
+   * PostgreSQL only: a read together with, when asked for, the data version read just before it, in one round
+   * trip, so that a cache can keep its answer without first waiting for the version (VersionedCache.getFresh).
    */
   readWithVersion: ReadWithVersion | undefined
   /**

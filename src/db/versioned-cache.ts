@@ -18,7 +18,10 @@ export class VersionedCache<V> {
   readonly #readVersion: (() => Promise<number>) | undefined
   readonly #maxEntries: number
   readonly #entries = new Map<string, V>()
-  /** Keys loaded once under this version and not kept yet (the `keepOnSecondLoad` option). */
+  /**
+   * Keys loaded once and not kept yet (the `keepOnSecondLoad` option), forgotten when the version changes. A load
+   * made without the version (getFresh) cannot tell its version: its key counts as loaded under the current one.
+   */
   readonly #loadedOnce: Set<string> | undefined
   #version = Number.NaN
 
@@ -60,7 +63,8 @@ export class VersionedCache<V> {
    *
    * `load` is told whether the value would be kept. When it would not (with `keepOnSecondLoad`, a key's first
    * load), the load may skip the version read and answer an undefined version: the key is only remembered as
-   * loaded once, and its next load asks for the version and is kept.
+   * loaded once, and its next load asks for the version and is kept. Such a value is not kept even when its load
+   * brought a version anyway (a batch in which another caller asked for one).
    *
    * Why a value may be kept under the version its load returned: that version was read before the query ran,
    * so the rows are at least as new as it says. A later request that reads the same version knows nobody
@@ -115,10 +119,10 @@ export class VersionedCache<V> {
     this.#entries.set(key, value)
   }
 
-  /** Notes a key's first load (`keepOnSecondLoad`), so that its next load under this version is kept. */
+  /** Notes a key's first load (`keepOnSecondLoad`), so that its next load is kept. */
   #rememberLoad(key: string): void {
     const loadedOnce = this.#loadedOnce
-    if (!loadedOnce) return
+    if (!loadedOnce || loadedOnce.has(key)) return
     if (loadedOnce.size >= this.#maxEntries) loadedOnce.clear()
     loadedOnce.add(key)
   }

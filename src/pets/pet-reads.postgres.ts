@@ -28,22 +28,18 @@ export interface PetReadsWithVersion {
 export function postgresPetReads(db: Reader, readWithVersion: ReadWithVersion): PetReadsWithVersion {
   // Built and compiled once: the ids are its one parameter (an array), so only that changes per batch.
   const byIds = petsByIdsQuery(db, []).compile()
-  // Whether a caller of the batch being gathered asked for the version. Read and reset as the batch is sent,
-  // which batchPerTurn does in the same callback that closes the batch: a later caller sets it for the next one.
-  let versionAsked = false
-  const pet = batchPerTurn(async (ids: number[]) => {
-    const withVersion = versionAsked
-    versionAsked = false
+  // The version goes with the batch when any of its callers asks for it (their ask marked, see batchPerTurn).
+  const pet = batchPerTurn(async (ids: number[], withVersion) => {
     const query: typeof byIds = { ...byIds, parameters: [ids] }
     const { rows, version } = await readWithVersion(query, withVersion)
     const found = new Map(rows.map((row) => [Number(row.id), toVersionedPet(row)]))
-    // Every id asked for gets the version, a missing one too: that it is missing is worth keeping as well.
+    // Every id asked for gets the version (or none, when none was read), a missing one too: that it is missing
+    // is worth keeping as well.
     return new Map(ids.map((id) => [id, { value: found.get(id), version }]))
   })
   return {
     async pet(id, withVersion) {
-      if (withVersion) versionAsked = true
-      const loaded = await pet(id)
+      const loaded = await pet(id, withVersion)
       if (!loaded) throw new Error(`the batch of pets answered nothing for id ${id}`)
       return loaded
     },

@@ -50,4 +50,18 @@ describe('batchPerTurn', () => {
     fail = false
     assert.equal(await get(2), 20)
   })
+
+  it('tells the load whether any ask of its batch was marked, and starts the next batch unmarked', async () => {
+    const loads: Array<[number[], boolean]> = []
+    const get = batchPerTurn(async (keys: number[], anyMarked) => {
+      loads.push([keys, anyMarked])
+      return new Map(keys.map((key) => [key, key]))
+    })
+    assert.deepEqual(await Promise.all([get(1), get(2, true), get(3)]), [1, 2, 3])
+    assert.deepEqual(await Promise.all([get(4), get(5, false)]), [4, 5])
+    assert.deepEqual(loads, [
+      [[1, 2, 3], true],
+      [[4, 5], false],
+    ])
+  })
 })

@@ -114,19 +114,36 @@ describe('VersionedCache', () => {
       ])
     })
 
-    it('keeps nothing a load answered without a version, even when asked for one', async () => {
-      let version = 1
+    it('with keepOnSecondLoad, does not keep a first load that brought a version anyway', async () => {
       const loads: string[] = []
-      const cache = new VersionedCache<string>(async () => version)
+      const cache = new VersionedCache<string>(async () => 1, undefined, { keepOnSecondLoad: true })
+      // As a PostgreSQL batch answers when another of its callers asked for the version.
       const get = (key: string) =>
         cache.getFresh(key, async () => {
           loads.push(key)
-          return { value: `${key}@${version}`, version: undefined }
+          return { value: `${key}@1`, version: 1 }
         })
-      assert.deepEqual([await get('a'), await get('a')], ['a@1', 'a@1'])
+      assert.deepEqual([await get('a'), await get('a'), await get('a')], ['a@1', 'a@1', 'a@1'])
+      assert.deepEqual(loads, ['a', 'a'])
+    })
+
+    it('keeps nothing a load answered without a version, and keeps what it had', async () => {
+      let version = 1
+      const loads: string[] = []
+      const cache = new VersionedCache<string>(async () => version)
+      const get = (key: string, versioned: boolean) =>
+        cache.getFresh(key, async () => {
+          loads.push(key)
+          return { value: `${key}@${version}`, version: versioned ? version : undefined }
+        })
+      assert.equal(await get('kept', true), 'kept@1')
+      assert.deepEqual([await get('a', false), await get('a', false)], ['a@1', 'a@1'])
+      assert.equal(await get('kept', true), 'kept@1')
+      assert.deepEqual(loads, ['kept', 'a', 'a'])
       version += 1
-      assert.equal(await get('a'), 'a@2')
-      assert.deepEqual(loads, ['a', 'a', 'a'])
+      assert.equal(await get('a', false), 'a@2')
+      assert.equal(await get('kept', true), 'kept@2')
+      assert.deepEqual(loads, ['kept', 'a', 'a', 'a', 'kept'])
     })
   })
 })
